@@ -1,0 +1,38 @@
+// hpcsens: one binary, one subcommand per job. Each subcommand lives in its own cmd_*.cpp.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+#include "common/errors.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"hpcsens: MPI performance sensitivity — wrap jobs, sweep frequencies, fit models"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "hpcsens 0.1.0");
+  hpcsens::cli::Registry registry;
+  hpcsens::cli::add_run(app, registry);
+  hpcsens::cli::add_report(app, registry);
+  hpcsens::cli::add_doctor(app, registry);
+  hpcsens::cli::add_fit(app, registry);
+  hpcsens::cli::add_predict(app, registry);
+  hpcsens::cli::add_sweep(app, registry);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 uses exit code 0 for --help; everything else is bad usage.
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : hpcsens::kExitBadInput;
+  }
+  try {
+    return registry.run_selected();
+  } catch (const hpcsens::InputError& e) {
+    fmt::print(stderr, "hpcsens: error: {}\n", e.what());
+    return hpcsens::kExitBadInput;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hpcsens: internal error: {}\n", e.what());
+    return 1;
+  }
+}

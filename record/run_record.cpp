@@ -1,0 +1,248 @@
+#include "record/run_record.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "common/errors.h"
+
+namespace hpcsens::record {
+namespace {
+
+using nlohmann::json;
+
+json calls_to_json(const std::map<std::string, CallStats>& calls) {
+  json out = json::object();
+  for (const auto& [name, s] : calls)
+    out[name] = {{"count", s.count}, {"seconds", s.seconds}, {"bytes", s.bytes}};
+  return out;
+}
+
+// Field access that names the record and the key path when something is wrong.
+template <class T>
+T need(const json& j, const char* key, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end()) throw InputError(where, std::string("missing field '") + key + "'");
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw InputError(where, std::string("field '") + key + "' has the wrong type");
+  }
+}
+
+template <class T>
+T opt(const json& j, const char* key, T fallback, const std::string& where) {
+  return j.contains(key) && !j.at(key).is_null() ? need<T>(j, key, where) : fallback;
+}
+
+std::map<std::string, CallStats> calls_from_json(const json& j, const std::string& where) {
+  std::map<std::string, CallStats> out;
+  if (!j.is_object()) throw InputError(where, "expected an object of call name -> {count, seconds, bytes}");
+  for (const auto& [name, v] : j.items()) {
+    const std::string w = where + "." + name;
+    out[name] = CallStats{need<std::uint64_t>(v, "count", w), need<double>(v, "seconds", w),
+                          opt<std::uint64_t>(v, "bytes", 0, w)};
+  }
+  return out;
+}
+
+}  // namespace
+
+json to_json(const RankRecord& r) {
+  json j = {{"rank", r.rank},
+            {"host", r.host},
+            {"pid", r.pid},
+            {"t0", r.t0},
+            {"t1", r.t1},
+            {"t2", r.t2},
+            {"t3", r.t3},
+            {"wall_s", r.wall_s},
+            {"mpi_s", r.mpi_s},
+            {"io_s", r.io_s},
+            {"compute_s", r.compute_s},
+            {"io_bytes_read", r.io_bytes_read},
+            {"io_bytes_written", r.io_bytes_written},
+            {"mpi_calls", calls_to_json(r.mpi_calls)},
+            {"io_calls", calls_to_json(r.io_calls)},
+            {"counters", r.counters},
+            {"counters_status", r.counters_status},
+            {"event_set", r.event_set},
+            {"multiplexed", r.multiplexed},
+            {"counter_running_fraction", r.counter_running_fraction},
+            {"complete", r.complete}};
+  return j;
+}
+
+json to_json(const RunRecord& r) {
+  json timing = {{"job_s", r.timing.job_s},
+                 {"barrier_s", r.timing.barrier_s},
+                 {"method", r.timing.method}};
+  timing["job_sync_s"] = r.timing.job_sync_s ? json(*r.timing.job_sync_s) : json(nullptr);
+  json ranks = json::array();
+  for (const auto& rk : r.ranks) ranks.push_back(to_json(rk));
+  json j = {{"schema", r.schema},
+            {"job",
+             {{"command", r.job.command},
+              {"nranks", r.job.nranks},
+              {"launcher", r.job.launcher},
+              {"mpi_library", r.job.mpi_library},
+              {"hosts", r.job.hosts},
+              {"start_utc", r.job.start_utc}}},
+            {"config", r.config},
+            {"timing", timing},
+            {"ranks", ranks},
+            {"imbalance",
+             {{"max_over_mean", r.imbalance.max_over_mean},
+              {"lbe", r.imbalance.lbe},
+              {"comm_eff", r.imbalance.comm_eff},
+              {"cov", r.imbalance.cov},
+              {"mean_s", r.imbalance.mean_s},
+              {"max_s", r.imbalance.max_s},
+              {"min_s", r.imbalance.min_s},
+              {"slowest", r.imbalance.slowest}}},
+            {"counters_status", r.counters_status},
+            {"complete", r.complete},
+            {"emulated", r.emulated}};
+  for (const auto& [k, v] : r.extra.items()) j[k] = v;
+  return j;
+}
+
+RankRecord rank_from_json(const json& j, const std::string& where) {
+  if (!j.is_object()) throw InputError(where, "expected a rank object");
+  RankRecord r;
+  r.rank = need<int>(j, "rank", where);
+  const std::string w = where + ".ranks[" + std::to_string(r.rank) + "]";
+  r.host = opt<std::string>(j, "host", "", w);
+  r.pid = opt<int>(j, "pid", 0, w);
+  r.t0 = opt<double>(j, "t0", 0, w);
+  r.t1 = opt<double>(j, "t1", 0, w);
+  r.t2 = opt<double>(j, "t2", 0, w);
+  r.t3 = opt<double>(j, "t3", 0, w);
+  r.wall_s = need<double>(j, "wall_s", w);
+  r.mpi_s = need<double>(j, "mpi_s", w);
+  r.io_s = need<double>(j, "io_s", w);
+  r.compute_s = need<double>(j, "compute_s", w);
+  r.io_bytes_read = opt<std::uint64_t>(j, "io_bytes_read", 0, w);
+  r.io_bytes_written = opt<std::uint64_t>(j, "io_bytes_written", 0, w);
+  if (j.contains("mpi_calls")) r.mpi_calls = calls_from_json(j.at("mpi_calls"), w + ".mpi_calls");
+  if (j.contains("io_calls")) r.io_calls = calls_from_json(j.at("io_calls"), w + ".io_calls");
+  r.counters = opt<std::map<std::string, double>>(j, "counters", {}, w);
+  r.counters_status = opt<std::string>(j, "counters_status", "ok", w);
+  r.event_set = opt<std::string>(j, "event_set", "", w);
+  r.multiplexed = opt<bool>(j, "multiplexed", false, w);
+  r.counter_running_fraction =
+      opt<std::map<std::string, double>>(j, "counter_running_fraction", {}, w);
+  r.complete = opt<bool>(j, "complete", true, w);
+  return r;
+}
+
+RunRecord run_from_json(const json& j, const std::string& src) {
+  if (!j.is_object()) throw InputError(src, "not a JSON object");
+  RunRecord r;
+  r.schema = need<std::string>(j, "schema", src);
+  if (r.schema != kRunSchema)
+    throw InputError(src, "field 'schema' is '" + r.schema + "', expected '" + kRunSchema + "'");
+  const json& job = j.contains("job") ? j.at("job") : throw InputError(src, "missing field 'job'");
+  const std::string jw = src + ": job";
+  r.job.command = opt<std::vector<std::string>>(job, "command", {}, jw);
+  r.job.nranks = need<int>(job, "nranks", jw);
+  r.job.launcher = opt<std::string>(job, "launcher", "", jw);
+  r.job.mpi_library = opt<std::string>(job, "mpi_library", "", jw);
+  r.job.hosts = opt<std::vector<std::string>>(job, "hosts", {}, jw);
+  r.job.start_utc = opt<std::string>(job, "start_utc", "", jw);
+  if (j.contains("config")) {
+    if (!j.at("config").is_object()) throw InputError(src, "field 'config' must be an object");
+    r.config = j.at("config");
+  }
+  const json& t = j.contains("timing") ? j.at("timing") : throw InputError(src, "missing field 'timing'");
+  const std::string tw = src + ": timing";
+  r.timing.job_s = need<double>(t, "job_s", tw);
+  if (t.contains("job_sync_s") && !t.at("job_sync_s").is_null())
+    r.timing.job_sync_s = need<double>(t, "job_sync_s", tw);
+  r.timing.barrier_s = opt<double>(t, "barrier_s", 0, tw);
+  r.timing.method = opt<std::string>(t, "method", "", tw);
+  if (!j.contains("ranks") || !j.at("ranks").is_array())
+    throw InputError(src, "missing or non-array field 'ranks'");
+  r.ranks.reserve(j.at("ranks").size());
+  for (const auto& rk : j.at("ranks")) r.ranks.push_back(rank_from_json(rk, src));
+  if (j.contains("imbalance")) {
+    const json& im = j.at("imbalance");
+    const std::string iw = src + ": imbalance";
+    r.imbalance.max_over_mean = opt<double>(im, "max_over_mean", 0, iw);
+    r.imbalance.lbe = opt<double>(im, "lbe", 0, iw);
+    r.imbalance.comm_eff = opt<double>(im, "comm_eff", 0, iw);
+    r.imbalance.cov = opt<double>(im, "cov", 0, iw);
+    r.imbalance.mean_s = opt<double>(im, "mean_s", 0, iw);
+    r.imbalance.max_s = opt<double>(im, "max_s", 0, iw);
+    r.imbalance.min_s = opt<double>(im, "min_s", 0, iw);
+    r.imbalance.slowest = opt<std::vector<int>>(im, "slowest", {}, iw);
+  }
+  r.counters_status = opt<std::string>(j, "counters_status", "ok", src);
+  r.complete = opt<bool>(j, "complete", true, src);
+  r.emulated = opt<bool>(j, "emulated", false, src);
+  static const char* known[] = {"schema", "job", "config", "timing", "ranks", "imbalance",
+                                "counters_status", "complete", "emulated"};
+  for (const auto& [k, v] : j.items()) {
+    bool is_known = false;
+    for (const char* n : known) is_known = is_known || k == n;
+    if (!is_known) r.extra[k] = v;
+  }
+  return r;
+}
+
+RunRecord load_run_record(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(path, std::string("not valid JSON (") + e.what() + ")");
+  }
+  return run_from_json(j, path);
+}
+
+bool write_json_atomic(const std::string& path, const json& j, std::string* error) {
+  std::string text;
+  try {
+    text = j.dump(1);
+    text.push_back('\n');
+  } catch (const std::exception& e) {
+    if (error) *error = std::string("cannot serialise record: ") + e.what();
+    return false;
+  }
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (error) *error = "cannot create " + tmp + ": " + std::strerror(errno);
+    return false;
+  }
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (error) *error = "cannot write " + tmp + ": " + std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return false;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (error) *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace hpcsens::record

@@ -1,0 +1,97 @@
+#pragma once
+// The run record: what one `hpcsens run` measured. Key names are a public interface
+// (design.md, docs/record-format.md); other tools and the sweep/fit pipeline rely on them.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hpcsens::record {
+
+inline constexpr const char* kRunSchema = "hpcsens.run.v1";
+
+struct CallStats {
+  std::uint64_t count = 0;
+  double seconds = 0.0;
+  std::uint64_t bytes = 0;
+};
+
+struct RankRecord {
+  int rank = 0;
+  std::string host;
+  int pid = 0;
+  // Raw clock readings (CLOCK_MONOTONIC seconds) of McCalpin's method: t0 before the init
+  // barrier, t1 after it, t2 before the finalize barrier, t3 after it. Comparable across
+  // ranks only on one host.
+  double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+  double wall_s = 0;     // t2 - t1: the rank's own work span, excluding our two barriers
+  double mpi_s = 0;      // time inside intercepted MPI calls (excluding our barriers)
+  double io_s = 0;       // time inside POSIX and MPI-IO calls
+  double compute_s = 0;  // wall_s - mpi_s - io_s
+  std::uint64_t io_bytes_read = 0;
+  std::uint64_t io_bytes_written = 0;
+  std::map<std::string, CallStats> mpi_calls;  // MPI call name -> stats
+  std::map<std::string, CallStats> io_calls;   // POSIX / MPI-IO call name -> stats
+  std::map<std::string, double> counters;      // event name -> value (scaled if multiplexed)
+  std::string counters_status = "ok";          // per rank: "ok" or why not
+  std::string event_set;                       // name of the event set that was counted
+  bool multiplexed = false;
+  // enabled/running time ratio per multiplexed event (1.0 when counted all the time)
+  std::map<std::string, double> counter_running_fraction;
+  bool complete = true;  // false: the rank never reached MPI_Finalize (abort, exit)
+};
+
+struct Job {
+  std::vector<std::string> command;
+  int nranks = 0;
+  std::string launcher;     // "openmpi", "mpich-hydra", "slurm", "singleton", ...
+  std::string mpi_library;  // MPI_Get_library_version, first line
+  std::vector<std::string> hosts;
+  std::string start_utc;    // ISO 8601
+};
+
+struct Timing {
+  double job_s = 0;                   // min over ranks of t3 - t0 (always valid)
+  std::optional<double> job_sync_s;   // max t2 - min t1, only with one comparable clock
+  double barrier_s = 0;               // cost of our two barriers: job_s - (max t2 - min t1) or estimate
+  std::string method = "mccalpin-2019-barrier";
+};
+
+struct Imbalance {
+  double max_over_mean = 0;
+  double lbe = 0;       // POP load-balance efficiency: mean / max of compute
+  double comm_eff = 0;  // POP communication efficiency: max_k compute_k / wall_k
+  double cov = 0;       // coefficient of variation of compute
+  double mean_s = 0, max_s = 0, min_s = 0;
+  std::vector<int> slowest;  // ranks with the most compute, slowest first (at most 5)
+};
+
+struct RunRecord {
+  std::string schema = kRunSchema;
+  Job job;
+  nlohmann::json config = nlohmann::json::object();  // knob settings and measured rates
+  Timing timing;
+  std::vector<RankRecord> ranks;
+  Imbalance imbalance;
+  std::string counters_status = "ok";
+  bool complete = true;
+  bool emulated = false;  // produced by the emulated launcher, not measured
+  nlohmann::json extra = nlohmann::json::object();  // sections added by later stages (topdown, ...)
+};
+
+nlohmann::json to_json(const RankRecord& r);
+nlohmann::json to_json(const RunRecord& r);
+// Throws hpcsens::InputError naming `source` and the offending field.
+RankRecord rank_from_json(const nlohmann::json& j, const std::string& source);
+RunRecord run_from_json(const nlohmann::json& j, const std::string& source);
+
+// Reads and validates a run record file; errors name the file and field.
+RunRecord load_run_record(const std::string& path);
+// Writes JSON to `path` atomically (temp file in the same directory, fsync, rename).
+// Returns false and fills `error` on failure; never throws (used from the preload).
+bool write_json_atomic(const std::string& path, const nlohmann::json& j, std::string* error);
+
+}  // namespace hpcsens::record
