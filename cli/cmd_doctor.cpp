@@ -2,13 +2,23 @@
 
 #include <fmt/core.h>
 
+#include <string>
+
+#include "common/errors.h"
+#include "topdown/doctor.h"
+
 namespace hpcsens::cli {
 
 void add_doctor(CLI::App& app, Registry& reg) {
-  auto* sub = app.add_subcommand("doctor", "(not built yet)");
+  auto* sub = app.add_subcommand(
+      "doctor", "Check what this machine lets hpcsens measure and control, with fixes");
+  static std::string format = "text";
+  sub->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   reg.add(sub, [] {
-    fmt::print(stderr, "hpcsens doctor: not implemented yet\n");
-    return 1;
+    // Exit 0 whenever hpcsens itself works: missing PMU, cpufreq or Slurm are findings, not errors.
+    const auto report = doctor::run_all("/proc/self/exe");
+    fmt::print("{}", format == "json" ? doctor::to_json(report) : doctor::to_text(report));
+    return report.broken() ? 1 : 0;
   });
 }
 

@@ -1,14 +1,62 @@
-#include "cli/commands.h"
-
+// `hpcsens fit`: thin layer over model::load_dataset -> model::analyze -> render/write.
 #include <fmt/core.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "common/errors.h"
+#include "model/analysis.h"
+#include "model/fit_output.h"
+#include "model/model_json.h"
+#include "record/run_record.h"
 
 namespace hpcsens::cli {
 
 void add_fit(CLI::App& app, Registry& reg) {
-  auto* sub = app.add_subcommand("fit", "(not built yet)");
-  reg.add(sub, [] {
-    fmt::print(stderr, "hpcsens fit: not implemented yet\n");
-    return 1;
+  struct Options {
+    std::vector<std::string> inputs;
+    std::string model = "auto", robust = "none", out, format = "table";
+    bool per_rank = false;
+    double slack = model::kDefaultBoundsSlack;
+  };
+  auto o = std::make_shared<Options>();
+  auto* sub = app.add_subcommand(
+      "fit", "Fit T = W_cpu/R_cpu + W_mem/R_mem [+ T_io] [+ W_lat L] to run records or CSV, with diagnostics and "
+             "overlap bounds");
+  sub->add_option("inputs", o->inputs, "run record files, directories of them (recursive), or CSV files")
+      ->required();
+  sub->add_option("--model", o->model, "cpu+mem | cpu+mem+io | cpu+mem+lat | cpu+mem+io+lat | overlap | auto")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu+mem", "cpu+mem+io", "cpu+mem+lat", "cpu+mem+io+lat", "overlap", "auto"}));
+  sub->add_flag("--per-rank", o->per_rank, "also fit every rank's own time and group ranks that behave alike");
+  sub->add_option("--robust", o->robust, "robust loss for outlier runs: none | huber | cauchy")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "huber", "cauchy"}));
+  sub->add_option("--bounds-slack", o->slack, "relative noise allowed on each time in the overlap bounds")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.5));
+  sub->add_option("-o,--output", o->out, "write the model JSON (hpcsens.model.v1) to this file");
+  sub->add_option("--format", o->format, "stdout format: table | json | csv | md")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+  reg.add(sub, [o] {
+    const model::Dataset data = model::load_dataset(o->inputs);
+    model::AnalyzeOptions opts;
+    opts.model = o->model;
+    opts.per_rank = o->per_rank;
+    opts.bounds_slack = o->slack;
+    opts.fit.robust = model::parse_robust(o->robust);
+    const model::ModelReport rep = model::analyze(data, opts);
+    for (const auto& n : data.notes) fmt::print(stderr, "hpcsens fit: {}\n", n);
+    if (!o->out.empty()) {
+      std::string err;
+      if (!record::write_json_atomic(o->out, model::to_json(rep), &err))
+        throw InputError(o->out, "cannot write the model: " + err);
+      fmt::print(stderr, "hpcsens fit: model written to {}{}\n", o->out, rep.emulated ? " (EMULATED)" : "");
+    }
+    fmt::print("{}", model::render_fit(rep, o->format));
+    return 0;
   });
 }
 

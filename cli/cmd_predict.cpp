@@ -1,14 +1,52 @@
-#include "cli/commands.h"
-
+// `hpcsens predict`: thin layer over model::load_model -> model::predict -> render.
 #include <fmt/core.h>
+
+#include <memory>
+#include <optional>
+
+#include "cli/commands.h"
+#include "common/errors.h"
+#include "model/fit_output.h"
+#include "model/model_json.h"
+#include "model/predict.h"
 
 namespace hpcsens::cli {
 
 void add_predict(CLI::App& app, Registry& reg) {
-  auto* sub = app.add_subcommand("predict", "(not built yet)");
-  reg.add(sub, [] {
-    fmt::print(stderr, "hpcsens predict: not implemented yet\n");
-    return 1;
+  struct Options {
+    std::string model_path, format = "table", name = "target";
+    std::vector<std::string> systems;
+    std::optional<double> cpu_ghz, mem_gbs, lat_ns;
+  };
+  auto o = std::make_shared<Options>();
+  auto* sub = app.add_subcommand(
+      "predict", "Project the run time of a fitted model onto other CPU/memory rates or candidate systems");
+  sub->add_option("model", o->model_path, "model JSON written by `hpcsens fit -o`")->required();
+  sub->add_option("--system", o->systems, "YAML file(s) with candidate systems: name, cpu_ghz, mem_gbs[, lat_ns]");
+  sub->add_option("--cpu-ghz", o->cpu_ghz, "CPU rate of the target")->check(CLI::PositiveNumber);
+  sub->add_option("--mem-gbs", o->mem_gbs, "sustained memory bandwidth (STREAM triad) of the target")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--lat-ns", o->lat_ns, "memory latency of the target (models with a lat term)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--name", o->name, "name of the --cpu-ghz/--mem-gbs target in the output")->capture_default_str();
+  sub->add_option("--format", o->format, "table | json")->capture_default_str()->check(CLI::IsMember({"table", "json"}));
+  reg.add(sub, [o] {
+    const bool rates = o->cpu_ghz || o->mem_gbs || o->lat_ns;
+    if (rates == !o->systems.empty())
+      throw InputError("predict", "give either --system FILE.yaml ... or --cpu-ghz X --mem-gbs Y");
+    if (rates && !(o->cpu_ghz && o->mem_gbs)) throw InputError("predict", "--cpu-ghz and --mem-gbs go together");
+    const model::ModelReport m = model::load_model(o->model_path);
+    std::vector<model::SystemSpec> systems;
+    for (const auto& f : o->systems) {
+      auto s = model::load_systems(f);
+      systems.insert(systems.end(), s.begin(), s.end());
+    }
+    if (rates) systems.push_back({o->name, *o->cpu_ghz, *o->mem_gbs, o->lat_ns, ""});
+    std::vector<model::Prediction> preds;
+    for (const auto& s : systems) preds.push_back(model::predict(m, s));
+    model::rank_predictions(preds);
+    fmt::print("{}", model::render_predictions(m, preds, o->format));
+    return 0;
   });
 }
 

@@ -1,15 +1,65 @@
-#include "cli/commands.h"
-
+// `hpcsens run [--out DIR] [--events SPEC] [--quiet] [--timeout S] -- LAUNCHER ARGS...`
+// Everything we print goes to stderr: the job's stdout is passed through untouched.
 #include <fmt/core.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "common/errors.h"
+#include "record/run_record.h"
+#include "report/run_report.h"
+#include "run/run_job.h"
 
 namespace hpcsens::cli {
 
+namespace {
+
+struct RunOptions {
+  run::RunRequest request;
+  bool all = false;
+};
+
+int run_command(CLI::App* sub, RunOptions& opt) {
+  std::vector<std::string> argv = sub->remaining();
+  if (!argv.empty() && argv.front() == "--") argv.erase(argv.begin());
+  if (argv.empty())
+    throw InputError("hpcsens run", "no command given (usage: hpcsens run [options] -- LAUNCHER ARGS...)");
+  if (opt.request.timeout_s < 0) throw InputError("--timeout", "must be >= 0 seconds");
+  opt.request.argv = argv;
+  const run::RunResult res = run::run_job(opt.request);
+  if (!res.record_path.empty() && !opt.request.quiet) {
+    try {
+      const auto rec = record::load_run_record(res.record_path);
+      report::ReportOptions ro;
+      ro.all_ranks = opt.all;
+      fmt::print(stderr, "\n{}", report::render_run_report(rec, ro));
+    } catch (const InputError& e) {
+      fmt::print(stderr, "hpcsens: cannot show the record: {}\n", e.what());
+    }
+  }
+  if (!res.error.empty()) fmt::print(stderr, "hpcsens: {}\n", res.error);
+  if (!res.record_path.empty())
+    fmt::print(stderr, "hpcsens: record: {}{}\n", res.record_path, res.complete ? "" : " (INCOMPLETE)");
+  return res.exit_status;
+}
+
+}  // namespace
+
 void add_run(CLI::App& app, Registry& reg) {
-  auto* sub = app.add_subcommand("run", "(not built yet)");
-  reg.add(sub, [] {
-    fmt::print(stderr, "hpcsens run: not implemented yet\n");
-    return 1;
-  });
+  auto opt = std::make_shared<RunOptions>();
+  auto* sub = app.add_subcommand("run", "Run an MPI job with per-rank measurement (no recompiling)");
+  sub->add_option("--out", opt->request.out_dir, "Directory for the run record")->capture_default_str();
+  sub->add_option("--events", opt->request.events, "Counter events: 'default' or a comma list of PAPI names")
+      ->capture_default_str();
+  sub->add_flag("--quiet", opt->request.quiet, "Print only the record path (and problems)");
+  sub->add_flag("--all", opt->all, "List every rank in the table printed afterwards");
+  sub->add_option("--timeout", opt->request.timeout_s, "Stop the job after this many seconds (0: never)");
+  // Everything from the launcher word on belongs to the job, including its own options.
+  sub->prefix_command();
+  sub->footer("Example: hpcsens run --out results -- mpirun -np 4 ./app input.dat");
+  reg.add(sub, [sub, opt] { return run_command(sub, *opt); });
 }
 
 }  // namespace hpcsens::cli

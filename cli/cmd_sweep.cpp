@@ -1,14 +1,71 @@
-#include "cli/commands.h"
-
 #include <fmt/core.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "common/errors.h"
+#include "run/run_job.h"
+#include "sweep/journal.h"
+#include "sweep/runner.h"
+#include "sweep/spec.h"
 
 namespace hpcsens::cli {
+namespace {
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("hpcsens") : p.string();
+}
+
+// The spec a journal was started with, for `--resume DIR` without a spec argument.
+std::string spec_from_journal(const std::string& dir) {
+  const std::string path = dir + "/" + sweep::kJournalName;
+  if (!std::filesystem::exists(path)) throw InputError(dir, "has no sweep journal to resume");
+  const auto st = sweep::replay_journal(sweep::read_journal_lines(path));
+  if (!st.header || !st.header->contains("spec")) throw InputError(path, "has no header line naming the spec");
+  return (*st.header)["spec"].get<std::string>();
+}
+
+}  // namespace
 
 void add_sweep(CLI::App& app, Registry& reg) {
-  auto* sub = app.add_subcommand("sweep", "(not built yet)");
-  reg.add(sub, [] {
-    fmt::print(stderr, "hpcsens sweep: not implemented yet\n");
-    return 1;
+  auto* sub = app.add_subcommand("sweep", "Run a job across CPU, uncore and memory configurations, then fit");
+  struct Opts {
+    std::string spec, out, resume, restore, dir;
+    bool dry_run = false, no_fit = false;
+    int apply_point = -1;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("spec", o->spec, "Sweep spec (YAML); see docs/spec-format.md");
+  sub->add_flag("--dry-run", o->dry_run, "Print the plan (points, order, commands, knob writes); change nothing");
+  sub->add_option("--resume", o->resume, "Continue the sweep journalled in DIR (no run repeated or lost)");
+  sub->add_option("--restore", o->restore, "Restore the knob values saved in DIR's journal (after a kill -9)");
+  sub->add_option("-o,--out", o->out, "Output directory (overrides the spec's output:)");
+  sub->add_flag("--no-fit", o->no_fit, "Do not run `hpcsens fit` at the end");
+  sub->add_option("--apply-point", o->apply_point,
+                  "Multi-node helper: apply point N's knobs on this node (run once per node through srun)");
+  sub->add_option("--dir", o->dir, "Sweep directory for --apply-point");
+  reg.add(sub, [o] {
+    if (!o->restore.empty()) return sweep::restore_from_journal(o->restore);
+    std::string spec_path = o->spec;
+    if (spec_path.empty() && !o->resume.empty()) spec_path = spec_from_journal(o->resume);
+    if (spec_path.empty()) throw InputError("hpcsens sweep", "needs a spec file (or --resume DIR / --restore DIR)");
+    const auto spec = sweep::parse_spec_file(spec_path);
+    if (o->apply_point >= 0) {
+      if (o->dir.empty()) throw InputError("--apply-point", "needs --dir DIR (where this node's originals are saved)");
+      return sweep::apply_point_here(spec, o->apply_point, o->dir);
+    }
+    sweep::SweepOptions opt;
+    opt.out_dir = !o->resume.empty() ? o->resume : o->out;
+    opt.resume = !o->resume.empty();
+    opt.dry_run = o->dry_run;
+    opt.run_fit = !o->no_fit;
+    opt.hpcsens_exe = self_exe();
+    opt.stream_exe = (std::filesystem::path(opt.hpcsens_exe).parent_path() / "hpcsens-stream").string();
+    opt.run_job = run::run_job;
+    return sweep::run_sweep(spec, opt);
   });
 }
 

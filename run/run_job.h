@@ -17,6 +17,7 @@ struct RunRequest {
   nlohmann::json config = nlohmann::json::object();
   double timeout_s = 0;  // 0: no limit; else the job's process group is killed after it
   std::string run_id;    // empty: generated (UTC time + pid)
+  bool quiet = false;    // no warnings on stderr (they are still returned in RunResult)
 };
 
 struct RunResult {
@@ -24,9 +25,22 @@ struct RunResult {
   bool timed_out = false;
   std::string record_path;  // empty when no record was written
   std::string error;        // why there is no record, or our own failure; empty when fine
+  bool complete = false;    // the record covers every rank through MPI_Finalize
+  std::string launcher;     // launcher kind used ("openmpi", "singleton", ...)
+  std::vector<std::string> warnings;  // said on stderr already unless quiet; kept for callers
 };
 
+// Runs the job to completion (or timeout) with our settings injected into its ranks. Never
+// throws for the job's sake: any failure of ours leaves the job running unmeasured.
 RunResult run_job(const RunRequest& request);
+
+// "20261121T063508Z-1234" (seq 0) or "20261121T063508Z-1234.2": sortable, and unique even when
+// one process (the sweep) starts several jobs within a second.
+std::string make_run_id(long long unix_seconds, int pid, int seq = 0);
+// "2026-11-21T06:35:08Z"
+std::string utc_iso8601(long long unix_seconds);
+// The exit status a shell would report: the code, or 128 + signal number.
+int exit_status_of(int wait_status);
 
 // libhpcsens_preload.so, found relative to the running hpcsens binary (../lib/).
 std::string find_preload_library();

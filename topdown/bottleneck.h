@@ -2,8 +2,10 @@
 // Top-Down bottleneck section of a report: per rank / per group of alike ranks, and a one-line
 // job verdict. Computed from the raw counters in a run record (pure; no PAPI).
 #include <string>
+#include <vector>
 
 #include "record/run_record.h"
+#include "topdown/metrics.h"
 
 namespace hpcsens::topdown {
 
@@ -13,5 +15,14 @@ enum class TableFormat { kText, kCsv, kMarkdown };
 // no Top-Down counters (e.g. "Top-Down unavailable: no hardware PMU"). `all_ranks` lists every
 // rank instead of groups.
 std::string bottleneck_section(const record::RunRecord& rec, TableFormat format, bool all_ranks);
+
+// Ranks that behave alike: same flagged path and every level-1 value (or stall ratio) within
+// `tolerance` of the group's first rank. Mismeasured and unavailable ranks form their own groups.
+// Input: per-rank metrics in rank order; output: index lists, groups in order of first member.
+std::vector<std::vector<std::size_t>> group_alike(const std::vector<TopdownMetrics>& ranks,
+                                                  double tolerance = 0.05);
+
+// "0-3,5,7-8" for sorted rank numbers.
+std::string rank_ranges(const std::vector<int>& ranks);
 
 }  // namespace hpcsens::topdown

@@ -1,5 +1,7 @@
 #include "topdown/event_plan.h"
 
+#include "topdown/event_tables.h"
+
 #include <fstream>
 #include <sstream>
 #include <cstring>
@@ -46,10 +48,37 @@ EventPlan plan_events(std::string_view spec, const CpuId& cpu) {
     plan.note = "counters disabled (--events none)";
     return plan;
   }
+  if (spec == "topdown" || spec == "topdown-l1") {
+    const bool l1_only = spec == "topdown-l1";
+    const UarchInfo info = classify_cpu(cpu);
+    const TopdownTable table = table_for(cpu);
+    if (table.name.empty()) {
+      plan.name = std::string(spec);
+      plan.available = false;
+      plan.note = "Top-Down unavailable: " + info.reason;
+      return plan;
+    }
+    plan.name = table.name + (l1_only ? "-l1" : "");
+    for (const auto& g : table.groups) {
+      if (l1_only && !plan.groups.empty()) break;
+      plan.groups.push_back(g);
+    }
+    plan.note = info.label + " (" + info.reason + ")" +
+                (table.method == Method::kStallRatios ? "; stall-cycle ratios, not slots" : "") +
+                (plan.groups.size() > 1 ? "; level-2 groups are multiplexed with level 1" : "");
+    // A guest without PMU passthrough still reports the host's CPUID; PAPI then refuses every
+    // hardware event, so name the likely cause where we can.
+    plan.refusal_hint = cpu.virtualised
+                            ? "no hardware PMU / virtual machine without PMU passthrough"
+                            : "hardware counters not accessible: check perf_event_paranoid and "
+                              "whether another tool holds the counters (hpcsens doctor)";
+    return plan;
+  }
   if (spec.rfind("topdown", 0) == 0) {
+    // Never throws: the preload calls this inside the user's MPI_Init.
     plan.name = std::string(spec);
     plan.available = false;
-    plan.note = "Top-Down tables not built yet";
+    plan.note = "unknown Top-Down spec '" + std::string(spec) + "' (use topdown or topdown-l1)";
     return plan;
   }
   plan.name = "custom";
@@ -58,30 +87,102 @@ EventPlan plan_events(std::string_view spec, const CpuId& cpu) {
   return plan;
 }
 
-CpuId detect_cpu() {
-  CpuId id;
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid(0, &a, &b, &c, &d)) {
-    char v[13] = {};
-    std::memcpy(v, &b, 4);
-    std::memcpy(v + 4, &d, 4);
-    std::memcpy(v + 8, &c, 4);
-    id.vendor = v;
+std::string unavailable_status(const EventPlan& plan, std::string_view event,
+                               std::string_view papi_error) {
+  const bool topdown = plan.name.rfind("topdown", 0) == 0;
+  std::string s = topdown ? "Top-Down unavailable: " : "counters unavailable: ";
+  s += std::string(event) + " not supported";
+  if (!papi_error.empty()) s += " [" + std::string(papi_error) + "]";
+  if (!plan.refusal_hint.empty()) s += " (" + plan.refusal_hint + ")";
+  return s;
+}
+
+namespace {
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+int parse_int(const std::string& v) {
+  try {
+    return static_cast<int>(std::stol(v, nullptr, 0));  // "0x41" and "6" alike
+  } catch (...) {
+    return -1;
   }
-  if (__get_cpuid(1, &a, &b, &c, &d)) {
-    const unsigned base_family = (a >> 8) & 0xf, ext_family = (a >> 20) & 0xff;
-    const unsigned base_model = (a >> 4) & 0xf, ext_model = (a >> 16) & 0xf;
-    id.family = static_cast<int>(base_family == 0xf ? base_family + ext_family : base_family);
-    id.model = static_cast<int>(
-        (base_family == 0x6 || base_family == 0xf) ? (ext_model << 4) | base_model : base_model);
-    id.virtualised = (c >> 31) & 1;
+}
+
+}  // namespace
+
+CpuId parse_cpuinfo(std::string_view text) {
+  CpuId id;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  bool seen_x86 = false, seen_arm = false;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) {
+      if (trim(line).empty() && (seen_x86 || seen_arm)) break;  // first processor block only
+      continue;
+    }
+    const std::string key = trim(std::string_view(line).substr(0, colon));
+    const std::string val = trim(std::string_view(line).substr(colon + 1));
+    if (key == "vendor_id") {
+      id.vendor = val;
+      seen_x86 = true;
+    } else if (key == "cpu family") {
+      id.family = parse_int(val);
+    } else if (key == "model") {
+      id.model = parse_int(val);
+    } else if (key == "flags") {
+      id.virtualised = (" " + val + " ").find(" hypervisor ") != std::string::npos;
+    } else if (key == "CPU implementer") {
+      id.arm_implementer = parse_int(val);
+      id.vendor = "ARM";
+      seen_arm = true;
+    } else if (key == "CPU part") {
+      id.arm_part = parse_int(val);
+    }
+  }
+  return id;
+}
+
+CpuId detect_cpu_at(const std::string& root) {
+  CpuId id;
+  {
+    std::ifstream f(root + "/proc/cpuinfo");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    id = parse_cpuinfo(ss.str());
+  }
+#if defined(__x86_64__) || defined(__i386__)
+  if (root == "/" || root.empty()) {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(0, &a, &b, &c, &d)) {
+      char v[13] = {};
+      std::memcpy(v, &b, 4);
+      std::memcpy(v + 4, &d, 4);
+      std::memcpy(v + 8, &c, 4);
+      id.vendor = v;
+    }
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+      const unsigned base_family = (a >> 8) & 0xf, ext_family = (a >> 20) & 0xff;
+      const unsigned base_model = (a >> 4) & 0xf, ext_model = (a >> 16) & 0xf;
+      id.family = static_cast<int>(base_family == 0xf ? base_family + ext_family : base_family);
+      id.model = static_cast<int>(
+          (base_family == 0x6 || base_family == 0xf) ? (ext_model << 4) | base_model : base_model);
+      id.virtualised = (c >> 31) & 1;
+    }
   }
 #endif
-  std::ifstream smt("/sys/devices/system/cpu/smt/active");
+  std::ifstream smt(root + "/sys/devices/system/cpu/smt/active");
   int active = 0;
   if (smt >> active) id.smt = active != 0;
   return id;
 }
+
+CpuId detect_cpu() { return detect_cpu_at("/"); }
 
 }  // namespace hpcsens::topdown

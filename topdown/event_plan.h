@@ -1,6 +1,7 @@
 #pragma once
 // Which counters to ask PAPI for, given the user's --events spec and the CPU. Pure: the preload
-// asks for a plan once at MPI_Init and reports what PAPI accepted; the topdown tables live here.
+// asks for a plan once at MPI_Init and reports what PAPI accepted; the topdown tables live here
+// (topdown/event_tables.h).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,9 @@ struct CpuId {
   int model = 0;
   bool smt = false;    // more than one hardware thread per core is online
   bool virtualised = false;
+  // Arm only (MIDR fields from /proc/cpuinfo "CPU implementer" / "CPU part"); -1 elsewhere.
+  int arm_implementer = -1;
+  int arm_part = -1;
 };
 
 struct EventGroup {
@@ -25,12 +29,27 @@ struct EventPlan {
   std::vector<EventGroup> groups; // more than one group => multiplexed, marked in the record
   bool available = true;          // false: nothing to count; `note` says why
   std::string note;               // why this plan was chosen, or why it is unavailable
+  // Added for Top-Down: what most likely went wrong when PAPI refuses a required event of this
+  // plan (e.g. "no hardware PMU / virtual machine without PMU passthrough"). Empty: no guess.
+  std::string refusal_hint;
 };
 
 // spec: "default", "none", "topdown", "topdown-l1", or a comma-separated list of event names.
+// "topdown" always returns a plan for a known microarchitecture even on a VM without PMU: the
+// preload finds out at run time that PAPI refuses the events and records unavailable_status().
 EventPlan plan_events(std::string_view spec, const CpuId& cpu);
+
+// The counters_status line the preload records when PAPI refuses `event` of a required group:
+// "Top-Down unavailable: <event> not supported (<hint>)" for Top-Down plans.
+std::string unavailable_status(const EventPlan& plan, std::string_view event,
+                               std::string_view papi_error = {});
 
 // Reads vendor/family/model from CPUID (x86) or /proc/cpuinfo (elsewhere).
 CpuId detect_cpu();
+// Same, reading /proc/cpuinfo and /sys/devices/system/cpu/smt/active below `root` (tests use a
+// fake tree). CPUID is still used on x86 when root is "/".
+CpuId detect_cpu_at(const std::string& root);
+// Parses /proc/cpuinfo text: vendor_id/cpu family/model (x86) or CPU implementer/CPU part (Arm).
+CpuId parse_cpuinfo(std::string_view text);
 
 }  // namespace hpcsens::topdown

@@ -1,0 +1,76 @@
+#pragma once
+// From a dataset to a complete model report: model choice, identifiability, fit, uncertainty,
+// diagnostics, overlap bounds and per-rank shares. Everything `hpcsens fit` prints or writes.
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/dataset.h"
+#include "model/diagnostics.h"
+#include "model/fitter.h"
+#include "model/overlap_bounds.h"
+#include "model/per_rank.h"
+
+namespace hpcsens::model {
+
+inline constexpr const char* kModelSchema = "hpcsens.model.v1";
+
+struct TermResult {
+  Term term = Term::cpu;
+  double work = 0, stderr_ = 0;
+  TermBounds bounds;                             // from the overlap LP
+  double share = 0, share_lo = 0, share_hi = 0;  // W_k x_k / T at the baseline (fit, LP interval)
+};
+
+struct CandidateScore {
+  std::string model;
+  bool identifiable = false;
+  double mape = NAN, loocv_mape = NAN;
+  bool significant_extra = true;  // its terms beyond cpu+mem are more than 2 stderr above zero
+  std::string note;               // why it was skipped or not preferred
+};
+
+struct AnalyzeOptions {
+  std::string model = "auto";
+  FitOptions fit;
+  bool per_rank = false;
+  double bounds_slack = kDefaultBoundsSlack;
+  // Parsimony for --model auto: a more complex model must lower the LOOCV MAPE by this much,
+  // both relative to the simpler one and in absolute fraction.
+  double auto_margin_rel = 0.10;
+  double auto_margin_abs = 0.002;
+};
+
+struct ModelReport {
+  ModelSpec spec;
+  std::vector<double> params;
+  Matrix covariance;           // parameter covariance (params order)
+  std::string stderr_method;   // "covariance" or "bootstrap"
+  std::vector<TermResult> terms;
+  std::optional<double> overlap_w, overlap_w_stderr;
+  Diagnostics diag;
+  std::vector<double> predicted, loocv_err;
+  std::vector<Point> points;
+  size_t baseline = 0;
+  OverlapBounds bounds;
+  double condition_number = 0;
+  std::vector<std::string> warnings;
+  bool emulated = false;
+  Robust robust = Robust::none;
+  std::vector<CandidateScore> candidates;  // --model auto only
+  std::string selection_reason;
+  bool has_per_rank = false;
+  std::vector<RankShare> per_rank;
+  std::vector<RankGroup> groups;
+  std::vector<std::string> sources;
+};
+
+// The configuration with the highest CPU rate, then the highest memory rate: the machine as
+// measured at full speed, against which predictions quote speed-ups.
+size_t pick_baseline(const std::vector<Point>& points);
+
+// Throws InputError (exit 2) when the design cannot identify the requested model.
+ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts);
+
+}  // namespace hpcsens::model

@@ -1,0 +1,161 @@
+#include "model/fit_output.h"
+
+#include <fmt/core.h>
+
+#include <cmath>
+
+#include "common/errors.h"
+#include "model/model_json.h"
+
+namespace hpcsens::model {
+namespace {
+
+std::string pct(double f) { return std::isfinite(f) ? fmt::format("{:.2f}%", 100 * f) : "n/a"; }
+
+std::string config_line(const ModelReport& r) {
+  const Point& b = r.points[r.baseline];
+  return fmt::format("{} configurations; baseline '{}' ({:g} GHz, {:g} GB/s) measured {:.4g} s", r.points.size(),
+                     b.label, b.cpu_ghz, b.mem_gbs, b.time_s);
+}
+
+std::string diagnostics_line(const ModelReport& r) {
+  return fmt::format("MAPE {}  max error {}  slope {:.4f}  intercept {:.4g} s  R² {:.5f}  LOOCV MAPE {}  "
+                     "condition {:.3g}  stderr by {}",
+                     pct(r.diag.mape), pct(r.diag.max_abs_err), r.diag.slope, r.diag.intercept, r.diag.r2,
+                     pct(r.diag.loocv_mape), r.condition_number, r.stderr_method);
+}
+
+std::string render_table(const ModelReport& r, bool markdown) {
+  std::string o;
+  const char* sep = markdown ? " | " : "  ";
+  auto row = [&](std::vector<std::string> cells, const std::vector<int>& widths) {
+    std::string line = markdown ? "| " : "  ";
+    for (size_t i = 0; i < cells.size(); ++i)
+      line += fmt::format("{:<{}}", cells[i], markdown ? 0 : widths[i]) + (i + 1 < cells.size() ? sep : "");
+    return line + (markdown ? " |\n" : "\n");
+  };
+  auto rule = [&](size_t n) {
+    if (!markdown) return std::string();
+    std::string s = "|";
+    for (size_t i = 0; i < n; ++i) s += "---|";
+    return s + "\n";
+  };
+  if (r.emulated) o += markdown ? "**EMULATED DATA — not measured**\n\n" : "EMULATED DATA — not measured\n";
+  o += fmt::format("{}hpcsens fit: model {}{}\n", markdown ? "### " : "", r.spec.name(),
+                   r.robust != Robust::none ? fmt::format(" (robust loss: {})", robust_name(r.robust)) : "");
+  o += config_line(r) + "\n";
+  if (!r.selection_reason.empty()) o += "model choice: " + r.selection_reason + "\n";
+  o += "\n";
+  const std::vector<int> tw{5, 24, 12, 26, 30};
+  o += row({"term", "work", "stderr", "overlap bounds", "share at baseline [bounds]"}, tw) + rule(5);
+  for (const auto& t : r.terms)
+    o += row({term_name(t.term), fmt::format("{:.5g} {}", t.work, term_unit(t.term)), fmt::format("{:.3g}", t.stderr_),
+              r.bounds.feasible ? fmt::format("[{:.4g}, {:.4g}]", t.bounds.lo, t.bounds.hi) : "infeasible",
+              fmt::format("{} [{}, {}]", pct(t.share), pct(t.share_lo), pct(t.share_hi))},
+             tw);
+  if (r.overlap_w)
+    o += fmt::format("\noverlap fraction w = {:.3f} ± {:.3f} (0: components in series, 1: fully overlapped)\n",
+                     *r.overlap_w, *r.overlap_w_stderr);
+  o += fmt::format("\noverlap bounds allow {} noise on each time\n\n", pct(r.bounds.slack));
+  const std::vector<int> pw{14, 8, 8, 11, 11, 8, 8, 5};
+  o += row({"config", "cpu_ghz", "mem_gbs", "observed_s", "predicted_s", "error", "loocv", "reps"}, pw) + rule(8);
+  for (size_t j = 0; j < r.points.size(); ++j) {
+    const auto& p = r.points[j];
+    o += row({p.label, fmt::format("{:g}", p.cpu_ghz), fmt::format("{:g}", p.mem_gbs), fmt::format("{:.4g}", p.time_s),
+              fmt::format("{:.4g}", r.predicted[j]), fmt::format("{:+.2f}%", 100 * r.diag.rel_err[j]),
+              std::isfinite(r.loocv_err[j]) ? fmt::format("{:+.2f}%", 100 * r.loocv_err[j]) : "n/a",
+              std::to_string(p.reps)},
+             pw);
+  }
+  o += "\n" + diagnostics_line(r) + "\n";
+  if (r.has_per_rank) {
+    o += "\nper-rank bottlenecks (shares of modelled time at the baseline)\n\n";
+    const std::vector<int> rw{6, 8, 8, 8, 8};
+    o += row({"rank", "cpu", "memory", "fixed", "error"}, rw) + rule(5);
+    for (const auto& s : r.per_rank)
+      o += s.ok ? row({std::to_string(s.rank), pct(s.cpu), pct(s.mem), pct(s.fixed), pct(s.error)}, rw)
+                : row({std::to_string(s.rank), "n/a", "n/a", "n/a", "too few times"}, rw);
+    o += "\nranks that behave alike (shares rounded to 10%)\n\n";
+    const std::vector<int> gw{6, 8, 8, 8, 20};
+    o += row({"count", "cpu", "memory", "fixed", "ranks"}, gw) + rule(5);
+    for (const auto& g : r.groups)
+      o += row({std::to_string(g.ranks.size()), pct(g.cpu), pct(g.mem), pct(g.fixed), format_rank_list(g.ranks)}, gw);
+  }
+  if (!r.warnings.empty()) {
+    o += "\nwarnings:\n";
+    for (const auto& w : r.warnings) o += (markdown ? "- " : "  - ") + w + "\n";
+  }
+  return o;
+}
+
+std::string render_csv(const ModelReport& r) {
+  std::string o = "label,cpu_ghz,mem_gbs,observed_s,predicted_s,error,loocv_error,reps,model,emulated\n";
+  for (size_t j = 0; j < r.points.size(); ++j) {
+    const auto& p = r.points[j];
+    o += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", p.label, p.cpu_ghz, p.mem_gbs, p.time_s, r.predicted[j],
+                     r.diag.rel_err[j], std::isfinite(r.loocv_err[j]) ? fmt::format("{}", r.loocv_err[j]) : "",
+                     p.reps, r.spec.name(), r.emulated ? "true" : "false");
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string render_fit(const ModelReport& rep, const std::string& format) {
+  if (format == "table") return render_table(rep, false);
+  if (format == "md") return render_table(rep, true);
+  if (format == "json") return to_json(rep).dump(2) + "\n";
+  if (format == "csv") return render_csv(rep);
+  throw InputError("--format", "unknown format '" + format + "' (expected table, json, csv or md)");
+}
+
+std::string render_predictions(const ModelReport& m, const std::vector<Prediction>& preds,
+                               const std::string& format) {
+  const Point& b = m.points[m.baseline];
+  if (format == "json") {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& p : preds) {
+      nlohmann::json j = {{"name", p.system.name},
+                          {"cpu_ghz", p.system.cpu_ghz},
+                          {"mem_gbs", p.system.mem_gbs},
+                          {"predicted_s", p.predicted_s},
+                          {"low_s", p.low_s},
+                          {"high_s", p.high_s},
+                          {"fit_low_s", p.fit_low_s},
+                          {"fit_high_s", p.fit_high_s},
+                          {"overlap_low_s", p.overlap_low_s ? nlohmann::json(*p.overlap_low_s) : nlohmann::json()},
+                          {"overlap_high_s", p.overlap_high_s ? nlohmann::json(*p.overlap_high_s) : nlohmann::json()},
+                          {"speedup", p.speedup},
+                          {"warnings", p.warnings}};
+      if (p.system.lat_ns) j["lat_ns"] = *p.system.lat_ns;
+      arr.push_back(j);
+    }
+    nlohmann::json out = {{"schema", "hpcsens.prediction.v1"},
+                          {"model", m.spec.name()},
+                          {"emulated", m.emulated},
+                          {"baseline", {{"label", b.label}, {"cpu_ghz", b.cpu_ghz}, {"mem_gbs", b.mem_gbs},
+                                        {"time_s", b.time_s}}},
+                          {"predictions", arr}};
+    if (preds.size() == 1)
+      for (const char* k : {"predicted_s", "low_s", "high_s", "speedup"}) out[k] = arr[0][k];
+    return out.dump(2) + "\n";
+  }
+  if (format != "table") throw InputError("--format", "unknown format '" + format + "' (expected table or json)");
+  std::string o;
+  if (m.emulated) o += "EMULATED MODEL — fitted to emulated runs, not measurements\n";
+  o += fmt::format("model {}; baseline '{}' ({:g} GHz, {:g} GB/s) measured {:.4g} s\n\n", m.spec.name(), b.label,
+                   b.cpu_ghz, b.mem_gbs, b.time_s);
+  o += fmt::format("  {:<4} {:<16} {:>8} {:>8} {:>12} {:>12} {:>12} {:>8}\n", "rank", "system", "cpu_ghz", "mem_gbs",
+                   "predicted_s", "low_s", "high_s", "speedup");
+  int i = 0;
+  for (const auto& p : preds)
+    o += fmt::format("  {:<4} {:<16} {:>8g} {:>8g} {:>12.4g} {:>12.4g} {:>12.4g} {:>7.3f}x\n", ++i, p.system.name,
+                     p.system.cpu_ghz, p.system.mem_gbs, p.predicted_s, p.low_s, p.high_s, p.speedup);
+  o += "\nlow_s/high_s: the wider of the 95% fit interval and the overlap interval (every work split consistent "
+       "with the measurements)\n";
+  for (const auto& p : preds)
+    for (const auto& w : p.warnings) o += fmt::format("warning: {}: {}\n", p.system.name, w);
+  return o;
+}
+
+}  // namespace hpcsens::model

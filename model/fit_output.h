@@ -1,0 +1,18 @@
+#pragma once
+// Human and machine renderings of a model report and of predictions. Emulated inputs are
+// labelled EMULATED in every format.
+#include <string>
+#include <vector>
+
+#include "model/analysis.h"
+#include "model/predict.h"
+
+namespace hpcsens::model {
+
+// format: "table", "json", "csv" (one row per configuration), "md". Throws InputError otherwise.
+std::string render_fit(const ModelReport& rep, const std::string& format);
+// format: "table" or "json".
+std::string render_predictions(const ModelReport& model, const std::vector<Prediction>& preds,
+                               const std::string& format);
+
+}  // namespace hpcsens::model

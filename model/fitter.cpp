@@ -1,0 +1,173 @@
+#include "model/fitter.h"
+
+#include <ceres/ceres.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "common/errors.h"
+#include "model/dataset.h"
+
+namespace hpcsens::model {
+namespace {
+
+constexpr int kMaxParams = 5;
+
+// One configuration's relative residual with an analytic Jacobian: the model is linear in W
+// (piecewise linear in the overlap variant), so autodiff would only add cost.
+class RelativeResidual final : public ceres::CostFunction {
+ public:
+  RelativeResidual(const ModelSpec& spec, const Point& pt, double observed)
+      : n_terms_(static_cast<int>(spec.terms.size())), overlap_(spec.overlap), inv_t_(1.0 / observed) {
+    for (int k = 0; k < n_terms_; ++k) x_[k] = basis(spec.terms[k], pt);
+    cpu_ = spec.index_of(Term::cpu);
+    mem_ = spec.index_of(Term::mem);
+    set_num_residuals(1);
+    mutable_parameter_block_sizes()->push_back(spec.num_params());
+  }
+
+  bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
+    const double* p = parameters[0];
+    double sum = 0;
+    for (int k = 0; k < n_terms_; ++k) sum += p[k] * x_[k];
+    double gap = 0;  // sum - max of the overlapping parts
+    bool cpu_larger = true;
+    if (overlap_) {
+      const double pc = p[cpu_] * x_[cpu_], pm = p[mem_] * x_[mem_];
+      cpu_larger = pc >= pm;
+      gap = std::min(pc, pm);
+      sum -= p[n_terms_] * gap;
+    }
+    residuals[0] = sum * inv_t_ - 1.0;
+    if (jacobians && jacobians[0]) {
+      double* J = jacobians[0];
+      for (int k = 0; k < n_terms_; ++k) J[k] = x_[k] * inv_t_;
+      if (overlap_) {
+        const double w = p[n_terms_];
+        J[cpu_larger ? mem_ : cpu_] *= (1.0 - w);
+        J[n_terms_] = -gap * inv_t_;
+      }
+    }
+    return true;
+  }
+
+ private:
+  int n_terms_;
+  bool overlap_;
+  double inv_t_;
+  double x_[kMaxParams] = {};
+  int cpu_ = -1, mem_ = -1;
+};
+
+ceres::LossFunction* make_loss(const FitOptions& o) {
+  switch (o.robust) {
+    case Robust::huber: return new ceres::HuberLoss(o.robust_scale);
+    case Robust::cauchy: return new ceres::CauchyLoss(o.robust_scale);
+    case Robust::none: break;
+  }
+  return nullptr;
+}
+
+void build_problem(ceres::Problem& problem, double* p, const ModelSpec& spec, const std::vector<Point>& points,
+                   const std::vector<double>& times, const FitOptions& opts) {
+  for (size_t j = 0; j < points.size(); ++j) {
+    if (!std::isfinite(times[j]) || times[j] <= 0) continue;
+    problem.AddResidualBlock(new RelativeResidual(spec, points[j], times[j]), make_loss(opts), p);
+  }
+  const int n = static_cast<int>(spec.terms.size());
+  for (int k = 0; k < n; ++k) problem.SetParameterLowerBound(p, k, 0.0);
+  if (spec.overlap) {
+    problem.SetParameterLowerBound(p, n, 0.0);
+    problem.SetParameterUpperBound(p, n, 1.0);
+  }
+}
+
+}  // namespace
+
+Robust parse_robust(const std::string& s) {
+  if (s == "none" || s.empty()) return Robust::none;
+  if (s == "huber") return Robust::huber;
+  if (s == "cauchy") return Robust::cauchy;
+  throw InputError("--robust", "unknown loss '" + s + "' (expected none, huber or cauchy)");
+}
+
+const char* robust_name(Robust r) {
+  switch (r) {
+    case Robust::huber: return "huber";
+    case Robust::cauchy: return "cauchy";
+    case Robust::none: break;
+  }
+  return "none";
+}
+
+FitResult fit_model(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
+                    const FitOptions& opts) {
+  const int n = static_cast<int>(spec.terms.size());
+  double p[kMaxParams] = {};
+  // Start with every term explaining an equal share of the typical time.
+  for (int k = 0; k < n; ++k) {
+    std::vector<double> ratios;
+    for (size_t j = 0; j < points.size(); ++j)
+      if (std::isfinite(times[j]) && times[j] > 0) ratios.push_back(times[j] / basis(spec.terms[k], points[j]));
+    p[k] = ratios.empty() ? 1.0 : median(ratios) / n;
+  }
+  if (spec.overlap) p[n] = 0.25;
+
+  ceres::Problem::Options po;
+  ceres::Problem problem(po);
+  build_problem(problem, p, spec, points, times, opts);
+  FitResult r;
+  if (problem.NumResidualBlocks() == 0) {
+    r.message = "no usable times";
+    return r;
+  }
+  ceres::Solver::Options so;
+  so.linear_solver_type = ceres::DENSE_QR;
+  so.logging_type = ceres::SILENT;
+  so.minimizer_progress_to_stdout = false;
+  so.max_num_iterations = 200;
+  so.function_tolerance = 1e-12;
+  so.parameter_tolerance = 1e-12;
+  so.gradient_tolerance = 1e-14;
+  so.num_threads = 1;
+  ceres::Solver::Summary summary;
+  ceres::Solve(so, &problem, &summary);
+  r.params.assign(p, p + spec.num_params());
+  r.converged = summary.IsSolutionUsable();
+  r.message = summary.message;
+  return r;
+}
+
+std::optional<Matrix> covariance_at(const ModelSpec& spec, const std::vector<Point>& points,
+                                    const std::vector<double>& times, const std::vector<double>& params,
+                                    const FitOptions& opts) {
+  const int np = spec.num_params();
+  std::vector<double> p(params);
+  ceres::Problem problem;
+  build_problem(problem, p.data(), spec, points, times, opts);
+  const int n = problem.NumResidualBlocks();
+  if (n <= np) return std::nullopt;
+  ceres::Covariance::Options co;
+  co.algorithm_type = ceres::DENSE_SVD;  // detects rank deficiency instead of failing obscurely
+  co.null_space_rank = 0;
+  ceres::Covariance cov(co);
+  std::vector<std::pair<const double*, const double*>> blocks{{p.data(), p.data()}};
+  if (!cov.Compute(blocks, &problem)) return std::nullopt;
+  std::vector<double> c(np * np);
+  if (!cov.GetCovarianceBlock(p.data(), p.data(), c.data())) return std::nullopt;
+  // Ceres gives (J^T J)^-1; scale by the residual variance to get parameter variances.
+  double ss = 0;
+  for (size_t j = 0; j < points.size(); ++j) {
+    if (!std::isfinite(times[j]) || times[j] <= 0) continue;
+    const double r = model_time(spec, params, points[j]) / times[j] - 1.0;
+    ss += r * r;
+  }
+  const double s2 = ss / (n - np);
+  Matrix m(np, std::vector<double>(np));
+  for (int a = 0; a < np; ++a)
+    for (int b = 0; b < np; ++b) m[a][b] = c[a * np + b] * s2;
+  return m;
+}
+
+}  // namespace hpcsens::model

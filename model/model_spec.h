@@ -1,0 +1,57 @@
+#pragma once
+// Which terms a sensitivity model has and what each term's "basis" is at a configuration.
+// T_j = sum_k W_k * x_k(j) with x_cpu = 1/R_cpu, x_mem = 1/R_mem, x_io = 1, x_lat = L_j;
+// the overlap variant replaces the cpu+mem sum by sum - w (sum - max) (design.md).
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hpcsens::model {
+
+enum class Term { cpu, mem, io, lat };
+
+const char* term_name(Term t);
+// Unit of W for the term, for tables and docs.
+const char* term_unit(Term t);
+
+// One measured configuration with its combined (median) time.
+struct Point {
+  std::string label;
+  double cpu_ghz = 0;
+  double mem_gbs = 0;
+  std::optional<double> lat_ns;
+  double time_s = 0;   // median over repetitions
+  double min_s = 0;    // spread of the repetitions
+  double max_s = 0;
+  int reps = 1;
+};
+
+struct ModelSpec {
+  std::vector<Term> terms;
+  bool overlap = false;  // cpu and mem may overlap by a fitted fraction w in [0, 1]
+
+  // Parameters in the fit vector: one work per term, plus w for the overlap variant.
+  int num_params() const { return static_cast<int>(terms.size()) + (overlap ? 1 : 0); }
+  std::string name() const;
+  bool has(Term t) const;
+  int index_of(Term t) const;  // -1 when absent
+};
+
+// "cpu+mem", "cpu+mem+io", "cpu+mem+lat", "cpu+mem+io+lat", "overlap"; throws InputError otherwise.
+ModelSpec parse_model_spec(const std::string& name);
+
+// The basis value x_k at a configuration (see the header comment).
+double basis(Term t, double cpu_ghz, double mem_gbs, std::optional<double> lat_ns);
+inline double basis(Term t, const Point& p) { return basis(t, p.cpu_ghz, p.mem_gbs, p.lat_ns); }
+
+// Modelled time for parameters `p` (works, then w when overlap) at one configuration.
+double model_time(const ModelSpec& spec, const std::vector<double>& p, double cpu_ghz, double mem_gbs,
+                  std::optional<double> lat_ns);
+inline double model_time(const ModelSpec& spec, const std::vector<double>& p, const Point& pt) {
+  return model_time(spec, p, pt.cpu_ghz, pt.mem_gbs, pt.lat_ns);
+}
+// d(model_time)/d(p_i) at one configuration, for uncertainty propagation.
+std::vector<double> model_gradient(const ModelSpec& spec, const std::vector<double>& p, double cpu_ghz,
+                                   double mem_gbs, std::optional<double> lat_ns);
+
+}  // namespace hpcsens::model

@@ -1,0 +1,135 @@
+#include "model/overlap_bounds.h"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hpcsens::model {
+namespace {
+
+// The feasible set of W (and optionally an extra variable t >= W_k x_new,k) as a GLPK problem.
+// Rows are scaled by 1/T_j so every coefficient is a fraction of the run time.
+class WorkPolytope {
+ public:
+  WorkPolytope(const std::vector<Term>& terms, const std::vector<Point>& points, double slack,
+               const std::vector<double>* t_above = nullptr)
+      : k_(static_cast<int>(terms.size())), lp_(glp_create_prob()) {
+    const int nvar = k_ + (t_above ? 1 : 0);
+    glp_add_cols(lp_, nvar);
+    for (int c = 1; c <= nvar; ++c) glp_set_col_bnds(lp_, c, GLP_LO, 0.0, 0.0);
+    std::vector<int> ia{0}, ja{0};
+    std::vector<double> ar{0};
+    int row = 0;
+    auto add_row = [&](int type, double lo, double hi, const std::vector<std::pair<int, double>>& coefs) {
+      row = glp_add_rows(lp_, 1);
+      glp_set_row_bnds(lp_, row, type, lo, hi);
+      for (auto [c, v] : coefs) ia.push_back(row), ja.push_back(c), ar.push_back(v);
+    };
+    for (const auto& p : points) {
+      std::vector<std::pair<int, double>> sum;
+      for (int k = 0; k < k_; ++k) {
+        const double x = basis(terms[k], p) / p.time_s;
+        add_row(GLP_UP, 0.0, 1.0 + slack, {{k + 1, x}});  // no component longer than the run
+        sum.push_back({k + 1, x});
+      }
+      add_row(GLP_LO, 1.0 - slack, 0.0, sum);  // the run no longer than all components in series
+    }
+    if (t_above)
+      for (int k = 0; k < k_; ++k) add_row(GLP_LO, 0.0, 0.0, {{nvar, 1.0}, {k + 1, -(*t_above)[k]}});
+    glp_load_matrix(lp_, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+    glp_scale_prob(lp_, GLP_SF_AUTO);
+  }
+  ~WorkPolytope() { glp_delete_prob(lp_); }
+  WorkPolytope(const WorkPolytope&) = delete;
+  WorkPolytope& operator=(const WorkPolytope&) = delete;
+
+  // Optimum of sum_c obj[c] * var_c, or nullopt when infeasible/unbounded.
+  std::optional<double> optimize(const std::vector<double>& obj, bool maximize) {
+    glp_set_obj_dir(lp_, maximize ? GLP_MAX : GLP_MIN);
+    for (int c = 1; c <= glp_get_num_cols(lp_); ++c)
+      glp_set_obj_coef(lp_, c, c - 1 < static_cast<int>(obj.size()) ? obj[c - 1] : 0.0);
+    glp_smcp parm;
+    glp_init_smcp(&parm);
+    parm.msg_lev = GLP_MSG_OFF;
+    parm.presolve = GLP_ON;
+    if (glp_simplex(lp_, &parm) != 0 || glp_get_status(lp_) != GLP_OPT) return std::nullopt;
+    return glp_get_obj_val(lp_);
+  }
+
+ private:
+  int k_;
+  glp_prob* lp_;
+};
+
+bool quiet_glpk() {
+  glp_term_out(GLP_OFF);
+  return true;
+}
+
+std::optional<OverlapBounds> bounds_at(const std::vector<Term>& terms, const std::vector<Point>& points,
+                                       double slack) {
+  WorkPolytope poly(terms, points, slack);
+  OverlapBounds out;
+  out.slack = slack;
+  out.feasible = true;
+  const int k = static_cast<int>(terms.size());
+  for (int a = 0; a < k; ++a) {
+    std::vector<double> obj(k, 0.0);
+    obj[a] = 1.0;
+    const auto lo = poly.optimize(obj, false);
+    const auto hi = poly.optimize(obj, true);
+    if (!lo || !hi) return std::nullopt;
+    TermBounds b;
+    b.lo = std::max(0.0, *lo);
+    b.hi = *hi;
+    b.closed_form_hi = std::numeric_limits<double>::infinity();
+    for (const auto& p : points)
+      b.closed_form_hi = std::min(b.closed_form_hi, p.time_s * (1.0 + slack) / basis(terms[a], p));
+    out.terms.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace
+
+OverlapBounds overlap_bounds(const std::vector<Term>& terms, const std::vector<Point>& points, double slack) {
+  static const bool quiet = quiet_glpk();
+  (void)quiet;
+  for (double s = slack; s <= 0.32 + 1e-12; s *= 2) {
+    if (auto b = bounds_at(terms, points, s)) return *b;
+    if (s <= 0) s = 0.005;  // a zero slack can only grow by starting somewhere
+  }
+  OverlapBounds none;
+  none.feasible = false;
+  return none;
+}
+
+std::optional<TimeRange> overlap_time_range(const std::vector<Term>& terms, const std::vector<Point>& points,
+                                            double slack, double cpu_ghz, double mem_gbs,
+                                            std::optional<double> lat_ns) {
+  static const bool quiet = quiet_glpk();
+  (void)quiet;
+  const int k = static_cast<int>(terms.size());
+  std::vector<double> x(k);
+  for (int a = 0; a < k; ++a) x[a] = basis(terms[a], cpu_ghz, mem_gbs, lat_ns);
+  TimeRange r;
+  {
+    WorkPolytope poly(terms, points, slack);
+    const auto hi = poly.optimize(x, true);
+    if (!hi) return std::nullopt;
+    r.hi = *hi;
+  }
+  {
+    WorkPolytope poly(terms, points, slack, &x);
+    std::vector<double> obj(k + 1, 0.0);
+    obj[k] = 1.0;
+    const auto lo = poly.optimize(obj, false);
+    if (!lo) return std::nullopt;
+    r.lo = *lo;
+  }
+  return r;
+}
+
+}  // namespace hpcsens::model

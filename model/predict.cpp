@@ -1,0 +1,145 @@
+#include "model/predict.h"
+
+#include <fmt/core.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/errors.h"
+
+namespace hpcsens::model {
+namespace {
+
+// Beyond this factor outside the measured range a prediction is an extrapolation worth flagging.
+constexpr double kExtrapolationFactor = 1.25;
+
+void check_range(const char* rate, double v, double lo, double hi, std::vector<std::string>& warnings) {
+  if (v < lo / kExtrapolationFactor || v > hi * kExtrapolationFactor)
+    warnings.push_back(fmt::format("{} {:g} is far outside the measured range {:g} to {:g}: extrapolating", rate, v,
+                                   lo, hi));
+}
+
+std::string at(const std::string& path, const YAML::Node& n) {
+  return path + ":" + std::to_string(n.Mark().line + 1);
+}
+
+double yaml_number(const YAML::Node& sys, const char* key, const std::string& path, bool required,
+                   bool* present = nullptr) {
+  const YAML::Node v = sys[key];
+  if (present) *present = bool(v);
+  if (!v) {
+    if (required) throw InputError(at(path, sys) + ": field '" + key + "'", "missing");
+    return 0;
+  }
+  double d = 0;
+  try {
+    d = v.as<double>();
+  } catch (const YAML::Exception&) {
+    throw InputError(at(path, v) + ": field '" + key + "'", "'" + v.as<std::string>("?") + "' is not a number");
+  }
+  if (!std::isfinite(d) || d <= 0)
+    throw InputError(at(path, v) + ": field '" + key + "'", "must be a finite number greater than zero");
+  return d;
+}
+
+SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
+  if (!n.IsMap()) throw InputError(at(path, n), "expected a system mapping with name, cpu_ghz, mem_gbs");
+  static const std::set<std::string> known{"name", "cpu_ghz", "mem_gbs", "lat_ns", "description"};
+  for (const auto& kv : n) {
+    const std::string k = kv.first.as<std::string>();
+    if (!known.count(k))
+      throw InputError(at(path, kv.first) + ": field '" + k + "'",
+                       "unknown field (expected name, cpu_ghz, mem_gbs, lat_ns, description)");
+  }
+  SystemSpec s;
+  s.where = at(path, n);
+  if (!n["name"] || !n["name"].IsScalar() || n["name"].as<std::string>().empty())
+    throw InputError(at(path, n) + ": field 'name'", "missing");
+  s.name = n["name"].as<std::string>();
+  s.cpu_ghz = yaml_number(n, "cpu_ghz", path, true);
+  s.mem_gbs = yaml_number(n, "mem_gbs", path, true);
+  bool has_lat = false;
+  const double lat = yaml_number(n, "lat_ns", path, false, &has_lat);
+  if (has_lat) s.lat_ns = lat;
+  return s;
+}
+
+}  // namespace
+
+Prediction predict(const ModelReport& m, const SystemSpec& sys) {
+  if (m.spec.has(Term::lat) && !sys.lat_ns)
+    throw InputError((sys.where.empty() ? std::string("--lat-ns") : sys.where + ": field 'lat_ns'"),
+                     "model '" + m.spec.name() + "' has a latency term: give the memory latency of '" + sys.name + "'");
+  Prediction p;
+  p.system = sys;
+  p.predicted_s = model_time(m.spec, m.params, sys.cpu_ghz, sys.mem_gbs, sys.lat_ns);
+  const auto g = model_gradient(m.spec, m.params, sys.cpu_ghz, sys.mem_gbs, sys.lat_ns);
+  double var = 0;
+  for (size_t a = 0; a < g.size(); ++a)
+    for (size_t b = 0; b < g.size(); ++b) var += g[a] * m.covariance[a][b] * g[b];
+  const double half = 1.96 * std::sqrt(std::max(0.0, var));
+  p.fit_low_s = std::max(0.0, p.predicted_s - half);
+  p.fit_high_s = p.predicted_s + half;
+  p.low_s = p.fit_low_s;
+  p.high_s = p.fit_high_s;
+  if (m.bounds.feasible) {
+    if (auto r = overlap_time_range(m.spec.terms, m.points, m.bounds.slack, sys.cpu_ghz, sys.mem_gbs, sys.lat_ns)) {
+      p.overlap_low_s = r->lo;
+      p.overlap_high_s = r->hi;
+      p.low_s = std::min(p.low_s, r->lo);
+      p.high_s = std::max(p.high_s, r->hi);
+    }
+  }
+  p.speedup = m.points[m.baseline].time_s / p.predicted_s;
+  double clo = INFINITY, chi = 0, mlo = INFINITY, mhi = 0, llo = INFINITY, lhi = 0;
+  for (const auto& pt : m.points) {
+    clo = std::min(clo, pt.cpu_ghz), chi = std::max(chi, pt.cpu_ghz);
+    mlo = std::min(mlo, pt.mem_gbs), mhi = std::max(mhi, pt.mem_gbs);
+    if (pt.lat_ns) llo = std::min(llo, *pt.lat_ns), lhi = std::max(lhi, *pt.lat_ns);
+  }
+  check_range("cpu_ghz", sys.cpu_ghz, clo, chi, p.warnings);
+  check_range("mem_gbs", sys.mem_gbs, mlo, mhi, p.warnings);
+  if (m.spec.has(Term::lat) && sys.lat_ns) check_range("lat_ns", *sys.lat_ns, llo, lhi, p.warnings);
+  if (m.emulated) p.warnings.insert(p.warnings.begin(), "EMULATED: the model was fitted to emulated runs");
+  return p;
+}
+
+std::vector<SystemSpec> parse_systems(const std::string& text, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1), "not valid YAML (" + e.msg + ")");
+  }
+  YAML::Node list = root;
+  if (root.IsMap() && root["systems"]) list = root["systems"];
+  std::vector<SystemSpec> out;
+  if (list.IsSequence()) {
+    for (const auto& n : list) out.push_back(parse_system(n, path));
+  } else if (list.IsMap()) {
+    out.push_back(parse_system(list, path));
+  } else {
+    throw InputError(path, "expected a system (name, cpu_ghz, mem_gbs) or a list of them under 'systems:'");
+  }
+  if (out.empty()) throw InputError(path + ": field 'systems'", "empty list");
+  return out;
+}
+
+std::vector<SystemSpec> load_systems(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "cannot read the system file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_systems(ss.str(), path);
+}
+
+void rank_predictions(std::vector<Prediction>& preds) {
+  std::stable_sort(preds.begin(), preds.end(),
+                   [](const Prediction& a, const Prediction& b) { return a.predicted_s < b.predicted_s; });
+}
+
+}  // namespace hpcsens::model

@@ -1,0 +1,202 @@
+#include "mpi/launcher.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+
+extern char** environ;
+
+namespace hpcsens::mpi {
+namespace {
+
+std::string_view basename_of(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool contains(std::string_view hay, std::string_view needle) {
+  return hay.find(needle) != std::string_view::npos;
+}
+
+// srun splits --export on commas and has no escape, so a value with a comma cannot go there.
+bool srun_safe(const EnvVar& v) { return v.value.find(',') == std::string::npos; }
+
+void plan_slurm(const std::vector<std::string>& argv, const std::vector<EnvVar>& vars,
+                LaunchPlan& plan) {
+  std::string listed;
+  for (const auto& v : vars) {
+    if (srun_safe(v)) listed += "," + v.name + "=" + v.value;
+  }
+  // The user's own --export (srun honours only the last one) is extended, not overridden.
+  std::size_t user_export = 0;  // index of the argument holding the user's value; 0: none
+  bool separate_value = false;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i] == "--") break;
+    if (argv[i].rfind("--export=", 0) == 0) {
+      user_export = i;
+      separate_value = false;
+    } else if (argv[i] == "--export" && i + 1 < argv.size()) {
+      user_export = i + 1;
+      separate_value = true;
+    }
+  }
+  bool exports_all = true;
+  plan.argv = argv;
+  if (user_export == 0) {
+    plan.argv.insert(plan.argv.begin() + 1, "--export=ALL" + listed);
+  } else {
+    std::string& arg = plan.argv[user_export];
+    const std::string value = separate_value ? arg : arg.substr(std::string("--export=").size());
+    std::string merged;
+    if (value == "NONE" || value == "NIL" || value.empty()) {
+      merged = listed.empty() ? value : listed.substr(1);
+      exports_all = false;
+    } else {
+      merged = value + listed;
+      exports_all = value == "ALL" || value.rfind("ALL,", 0) == 0;
+    }
+    arg = separate_value ? merged : "--export=" + merged;
+  }
+  for (const auto& v : vars) {
+    if (srun_safe(v)) continue;
+    if (v.name == "LD_PRELOAD" || !exports_all) {
+      plan.warnings.push_back("srun cannot pass " + v.name +
+                              " (its value contains a comma and --export does not include ALL)");
+      continue;
+    }
+    // With ALL, srun copies its own environment to the tasks; our settings are harmless to srun.
+    plan.launcher_env.push_back(v);
+  }
+}
+
+}  // namespace
+
+std::string_view launcher_name(LauncherKind kind) {
+  switch (kind) {
+    case LauncherKind::kOpenMpi: return "openmpi";
+    case LauncherKind::kMpichHydra: return "mpich-hydra";
+    case LauncherKind::kSlurm: return "slurm";
+    case LauncherKind::kSingleton: return "singleton";
+    case LauncherKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+bool needs_version_probe(std::string_view argv0) {
+  const auto base = basename_of(argv0);
+  return base == "mpirun" || base == "mpiexec";
+}
+
+LauncherKind classify_launcher(std::string_view argv0, std::string_view version_output) {
+  const auto base = basename_of(argv0);
+  if (base == "orterun" || base == "mpirun.openmpi" || base == "mpiexec.openmpi")
+    return LauncherKind::kOpenMpi;
+  if (base == "mpiexec.hydra" || base == "mpirun.mpich" || base == "mpiexec.mpich")
+    return LauncherKind::kMpichHydra;
+  if (base == "srun") return LauncherKind::kSlurm;
+  if (!needs_version_probe(argv0)) return LauncherKind::kSingleton;
+  if (contains(version_output, "Open MPI") || contains(version_output, "OpenRTE"))
+    return LauncherKind::kOpenMpi;
+  if (contains(version_output, "HYDRA") || contains(version_output, "Intel(R) MPI"))
+    return LauncherKind::kMpichHydra;
+  return LauncherKind::kUnknown;
+}
+
+LaunchPlan plan_launch(LauncherKind kind, const std::vector<std::string>& argv,
+                       const std::vector<EnvVar>& vars) {
+  LaunchPlan plan;
+  if (argv.empty()) return plan;
+  switch (kind) {
+    case LauncherKind::kOpenMpi: {
+      plan.argv.push_back(argv[0]);
+      for (const auto& v : vars) {
+        plan.argv.push_back("-x");
+        plan.argv.push_back(v.name + "=" + v.value);
+      }
+      plan.argv.insert(plan.argv.end(), argv.begin() + 1, argv.end());
+      break;
+    }
+    case LauncherKind::kMpichHydra: {
+      plan.argv.push_back(argv[0]);
+      for (const auto& v : vars) {
+        plan.argv.push_back("-genv");
+        plan.argv.push_back(v.name);
+        plan.argv.push_back(v.value);
+      }
+      plan.argv.insert(plan.argv.end(), argv.begin() + 1, argv.end());
+      break;
+    }
+    case LauncherKind::kSlurm:
+      plan_slurm(argv, vars, plan);
+      break;
+    case LauncherKind::kSingleton:
+      plan.argv = argv;
+      plan.launcher_env = vars;
+      break;
+    case LauncherKind::kUnknown:
+      plan.argv = argv;
+      plan.warnings.push_back("cannot tell which MPI '" + argv[0] +
+                              "' belongs to (its --version names neither Open MPI nor Hydra); "
+                              "running the job without measurement");
+      break;
+  }
+  return plan;
+}
+
+std::string probe_launcher_version(const std::string& launcher) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  std::string arg0 = launcher, arg1 = "--version";
+  char* args[] = {arg0.data(), arg1.data(), nullptr};
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, launcher.c_str(), &fa, &attr, args, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  ::close(fds[1]);
+  std::string out;
+  if (rc != 0) {
+    ::close(fds[0]);
+    return out;
+  }
+  // A launcher that hangs on --version must not hang hpcsens: give it a few seconds.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  char buf[4096];
+  while (out.size() < 65536) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd p{fds[0], POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  ::kill(-pid, SIGKILL);  // harmless when it already exited; ends any children it left
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return out;
+}
+
+LauncherKind detect_launcher(const std::string& argv0) {
+  if (!needs_version_probe(argv0)) return classify_launcher(argv0, "");
+  return classify_launcher(argv0, probe_launcher_version(argv0));
+}
+
+}  // namespace hpcsens::mpi

@@ -1,0 +1,93 @@
+#pragma once
+// Hot-path accounting: per-thread, fixed-size counters indexed by call id.
+//
+// Why this shape: an intercepted call must cost a clock read and an add, nothing else (no lock,
+// no allocation, no system call). Each thread claims one slot of a static pool the first time it
+// is counted (one atomic increment) and then writes only to its own slot; the slots are summed
+// once at MPI_Finalize. Threads beyond the pool share one overflow slot updated atomically.
+// A thread-local depth makes nested calls (PMPI made by MPI itself, MPI-IO's own write(), our own
+// finalize work) invisible, so nothing is counted twice.
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include "call_table.h"
+
+namespace hpcsens::preload {
+
+struct CallSlot {
+  std::uint64_t count = 0;
+  std::uint64_t ticks = 0;  // now_ticks() units; seconds come from TickClock at the end
+  std::uint64_t bytes = 0;
+};
+
+using CallTotals = std::array<CallSlot, kNumCalls>;
+
+inline constexpr int kMaxThreadSlots = 64;
+
+struct ThreadState {
+  CallTotals* slot = nullptr;
+  int depth = 0;
+};
+
+// initial-exec: a preloaded library gets static TLS, so a thread-local read is one %fs access
+// instead of a __tls_get_addr call.
+extern thread_local constinit ThreadState t_state __attribute__((tls_model("initial-exec")));
+extern std::atomic<bool> g_counting;  // true between our init barrier and our finalize barrier
+
+// The slot this thread writes to (claimed on first use).
+CallTotals* claim_thread_slot() noexcept;
+extern CallTotals g_overflow_slot;  // shared by threads beyond kMaxThreadSlots
+inline bool is_overflow_slot(const CallTotals* slot) noexcept { return slot == &g_overflow_slot; }
+void add_to_slot(CallTotals* slot, int id, std::uint64_t ticks, std::uint64_t bytes) noexcept;
+
+// Sum of every thread's counters. Call when no other thread is inside MPI (after finalize's barrier).
+CallTotals merged_totals() noexcept;
+// Threads that have claimed a slot (including the overflow slot users, counted once each).
+int threads_seen() noexcept;
+// Forget all counts (tests; MPI_Init happens once per process otherwise).
+void reset_accounting() noexcept;
+
+// Scope of one intercepted call. counting() is false when we are not between init and finalize
+// or when this call is nested inside another intercepted call.
+class Guard {
+ public:
+  [[gnu::always_inline]] Guard() noexcept : state_(&t_state) {
+    counting_ = state_->depth == 0 && g_counting.load(std::memory_order_relaxed);
+    ++state_->depth;
+  }
+  [[gnu::always_inline]] ~Guard() { --state_->depth; }
+  Guard(const Guard&) = delete;
+  Guard& operator=(const Guard&) = delete;
+
+  bool counting() const noexcept { return counting_; }
+
+  [[gnu::always_inline]] void record(int id, std::uint64_t ticks, std::uint64_t bytes) noexcept {
+    CallTotals* slot = state_->slot;
+    if (slot == nullptr) [[unlikely]]
+      slot = state_->slot = claim_thread_slot();
+    if (is_overflow_slot(slot)) [[unlikely]] {
+      add_to_slot(slot, id, ticks, bytes);
+      return;
+    }
+    CallSlot& s = (*slot)[id];
+    ++s.count;
+    s.ticks += ticks;
+    s.bytes += bytes;
+  }
+
+ private:
+  ThreadState* state_;
+  bool counting_;
+};
+
+// Marks our own work (PAPI, record writing) so the wrappers do not count it.
+class InternalScope {
+ public:
+  InternalScope() noexcept { ++t_state.depth; }
+  ~InternalScope() { --t_state.depth; }
+  InternalScope(const InternalScope&) = delete;
+  InternalScope& operator=(const InternalScope&) = delete;
+};
+
+}  // namespace hpcsens::preload

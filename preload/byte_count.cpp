@@ -1,0 +1,152 @@
+// Byte counts of intercepted calls (see the "bytes" column of mpi_calls.tbl).
+#include "preload/wrapper_support.h"
+
+namespace hpcsens::preload {
+namespace {
+
+bool null_type(MPI_Datatype type) {
+  const auto& h = pmpi::handles();
+  return !h.resolved || type == h.datatype_null;
+}
+bool null_comm(MPI_Comm comm) {
+  const auto& h = pmpi::handles();
+  return !h.resolved || comm == h.comm_null;
+}
+
+// Size of the group a collective on `comm` sends to: the remote group of an intercommunicator.
+int group_size(MPI_Comm comm) {
+  if (null_comm(comm)) return 0;
+  int inter = 0, size = 0;
+  pmpi::Comm_test_inter.get()(comm, &inter);
+  if (inter)
+    pmpi::Comm_remote_size.get()(comm, &size);
+  else
+    pmpi::Comm_size.get()(comm, &size);
+  return size;
+}
+
+int out_degree(MPI_Comm comm) {
+  if (null_comm(comm)) return 0;
+  int topo = MPI_UNDEFINED;
+  pmpi::Topo_test.get()(comm, &topo);
+  if (topo == MPI_DIST_GRAPH) {
+    int indeg = 0, outdeg = 0, weighted = 0;
+    pmpi::Dist_graph_neighbors_count.get()(comm, &indeg, &outdeg, &weighted);
+    return outdeg;
+  }
+  if (topo == MPI_GRAPH) {
+    int rank = 0, nn = 0;
+    pmpi::Comm_rank.get()(comm, &rank);
+    pmpi::Graph_neighbors_count.get()(comm, rank, &nn);
+    return nn;
+  }
+  if (topo == MPI_CART) {
+    int ndims = 0;
+    pmpi::Cartdim_get.get()(comm, &ndims);
+    return 2 * ndims;  // MPI-3.1 7.6: two neighbours per dimension, MPI_PROC_NULL ones included
+  }
+  return 0;
+}
+
+std::int64_t type_size(MPI_Datatype type) {
+  if (null_type(type)) return 0;
+  int size = 0;
+  if (pmpi::Type_size.get()(type, &size) != MPI_SUCCESS) return 0;
+  return size;
+}
+
+std::int64_t nonneg(std::int64_t v) { return v < 0 ? 0 : v; }
+
+MPI_Fint fint(const void* p) { return p == nullptr ? 0 : *static_cast<const MPI_Fint*>(p); }
+MPI_Datatype ftype(const void* p) {
+  if (p == nullptr || !pmpi::handles().resolved) return pmpi::handles().datatype_null;
+  return pmpi::Type_f2c.get()(fint(p));
+}
+MPI_Comm fcomm(const void* p) {
+  if (p == nullptr || !pmpi::handles().resolved) return pmpi::handles().comm_null;
+  return pmpi::Comm_f2c.get()(fint(p));
+}
+
+}  // namespace
+
+namespace cb {
+std::int64_t n(int count) noexcept { return nonneg(count); }
+std::int64_t t(MPI_Datatype type) noexcept { return type_size(type); }
+std::int64_t np(MPI_Comm comm) noexcept { return group_size(comm); }
+std::int64_t nout(MPI_Comm comm) noexcept { return out_degree(comm); }
+std::int64_t sum(const int counts[], MPI_Comm comm) noexcept {
+  std::int64_t s = 0;
+  const int k = group_size(comm);
+  for (int i = 0; counts != nullptr && i < k; ++i) s += nonneg(counts[i]);
+  return s;
+}
+std::int64_t sumn(const int counts[], MPI_Comm comm) noexcept {
+  std::int64_t s = 0;
+  const int k = out_degree(comm);
+  for (int i = 0; counts != nullptr && i < k; ++i) s += nonneg(counts[i]);
+  return s;
+}
+std::int64_t sumw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept {
+  std::int64_t s = 0;
+  const int k = group_size(comm);
+  for (int i = 0; counts != nullptr && types != nullptr && i < k; ++i)
+    s += nonneg(counts[i]) * type_size(types[i]);
+  return s;
+}
+std::int64_t sumnw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept {
+  std::int64_t s = 0;
+  const int k = out_degree(comm);
+  for (int i = 0; counts != nullptr && types != nullptr && i < k; ++i)
+    s += nonneg(counts[i]) * type_size(types[i]);
+  return s;
+}
+bool inplace(const void* buf) noexcept { return buf == MPI_IN_PLACE; }
+}  // namespace cb
+
+namespace fb {
+bool ok(const void* ierror) noexcept { return ierror == nullptr || fint(ierror) == MPI_SUCCESS; }
+std::int64_t n(const void* count) noexcept { return nonneg(fint(count)); }
+std::int64_t t(const void* type) noexcept { return type_size(ftype(type)); }
+std::int64_t np(const void* comm) noexcept { return group_size(fcomm(comm)); }
+std::int64_t nout(const void* comm) noexcept { return out_degree(fcomm(comm)); }
+std::int64_t sum(const void* counts, const void* comm) noexcept {
+  std::int64_t s = 0;
+  const int k = group_size(fcomm(comm));
+  const auto* c = static_cast<const MPI_Fint*>(counts);
+  for (int i = 0; c != nullptr && i < k; ++i) s += nonneg(c[i]);
+  return s;
+}
+std::int64_t sumn(const void* counts, const void* comm) noexcept {
+  std::int64_t s = 0;
+  const int k = out_degree(fcomm(comm));
+  const auto* c = static_cast<const MPI_Fint*>(counts);
+  for (int i = 0; c != nullptr && i < k; ++i) s += nonneg(c[i]);
+  return s;
+}
+std::int64_t sumw(const void* counts, const void* types, const void* comm) noexcept {
+  std::int64_t s = 0;
+  const int k = group_size(fcomm(comm));
+  const auto* c = static_cast<const MPI_Fint*>(counts);
+  const auto* ty = static_cast<const MPI_Fint*>(types);
+  for (int i = 0; c != nullptr && ty != nullptr && i < k; ++i)
+    s += nonneg(c[i]) * type_size(ftype(&ty[i]));
+  return s;
+}
+std::int64_t sumnw(const void* counts, const void* types, const void* comm) noexcept {
+  std::int64_t s = 0;
+  const int k = out_degree(fcomm(comm));
+  const auto* c = static_cast<const MPI_Fint*>(counts);
+  const auto* ty = static_cast<const MPI_Fint*>(types);
+  for (int i = 0; c != nullptr && ty != nullptr && i < k; ++i)
+    s += nonneg(c[i]) * type_size(ftype(&ty[i]));
+  return s;
+}
+bool inplace(const void* buf) noexcept {
+  if (buf == nullptr) return false;
+  for (const void* p : pmpi::handles().fortran_in_place)
+    if (p != nullptr && p == buf) return true;
+  return false;
+}
+}  // namespace fb
+
+}  // namespace hpcsens::preload

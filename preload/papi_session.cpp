@@ -1,0 +1,142 @@
+#include "preload/papi_session.h"
+
+#include <papi.h>
+
+namespace hpcsens::preload {
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& e : v) s += (s.empty() ? "" : ",") + e;
+  return s;
+}
+
+// Whether every event of `events` can be counted together, tried in a scratch event set.
+// Returns "" on success, else the first refusal.
+std::string try_group(const std::vector<std::string>& events) {
+  int es = PAPI_NULL;
+  if (int rc = PAPI_create_eventset(&es); rc != PAPI_OK)
+    return std::string("cannot create event set: ") + PAPI_strerror(rc);
+  std::string why;
+  for (const auto& e : events) {
+    if (int rc = PAPI_add_named_event(es, e.c_str()); rc != PAPI_OK) {
+      why = e + ": " + PAPI_strerror(rc);
+      break;
+    }
+  }
+  if (why.empty()) {
+    // Adding can succeed where starting fails (e.g. a PMU event in a VM): start to be sure.
+    if (int rc = PAPI_start(es); rc != PAPI_OK) {
+      why = join(events) + ": cannot start: " + PAPI_strerror(rc);
+    } else {
+      std::vector<long long> scratch(events.size());
+      PAPI_stop(es, scratch.data());
+    }
+  }
+  PAPI_cleanup_eventset(es);
+  PAPI_destroy_eventset(&es);
+  return why;
+}
+
+}  // namespace
+
+void PapiSession::fail(const std::string& why) {
+  status_ = why;
+  warn_ = true;
+}
+
+void PapiSession::prepare(const topdown::EventPlan& plan) {
+  event_set_ = plan.name;
+  if (!plan.available) {
+    status_ = plan.note.empty() ? "no counters planned" : plan.note;
+    warn_ = plan.name != "none";
+    return;
+  }
+  if (int rc = PAPI_library_init(PAPI_VER_CURRENT); rc != PAPI_VER_CURRENT) {
+    fail(std::string("PAPI unavailable: ") + (rc < 0 ? PAPI_strerror(rc) : "version mismatch"));
+    return;
+  }
+  std::vector<std::string> refused;
+  std::vector<const topdown::EventGroup*> accepted;
+  for (const auto& g : plan.groups) {
+    const std::string why = try_group(g.events);
+    if (why.empty()) {
+      accepted.push_back(&g);
+    } else if (g.required) {
+      refused.push_back(why);
+    } else {
+      notes_.push_back("optional events " + join(g.events) + " not counted: " + why);
+    }
+  }
+  if (!refused.empty()) {
+    std::string s = "PAPI refused ";
+    for (size_t i = 0; i < refused.size(); ++i) s += (i ? "; " : "") + refused[i];
+    fail(s);
+  }
+  if (accepted.empty()) {
+    if (refused.empty()) fail("no events could be counted");
+    return;
+  }
+  if (int rc = PAPI_create_eventset(&eventset_); rc != PAPI_OK) {
+    fail(std::string("PAPI: cannot create event set: ") + PAPI_strerror(rc));
+    return;
+  }
+  if (accepted.size() > 1) {
+    std::vector<std::string> all;
+    for (const auto* g : accepted) all.insert(all.end(), g->events.begin(), g->events.end());
+    // Groups that fit on the counters together are counted all the time, not time-sliced.
+    if (!try_group(all).empty()) {
+      // Otherwise the groups share the counters in time slices; values are scaled estimates.
+      int rc = PAPI_multiplex_init();
+      if (rc == PAPI_OK) rc = PAPI_assign_eventset_component(eventset_, 0);
+      if (rc == PAPI_OK) rc = PAPI_set_multiplex(eventset_);
+      if (rc == PAPI_OK) {
+        multiplexed_ = true;
+      } else {
+        const std::string why = std::string("multiplexing refused: ") + PAPI_strerror(rc);
+        for (size_t i = 1; i < accepted.size(); ++i) {
+          notes_.push_back("events " + join(accepted[i]->events) + " not counted: " + why);
+          if (accepted[i]->required) fail("PAPI cannot count " + join(accepted[i]->events) +
+                                          " together with " + join(accepted[0]->events) + ": " +
+                                          why);
+        }
+        accepted.resize(1);
+      }
+    }
+  }
+  for (const auto* g : accepted) {
+    for (const auto& e : g->events) {
+      if (int rc = PAPI_add_named_event(eventset_, e.c_str()); rc == PAPI_OK) {
+        events_.push_back(e);
+      } else {
+        notes_.push_back(e + " not counted: " + PAPI_strerror(rc));
+        if (g->required) fail("PAPI refused " + e + ": " + PAPI_strerror(rc));
+      }
+    }
+  }
+}
+
+void PapiSession::start() {
+  if (events_.empty()) return;
+  if (int rc = PAPI_start(eventset_); rc != PAPI_OK) {
+    fail(std::string("PAPI: cannot start counting: ") + PAPI_strerror(rc));
+    events_.clear();
+    return;
+  }
+  running_ = true;
+}
+
+void PapiSession::stop() {
+  if (!running_) return;
+  running_ = false;
+  std::vector<long long> v(events_.size());
+  if (int rc = PAPI_stop(eventset_, v.data()); rc != PAPI_OK) {
+    fail(std::string("PAPI: cannot read counters: ") + PAPI_strerror(rc));
+    return;
+  }
+  for (size_t i = 0; i < events_.size(); ++i) values_[events_[i]] = static_cast<double>(v[i]);
+  PAPI_cleanup_eventset(eventset_);
+  PAPI_destroy_eventset(&eventset_);
+}
+
+}  // namespace hpcsens::preload

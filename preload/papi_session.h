@@ -1,0 +1,50 @@
+#pragma once
+// The rank's hardware/software counter session. Never fails the job: whatever PAPI refuses
+// (no PMU, permission, unknown event, too many events) ends up as a readable status instead.
+//
+// What is counted: the thread that called MPI_Init, from just after the init barrier to just
+// before the finalize barrier (PAPI's per-thread perf_event counting; other threads are not
+// included).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "topdown/event_plan.h"
+
+namespace hpcsens::preload {
+
+class PapiSession {
+ public:
+  // Sets up `plan` without counting yet (this is slow: PAPI initialisation, trial event sets;
+  // it runs before the init barrier so it stays out of the measured span). Groups are tried one
+  // by one; a required group PAPI refuses makes status() say so, an optional one is dropped with
+  // a note. More than one accepted group means one multiplexed event set.
+  void prepare(const topdown::EventPlan& plan);
+  // Starts counting what prepare() accepted.
+  void start();
+  // Stops counting and fills values().
+  void stop();
+
+  const std::string& status() const { return status_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+  const std::map<std::string, double>& values() const { return values_; }
+  bool multiplexed() const { return multiplexed_; }
+  const std::string& event_set() const { return event_set_; }
+  // True when the status is worth a warning (the user did not simply ask for no counters).
+  bool warn() const { return warn_; }
+
+ private:
+  void fail(const std::string& why);
+
+  int eventset_ = -1;
+  bool running_ = false;
+  bool multiplexed_ = false;
+  bool warn_ = false;
+  std::vector<std::string> events_;
+  std::string status_ = "ok";
+  std::vector<std::string> notes_;
+  std::map<std::string, double> values_;
+  std::string event_set_;
+};
+
+}  // namespace hpcsens::preload

@@ -1,0 +1,58 @@
+#pragma once
+// The PMPI functions the preload itself calls (lifecycle, byte counting), resolved at run time.
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+#include "preload/real_symbol.h"
+
+namespace hpcsens::preload::pmpi {
+
+#define HPCSENS_PMPI(name) \
+  inline constinit RealSymbol<decltype(&PMPI_##name)> name{"PMPI_" #name, false};
+
+HPCSENS_PMPI(Init)
+HPCSENS_PMPI(Init_thread)
+HPCSENS_PMPI(Finalize)
+HPCSENS_PMPI(Abort)
+HPCSENS_PMPI(Comm_rank)
+HPCSENS_PMPI(Comm_size)
+HPCSENS_PMPI(Comm_remote_size)
+HPCSENS_PMPI(Comm_test_inter)
+HPCSENS_PMPI(Topo_test)
+HPCSENS_PMPI(Dist_graph_neighbors_count)
+HPCSENS_PMPI(Graph_neighbors_count)
+HPCSENS_PMPI(Cartdim_get)
+HPCSENS_PMPI(Type_size)
+HPCSENS_PMPI(Type_f2c)
+HPCSENS_PMPI(Comm_f2c)
+HPCSENS_PMPI(Barrier)
+HPCSENS_PMPI(Bcast)
+HPCSENS_PMPI(Gather)
+HPCSENS_PMPI(Gatherv)
+HPCSENS_PMPI(Get_library_version)
+HPCSENS_PMPI(Get_processor_name)
+
+#undef HPCSENS_PMPI
+
+// Predefined handles. Open MPI's are addresses of data symbols in libmpi; referencing them
+// directly would make loading the preload into a non-MPI program fail, so they are looked up.
+struct Handles {
+  MPI_Comm world{};
+  MPI_Datatype byte{};
+  MPI_Datatype datatype_null{};
+  MPI_Comm comm_null{};
+  // Fortran MPI_IN_PLACE is the address of a common block, under each compiler's mangling.
+  const void* fortran_in_place[4] = {};
+  bool resolved = false;
+};
+
+// Resolves the handles once libmpi is present (from our MPI_Init). Returns false if not MPI.
+bool resolve_handles() noexcept;
+const Handles& handles() noexcept;
+
+}  // namespace hpcsens::preload::pmpi

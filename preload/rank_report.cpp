@@ -1,0 +1,127 @@
+#include "preload/rank_report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "mpi/imbalance.h"
+#include "mpi/timing_bounds.h"
+
+namespace hpcsens::preload {
+
+bool is_read(Category c) { return c == Category::io_read || c == Category::posix_read; }
+bool is_write(Category c) { return c == Category::io_write || c == Category::posix_write; }
+bool is_io(Category c) {
+  return is_read(c) || is_write(c) || c == Category::io_meta || c == Category::posix_meta;
+}
+
+record::RankRecord make_rank_record(const CallTotals& totals, double seconds_per_tick, int rank, const std::string& host,
+                                    int pid, double t0, double t1, double t2, double t3) {
+  record::RankRecord r;
+  r.rank = rank;
+  r.host = host;
+  r.pid = pid;
+  r.t0 = t0;
+  r.t1 = t1;
+  r.t2 = t2;
+  r.t3 = t3;
+  r.wall_s = t2 - t1;
+  for (int id = 0; id < kNumCalls; ++id) {
+    const CallSlot& s = totals[id];
+    if (s.count == 0) continue;
+    const Category cat = kCalls[id].category;
+    record::CallStats stats{s.count, static_cast<double>(s.ticks) * seconds_per_tick, s.bytes};
+    if (is_io(cat)) {
+      r.io_calls[kCalls[id].name] = stats;
+      r.io_s += stats.seconds;
+      if (is_read(cat)) r.io_bytes_read += s.bytes;
+      if (is_write(cat)) r.io_bytes_written += s.bytes;
+    } else {
+      r.mpi_calls[kCalls[id].name] = stats;
+      r.mpi_s += stats.seconds;
+    }
+  }
+  r.compute_s = std::max(0.0, r.wall_s - r.mpi_s - r.io_s);
+  return r;
+}
+
+record::RunRecord assemble_run(const JobInfo& job, std::vector<record::RankRecord> ranks) {
+  record::RunRecord run;
+  std::sort(ranks.begin(), ranks.end(),
+            [](const auto& a, const auto& b) { return a.rank < b.rank; });
+  run.job.command = job.command;
+  run.job.launcher = job.launcher;
+  run.job.mpi_library = job.mpi_library;
+  run.job.start_utc = job.start_utc;
+  run.job.nranks = static_cast<int>(ranks.size());
+  for (const auto& r : ranks) {
+    if (std::find(run.job.hosts.begin(), run.job.hosts.end(), r.host) == run.job.hosts.end())
+      run.job.hosts.push_back(r.host);
+    if (!r.complete) run.complete = false;
+    if (r.counters_status != "ok" && run.counters_status == "ok")
+      run.counters_status = "rank " + std::to_string(r.rank) + ": " + r.counters_status;
+  }
+  run.ranks = std::move(ranks);
+  if (!run.ranks.empty()) {
+    mpi::fill_timing(run);
+    mpi::fill_imbalance(run);
+  }
+  return run;
+}
+
+std::vector<std::string> command_from_env(const char* json_text,
+                                          const std::vector<std::string>& fallback) {
+  if (json_text == nullptr || *json_text == '\0') return fallback;
+  const auto j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array()) return fallback;
+  std::vector<std::string> out;
+  for (const auto& e : j) {
+    if (!e.is_string()) return fallback;
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+std::string detect_launcher(const std::function<const char*(const char*)>& getenv_fn) {
+  if (const char* v = getenv_fn("HPCSENS_LAUNCHER"); v != nullptr && *v != '\0') return v;
+  if (getenv_fn("OMPI_COMM_WORLD_SIZE") != nullptr) return "openmpi";
+  if (getenv_fn("SLURM_PROCID") != nullptr) return "slurm";
+  if (getenv_fn("PMI_RANK") != nullptr || getenv_fn("HYDRA_CONTROL_FD") != nullptr)
+    return "mpich-hydra";
+  return "singleton";
+}
+
+std::string first_line(const std::string& text) {
+  const auto end = text.find_first_of("\r\n");
+  std::string line = text.substr(0, end);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == ','))
+    line.pop_back();
+  return line;
+}
+
+std::string utc_iso8601(std::time_t t) {
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string make_run_id(std::time_t t, int pid) {
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "run-%Y%m%dT%H%M%SZ", &tm);
+  return std::string(buf) + "-" + std::to_string(pid);
+}
+
+std::string record_path(const std::string& out_dir, const std::string& run_id) {
+  return out_dir + "/" + run_id + ".json";
+}
+
+std::string partial_path(const std::string& out_dir, const std::string& run_id, int rank) {
+  return out_dir + "/" + run_id + ".rank" + std::to_string(rank) + ".partial.json";
+}
+
+}  // namespace hpcsens::preload

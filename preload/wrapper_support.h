@@ -1,0 +1,46 @@
+#pragma once
+// What the generated wrappers (wrappers_c.cpp, wrappers_fortran.cpp) need: the real symbols,
+// the hot-path accounting, and the byte-count helpers named in mpi_calls.tbl.
+#include <cstddef>
+#include <cstdint>
+
+#include "call_table.h"
+#include "preload/accounting.h"
+#include "preload/clock.h"
+#include "preload/pmpi.h"
+#include "preload/real_symbol.h"
+
+#define HPCSENS_EXPORT __attribute__((visibility("default")))
+
+namespace hpcsens::preload {
+
+// Byte-count helpers for C arguments. Never called with handles the MPI standard lets be garbage
+// (the table uses only significant arguments); null handles count 0 instead of raising an MPI error.
+namespace cb {
+std::int64_t n(int count) noexcept;
+std::int64_t t(MPI_Datatype type) noexcept;
+std::int64_t np(MPI_Comm comm) noexcept;
+std::int64_t nout(MPI_Comm comm) noexcept;
+std::int64_t sum(const int counts[], MPI_Comm comm) noexcept;
+std::int64_t sumn(const int counts[], MPI_Comm comm) noexcept;
+std::int64_t sumw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept;
+std::int64_t sumnw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept;
+bool inplace(const void* buf) noexcept;
+}  // namespace cb
+
+// The same for Fortran arguments (every argument is a pointer; handles are MPI_Fint, and an
+// mpi_f08 handle is a derived type whose first component is that integer).
+namespace fb {
+bool ok(const void* ierror) noexcept;  // absent (optional in mpi_f08) or MPI_SUCCESS
+std::int64_t n(const void* count) noexcept;
+std::int64_t t(const void* type) noexcept;
+std::int64_t np(const void* comm) noexcept;
+std::int64_t nout(const void* comm) noexcept;
+std::int64_t sum(const void* counts, const void* comm) noexcept;
+std::int64_t sumn(const void* counts, const void* comm) noexcept;
+std::int64_t sumw(const void* counts, const void* types, const void* comm) noexcept;
+std::int64_t sumnw(const void* counts, const void* types, const void* comm) noexcept;
+bool inplace(const void* buf) noexcept;
+}  // namespace fb
+
+}  // namespace hpcsens::preload

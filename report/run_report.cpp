@@ -1,0 +1,233 @@
+#include "report/run_report.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "mpi/imbalance.h"
+#include "topdown/bottleneck.h"
+
+namespace hpcsens::report {
+namespace {
+
+using record::RankRecord;
+using record::RunRecord;
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+// Rank numbers as text, at most `limit` of them, then "(+N more)".
+std::string rank_list(const std::vector<int>& ranks, std::size_t limit = 16) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < ranks.size() && i < limit; ++i) parts.push_back(std::to_string(ranks[i]));
+  std::string out = join(parts, " ");
+  if (ranks.size() > limit) out += fmt::format(" (+{} more)", ranks.size() - limit);
+  return out;
+}
+
+// Older or hand-made records may lack the imbalance section; it is a pure function of ranks.
+record::Imbalance imbalance_or_computed(const RunRecord& rec) {
+  if (rec.ranks.empty() || rec.imbalance.max_s > 0 || rec.imbalance.mean_s > 0) return rec.imbalance;
+  RunRecord copy;
+  copy.ranks = rec.ranks;
+  mpi::fill_imbalance(copy);
+  return copy.imbalance;
+}
+
+std::vector<std::size_t> ordered_by_compute(const RunRecord& rec, std::size_t n, bool slowest) {
+  std::vector<std::size_t> idx(rec.ranks.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  n = std::min(n, idx.size());
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n), idx.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      const double ca = rec.ranks[a].compute_s, cb = rec.ranks[b].compute_s;
+                      if (ca != cb) return slowest ? ca > cb : ca < cb;
+                      return rec.ranks[a].rank < rec.ranks[b].rank;
+                    });
+  idx.resize(n);
+  return idx;
+}
+
+topdown::TableFormat topdown_format(Format f) {
+  switch (f) {
+    case Format::kCsv: return topdown::TableFormat::kCsv;
+    case Format::kMarkdown: return topdown::TableFormat::kMarkdown;
+    case Format::kTable: break;
+  }
+  return topdown::TableFormat::kText;
+}
+
+}  // namespace
+
+Distribution distribution_of(std::vector<double> v) {
+  Distribution d;
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  auto q = [&](double p) {
+    const double pos = p * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+  };
+  d.min = v.front();
+  d.q1 = q(0.25);
+  d.median = q(0.5);
+  d.q3 = q(0.75);
+  d.max = v.back();
+  return d;
+}
+
+std::string top_calls(const RankRecord& rank, std::size_t top) {
+  std::vector<const std::pair<const std::string, record::CallStats>*> calls;
+  for (const auto& c : rank.mpi_calls) calls.push_back(&c);
+  const std::size_t n = std::min(top, calls.size());
+  std::partial_sort(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(n), calls.end(),
+                    [](const auto* a, const auto* b) {
+                      if (a->second.seconds != b->second.seconds) return a->second.seconds > b->second.seconds;
+                      return a->first < b->first;
+                    });
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < n; ++i)
+    parts.push_back(fmt::format("{} {:.3f} s x{}", calls[i]->first, calls[i]->second.seconds,
+                                calls[i]->second.count));
+  return join(parts, "; ");
+}
+
+Table job_table(const RunRecord& rec) {
+  Table t;
+  t.title = rec.emulated ? "Job (EMULATED record: numbers come from a model, not a measurement)"
+                         : "Job";
+  t.header = {"field", "value"};
+  t.rows.push_back({"command", join(rec.job.command, " ")});
+  t.rows.push_back({"launcher", rec.job.launcher});
+  t.rows.push_back({"ranks", std::to_string(rec.job.nranks)});
+  std::vector<std::string> hosts(rec.job.hosts.begin(),
+                                 rec.job.hosts.begin() + static_cast<std::ptrdiff_t>(
+                                     std::min<std::size_t>(rec.job.hosts.size(), 8)));
+  std::string host_text = join(hosts, " ");
+  if (rec.job.hosts.size() > 8) host_text += fmt::format(" (+{} more)", rec.job.hosts.size() - 8);
+  t.rows.push_back({"hosts", host_text});
+  t.rows.push_back({"MPI library", rec.job.mpi_library});
+  t.rows.push_back({"start (UTC)", rec.job.start_utc});
+  t.rows.push_back({"complete", rec.complete ? "yes" : "NO (some ranks did not reach MPI_Finalize)"});
+  t.rows.push_back({"counters_status", rec.counters_status});
+  if (rec.emulated) t.rows.push_back({"emulated", "yes"});
+  for (const auto& [k, v] : rec.config.items())
+    t.rows.push_back({"config." + k, v.is_string() ? v.get<std::string>() : v.dump()});
+  return t;
+}
+
+Table summary_table(const RunRecord& rec) {
+  const auto im = imbalance_or_computed(rec);
+  Table t;
+  t.title = "Summary";
+  t.header = {"metric", "value", "unit"};
+  t.numeric = {false, true, false};
+  t.rows.push_back({"job time bound, min over ranks of t3-t0", fixed(rec.timing.job_s, 6), "s"});
+  t.rows.push_back({"job time, max t2 - min t1 (one clock)",
+                    rec.timing.job_sync_s ? fixed(*rec.timing.job_sync_s, 6) : "-",
+                    rec.timing.job_sync_s ? "s" : "s (clocks not comparable)"});
+  t.rows.push_back({"barrier cost (the two timing barriers)", fixed(rec.timing.barrier_s, 6), "s"});
+  t.rows.push_back({"timing method", rec.timing.method, ""});
+  t.rows.push_back({"compute per rank: mean", fixed(im.mean_s, 6), "s"});
+  t.rows.push_back({"compute per rank: min", fixed(im.min_s, 6), "s"});
+  t.rows.push_back({"compute per rank: max", fixed(im.max_s, 6), "s"});
+  t.rows.push_back({"imbalance max/mean of compute", fixed(im.max_over_mean, 3), "ratio"});
+  t.rows.push_back({"load-balance efficiency (mean/max)", fixed(im.lbe, 3), "fraction"});
+  t.rows.push_back({"communication efficiency (max compute/wall)", fixed(im.comm_eff, 3), "fraction"});
+  t.rows.push_back({"coefficient of variation of compute", fixed(im.cov, 3), "fraction"});
+  t.rows.push_back({"slowest ranks (most compute first)", rank_list(im.slowest), "rank"});
+  std::vector<int> incomplete;
+  for (const auto& r : rec.ranks)
+    if (!r.complete) incomplete.push_back(r.rank);
+  t.rows.push_back({"incomplete ranks (no MPI_Finalize)", incomplete.empty() ? "none" : rank_list(incomplete),
+                    "rank"});
+  if (rec.job.nranks > 0 && static_cast<std::size_t>(rec.job.nranks) > rec.ranks.size())
+    t.rows.push_back({"ranks without any record",
+                      std::to_string(static_cast<std::size_t>(rec.job.nranks) - rec.ranks.size()), "ranks"});
+  t.rows.push_back({"counters_status", rec.counters_status, ""});
+  return t;
+}
+
+Table rank_table(const RunRecord& rec, const std::vector<std::size_t>& indices, const std::string& title) {
+  Table t;
+  t.title = title;
+  t.header = {"rank", "host", "wall [s]", "compute [s]", "MPI [s]", "I/O [s]", "MPI [%]", "top MPI calls"};
+  t.numeric = {true, false, true, true, true, true, true, false};
+  t.rows.reserve(indices.size());
+  for (std::size_t i : indices) {
+    const RankRecord& r = rec.ranks[i];
+    const double pct = r.wall_s > 0 ? 100.0 * r.mpi_s / r.wall_s : 0.0;
+    std::string rank = std::to_string(r.rank);
+    if (!r.complete) rank += "*";
+    t.rows.push_back({rank, r.host, fixed(r.wall_s, 4), fixed(r.compute_s, 4), fixed(r.mpi_s, 4),
+                      fixed(r.io_s, 4), fixed(pct, 1), top_calls(r)});
+  }
+  return t;
+}
+
+Table distribution_table(const RunRecord& rec) {
+  std::vector<double> compute, wall, mpi;
+  compute.reserve(rec.ranks.size());
+  wall.reserve(rec.ranks.size());
+  mpi.reserve(rec.ranks.size());
+  for (const auto& r : rec.ranks) {
+    compute.push_back(r.compute_s);
+    wall.push_back(r.wall_s);
+    mpi.push_back(r.mpi_s);
+  }
+  Table t;
+  t.title = fmt::format("Distribution over {} ranks", rec.ranks.size());
+  t.header = {"quantity", "min [s]", "q1 [s]", "median [s]", "q3 [s]", "max [s]"};
+  t.numeric = {false, true, true, true, true, true};
+  auto row = [&](const char* name, std::vector<double>& v) {
+    const auto d = distribution_of(std::move(v));
+    t.rows.push_back({name, fixed(d.min, 4), fixed(d.q1, 4), fixed(d.median, 4), fixed(d.q3, 4),
+                      fixed(d.max, 4)});
+  };
+  row("compute", compute);
+  row("MPI", mpi);
+  row("wall", wall);
+  return t;
+}
+
+std::vector<std::size_t> slowest_ranks(const RunRecord& rec, std::size_t n) {
+  return ordered_by_compute(rec, n, true);
+}
+
+std::vector<std::size_t> fastest_ranks(const RunRecord& rec, std::size_t n) {
+  return ordered_by_compute(rec, n, false);
+}
+
+std::string render_run_report(const RunRecord& rec, const ReportOptions& opt) {
+  std::string out = render(job_table(rec), opt.format);
+  out += render(summary_table(rec), opt.format);
+  bool any_incomplete = false;
+  for (const auto& r : rec.ranks) any_incomplete = any_incomplete || !r.complete;
+  const std::string mark = any_incomplete ? " (* = incomplete: rank did not reach MPI_Finalize)" : "";
+  if (rec.ranks.empty()) {
+    out += "No rank records: no MPI ranks reported.\n\n";
+  } else if (opt.all_ranks || rec.ranks.size() <= opt.full_table_max) {
+    std::vector<std::size_t> all(rec.ranks.size());
+    std::iota(all.begin(), all.end(), 0);
+    out += render(rank_table(rec, all, "Ranks" + mark), opt.format);
+  } else {
+    out += render(rank_table(rec, slowest_ranks(rec, opt.extremes),
+                             fmt::format("Slowest {} ranks by compute of {} (--all lists every rank){}",
+                                         std::min(opt.extremes, rec.ranks.size()), rec.ranks.size(), mark)),
+                  opt.format);
+    out += render(rank_table(rec, fastest_ranks(rec, opt.extremes),
+                             fmt::format("Fastest {} ranks by compute", std::min(opt.extremes, rec.ranks.size()))),
+                  opt.format);
+    out += render(distribution_table(rec), opt.format);
+  }
+  out += topdown::bottleneck_section(rec, topdown_format(opt.format), opt.all_ranks);
+  return out;
+}
+
+}  // namespace hpcsens::report

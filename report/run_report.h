@@ -1,0 +1,45 @@
+#pragma once
+// Tables of a run record: job facts, summary (timing bounds and imbalance), per-rank times.
+// Pure functions of the record, so every number can be checked against a hand-made record.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "record/run_record.h"
+#include "report/table.h"
+
+namespace hpcsens::report {
+
+struct ReportOptions {
+  Format format = Format::kTable;
+  bool all_ranks = false;            // every rank, however many
+  std::size_t full_table_max = 32;   // up to this many ranks the default view lists them all
+  std::size_t extremes = 5;          // slowest / fastest ranks shown in the summarised view
+};
+
+// Min, quartiles (linear interpolation between order statistics) and max of `values`.
+struct Distribution {
+  double min = 0, q1 = 0, median = 0, q3 = 0, max = 0;
+};
+Distribution distribution_of(std::vector<double> values);
+
+// "MPI_Allreduce 0.120 s x10; MPI_Barrier ..." for the `top` calls with the most time.
+std::string top_calls(const record::RankRecord& rank, std::size_t top = 3);
+
+Table job_table(const record::RunRecord& rec);
+Table summary_table(const record::RunRecord& rec);
+// One row per index into rec.ranks, in the given order.
+Table rank_table(const record::RunRecord& rec, const std::vector<std::size_t>& indices,
+                 const std::string& title);
+Table distribution_table(const record::RunRecord& rec);
+
+// Indices of rec.ranks ordered by compute time: the `n` slowest (most compute first) and the
+// `n` fastest (least compute first).
+std::vector<std::size_t> slowest_ranks(const record::RunRecord& rec, std::size_t n);
+std::vector<std::size_t> fastest_ranks(const record::RunRecord& rec, std::size_t n);
+
+// The whole report: job, summary, ranks (all, or extremes + distribution for large jobs) and
+// the Top-Down bottleneck section.
+std::string render_run_report(const record::RunRecord& rec, const ReportOptions& options);
+
+}  // namespace hpcsens::report

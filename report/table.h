@@ -1,0 +1,29 @@
+#pragma once
+// A plain table (title, header, rows of text) and its three renderings. Everything the report
+// prints goes through here so text, CSV and Markdown always carry the same cells.
+#include <string>
+#include <vector>
+
+namespace hpcsens::report {
+
+enum class Format { kTable, kCsv, kMarkdown };
+
+// "table" | "csv" | "md"; anything else throws InputError naming the option.
+Format parse_format(const std::string& name);
+
+struct Table {
+  std::string title;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  // Columns whose text is right-aligned in the text rendering (numbers).
+  std::vector<bool> numeric;
+};
+
+// Text: title line, aligned columns. CSV: "# title" line, header, RFC 4180 quoting. Markdown:
+// "### title" and a pipe table with escaped pipes. Each rendering ends with a blank line.
+std::string render(const Table& table, Format format);
+
+// Cell text for numbers, fixed decimals ("nan" never appears: non-finite values print "-").
+std::string fixed(double value, int decimals);
+
+}  // namespace hpcsens::report

@@ -1,0 +1,156 @@
+#include "run/collect_record.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "common/errors.h"
+#include "common/preload_env.h"
+#include "mpi/imbalance.h"
+#include "mpi/timing_bounds.h"
+#include "record/run_record.h"
+
+namespace hpcsens::run {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "cannot read");
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(path, std::string("not valid JSON (") + e.what() + ")");
+  }
+}
+
+// A partial file holds one rank object; tolerate it being wrapped as {"rank": {...}} or
+// {"ranks": [...]} so a format detail of the preload does not lose the data.
+std::vector<record::RankRecord> ranks_of_partial(const json& j, const std::string& path) {
+  std::vector<record::RankRecord> out;
+  if (j.is_object() && j.contains("ranks") && j.at("ranks").is_array()) {
+    for (const auto& r : j.at("ranks")) out.push_back(record::rank_from_json(r, path));
+  } else if (j.is_object() && j.contains("rank") && j.at("rank").is_object()) {
+    out.push_back(record::rank_from_json(j.at("rank"), path));
+  } else {
+    out.push_back(record::rank_from_json(j, path));
+  }
+  return out;
+}
+
+json assemble(const std::vector<std::string>& files, const JobFacts& facts, std::string* problems) {
+  record::RunRecord rec;
+  int declared_ranks = 0;  // the job size a partial run record states (MPI_Comm_size)
+  for (const auto& f : files) {
+    try {
+      const json j = read_json(f);
+      if (j.is_object() && j.contains("job") && j.at("job").is_object()) {
+        const json& job = j.at("job");
+        if (job.contains("nranks") && job.at("nranks").is_number_integer())
+          declared_ranks = std::max(declared_ranks, job.at("nranks").get<int>());
+        if (rec.job.mpi_library.empty() && job.contains("mpi_library") && job.at("mpi_library").is_string())
+          rec.job.mpi_library = job.at("mpi_library").get<std::string>();
+      }
+      for (auto& r : ranks_of_partial(j, f)) {
+        r.complete = false;
+        rec.ranks.push_back(std::move(r));
+      }
+    } catch (const InputError& e) {
+      *problems += std::string(problems->empty() ? "" : "; ") + e.what();
+    }
+  }
+  std::sort(rec.ranks.begin(), rec.ranks.end(),
+            [](const auto& a, const auto& b) { return a.rank < b.rank; });
+  rec.job.command = facts.command;
+  rec.job.launcher = facts.launcher;
+  rec.job.start_utc = facts.start_utc;
+  int max_rank = -1;
+  std::set<std::string> hosts;
+  for (const auto& r : rec.ranks) {
+    max_rank = std::max(max_rank, r.rank);
+    hosts.insert(r.host);
+    if (rec.counters_status == "ok" && r.counters_status != "ok") rec.counters_status = r.counters_status;
+  }
+  rec.job.nranks = std::max(max_rank + 1, declared_ranks);
+  rec.job.hosts.assign(hosts.begin(), hosts.end());
+  rec.complete = false;
+  // Ranks that stopped early have no finalize barrier: the bounds hold only if they recorded
+  // when they stopped (t3 > t0); otherwise there is no job time to report.
+  const bool have_stop = !rec.ranks.empty() && std::all_of(rec.ranks.begin(), rec.ranks.end(),
+                                                           [](const auto& r) { return r.t3 > r.t0; });
+  if (have_stop) {
+    mpi::fill_timing(rec);
+    rec.timing.method += " [incomplete: ranks did not reach MPI_Finalize]";
+  } else {
+    rec.timing.method = "unavailable: ranks did not reach MPI_Finalize";
+  }
+  mpi::fill_imbalance(rec);
+  return record::to_json(rec);
+}
+
+}  // namespace
+
+std::vector<std::string> partial_rank_files(const std::string& out_dir, const std::string& run_id) {
+  std::vector<std::string> out;
+  const std::string prefix = run_id + ".rank";
+  const std::string suffix = ".partial.json";
+  std::error_code ec;
+  for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > prefix.size() + suffix.size() && name.rfind(prefix, 0) == 0 &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(it->path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Collected collect_record(const std::string& out_dir, const std::string& run_id, const JobFacts& facts,
+                         const json& config) {
+  Collected c;
+  const std::string path = (fs::path(out_dir) / (run_id + env::kRecordSuffix)).string();
+  json j;
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    try {
+      j = read_json(path);
+      record::run_from_json(j, path);  // validates; names file and field when wrong
+    } catch (const InputError& e) {
+      c.error = std::string("the run record is unreadable: ") + e.what();
+      c.record_path = path;
+      return c;
+    }
+    c.complete = j.value("complete", true);
+  } else {
+    const auto files = partial_rank_files(out_dir, run_id);
+    if (files.empty()) {
+      c.error = "no MPI ranks reported (was this an MPI program?)";
+      return c;
+    }
+    std::string problems;
+    j = assemble(files, facts, &problems);
+    c.partial_ranks = static_cast<int>(j.at("ranks").size());
+    c.complete = false;
+    if (!problems.empty()) c.error = "some partial rank files were unreadable: " + problems;
+    if (c.partial_ranks == 0) {
+      if (c.error.empty()) c.error = "no MPI ranks reported";
+      return c;
+    }
+  }
+  if (!j.contains("config") || !j.at("config").is_object()) j["config"] = json::object();
+  if (config.is_object()) j["config"].update(config);
+  std::string werr;
+  if (!record::write_json_atomic(path, j, &werr)) {
+    c.error = "cannot update the run record: " + werr;
+    if (!fs::exists(path, ec)) return c;
+  }
+  c.record_path = path;
+  if (c.partial_ranks > 0)
+    for (const auto& f : partial_rank_files(out_dir, run_id)) fs::remove(f, ec);
+  return c;
+}
+
+}  // namespace hpcsens::run

@@ -1,0 +1,34 @@
+#pragma once
+// After the job: find the run record the preload wrote, or assemble an incomplete one from the
+// per-rank partial files that ranks leave when they never reach MPI_Finalize.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hpcsens::run {
+
+// What the CLI knows about the job independently of the preload (used when assembling).
+struct JobFacts {
+  std::vector<std::string> command;
+  std::string launcher;
+  std::string start_utc;
+};
+
+struct Collected {
+  std::string record_path;  // empty when nothing was found
+  bool complete = false;    // false: assembled from partial rank files
+  int partial_ranks = 0;    // how many partial rank files went into the record
+  std::string error;        // why there is no record (or why it could not be updated)
+};
+
+// Partial files of this run: "<out_dir>/<run_id>.rank<N>.partial.json", sorted by name.
+std::vector<std::string> partial_rank_files(const std::string& out_dir, const std::string& run_id);
+
+// Looks for <out_dir>/<run_id>.json; if absent, assembles it from the partial files (marked
+// complete=false, partial files removed afterwards). `config` is merged into the record's
+// config (its keys win) and the file is rewritten atomically, keeping every other key as is.
+Collected collect_record(const std::string& out_dir, const std::string& run_id, const JobFacts& facts,
+                         const nlohmann::json& config);
+
+}  // namespace hpcsens::run

@@ -1,0 +1,304 @@
+#include "run/run_job.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <thread>
+
+#include "common/preload_env.h"
+#include "mpi/launcher.h"
+#include "run/collect_record.h"
+
+extern char** environ;
+
+namespace hpcsens::run {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The job's process group, for the signal handler (async-signal-safe access only).
+volatile sig_atomic_t g_job_pgid = 0;
+
+void forward_signal(int sig) {
+  if (g_job_pgid > 0) ::kill(-static_cast<pid_t>(g_job_pgid), sig);
+}
+
+struct SignalForwarding {
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  struct sigaction old[4] = {};
+  SignalForwarding() {
+    struct sigaction sa = {};
+    sa.sa_handler = forward_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 4; ++i) ::sigaction(kSignals[i], &sa, &old[i]);
+  }
+  ~SignalForwarding() {
+    for (int i = 0; i < 4; ++i) ::sigaction(kSignals[i], &old[i], nullptr);
+    g_job_pgid = 0;
+  }
+};
+
+void warn(RunResult& result, bool quiet, const std::string& text) {
+  result.warnings.push_back(text);
+  if (!quiet) fmt::print(stderr, "hpcsens: warning: {}\n", text);
+}
+
+// Creates the directory and proves we can create files in it (root passes access(2) checks
+// even on read-only mounts, so try for real).
+bool prepare_out_dir(const std::string& dir, std::string* why) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    *why = ec.message();
+    return false;
+  }
+  std::string probe = (fs::path(dir) / ".hpcsens-write-test-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    *why = std::strerror(errno);
+    return false;
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return true;
+}
+
+std::vector<std::string> environment_with(const std::vector<mpi::EnvVar>& vars) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string_view entry(*e);
+    bool replaced = false;
+    for (const auto& v : vars)
+      replaced = replaced || (entry.size() > v.name.size() && entry.substr(0, v.name.size()) == v.name &&
+                              entry[v.name.size()] == '=');
+    if (!replaced) env.emplace_back(entry);
+  }
+  for (const auto& v : vars) env.push_back(v.name + "=" + v.value);
+  return env;
+}
+
+// Forks the job into its own process group (so a timeout can end the whole tree), hands it the
+// terminal when we have it (a launcher reading stdin in a background group would be stopped),
+// and returns its pid, or -1.
+pid_t spawn(const std::vector<std::string>& argv, const std::vector<mpi::EnvVar>& env_vars,
+            bool* took_terminal, std::string* why) {
+  std::vector<std::string> env = environment_with(env_vars);
+  std::vector<char*> cargv, cenv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  for (const auto& e : env) cenv.push_back(const_cast<char*>(e.c_str()));
+  cenv.push_back(nullptr);
+  *took_terminal = ::isatty(STDIN_FILENO) && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
+  int err_pipe[2];
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    *why = std::strerror(errno);
+    return -1;
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    *why = std::strerror(errno);
+    return -1;
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    if (*took_terminal) {
+      sigset_t block, old;
+      sigemptyset(&block);
+      sigaddset(&block, SIGTTOU);
+      sigprocmask(SIG_BLOCK, &block, &old);
+      ::tcsetpgrp(STDIN_FILENO, ::getpid());
+      sigprocmask(SIG_SETMASK, &old, nullptr);
+    }
+    for (int s : SignalForwarding::kSignals) ::signal(s, SIG_DFL);
+    ::execvpe(cargv[0], cargv.data(), cenv.data());
+    const int e = errno;
+    (void)!::write(err_pipe[1], &e, sizeof e);
+    ::_exit(e == ENOENT ? 127 : 126);
+  }
+  ::setpgid(pid, pid);  // also in the parent: no race with the signal forwarding below
+  ::close(err_pipe[1]);
+  int child_errno = 0;
+  ssize_t n;
+  while ((n = ::read(err_pipe[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
+  }
+  ::close(err_pipe[0]);
+  if (n == static_cast<ssize_t>(sizeof child_errno))
+    *why = fmt::format("cannot execute '{}': {}", argv[0], std::strerror(child_errno));
+  return pid;
+}
+
+void take_back_terminal() {
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGTTOU);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  ::tcsetpgrp(STDIN_FILENO, ::getpgrp());
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+}
+
+// Waits for the job; after `timeout_s` sends SIGTERM to its group, then SIGKILL 5 s later.
+int wait_for(pid_t pid, double timeout_s, bool* timed_out) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  auto kill_at = clock::time_point::max();
+  bool termed = false;
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, timeout_s > 0 ? WNOHANG : 0);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return 127;
+    if (timeout_s <= 0) continue;
+    const auto now = clock::now();
+    if (!termed && now - start >= std::chrono::duration<double>(timeout_s)) {
+      *timed_out = true;
+      termed = true;
+      ::kill(-pid, SIGTERM);
+      kill_at = now + std::chrono::seconds(5);
+    } else if (termed && now >= kill_at) {
+      ::kill(-pid, SIGKILL);
+      kill_at = clock::time_point::max();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (*timed_out) ::kill(-pid, SIGKILL);  // leftovers of a job we had to stop
+  return exit_status_of(status);
+}
+
+}  // namespace
+
+std::string make_run_id(long long unix_seconds, int pid, int seq) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  std::string id = fmt::format("{}-{}", buf, pid);
+  if (seq > 0) id += fmt::format(".{}", seq);
+  return id;
+}
+
+std::string utc_iso8601(long long unix_seconds) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+int exit_status_of(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return 1;
+}
+
+std::string find_preload_library() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const fs::path lib = exe.parent_path().parent_path() / "lib" / "libhpcsens_preload.so";
+  return fs::exists(lib, ec) ? lib.string() : std::string();
+}
+
+RunResult run_job(const RunRequest& req) {
+  static int sequence = 0;
+  RunResult result;
+  if (req.argv.empty()) {
+    result.exit_status = 2;
+    result.error = "no command given";
+    return result;
+  }
+  const long long now = static_cast<long long>(std::time(nullptr));
+  const std::string run_id = req.run_id.empty() ? make_run_id(now, ::getpid(), sequence++) : req.run_id;
+  const std::string start_utc = utc_iso8601(now);
+
+  const mpi::LauncherKind kind = mpi::detect_launcher(req.argv[0]);
+  result.launcher = std::string(mpi::launcher_name(kind));
+
+  // Anything that prevents measuring makes us run the job as the user gave it.
+  bool measure = kind != mpi::LauncherKind::kUnknown;
+  std::string why;
+  std::string out_dir = req.out_dir.empty() ? "hpcsens-out" : req.out_dir;
+  if (measure && !prepare_out_dir(out_dir, &why)) {
+    warn(result, req.quiet,
+         fmt::format("cannot write to output directory '{}' ({}); running the job without a record",
+                     out_dir, why));
+    result.error = fmt::format("no record: output directory '{}' is not writable ({})", out_dir, why);
+    measure = false;
+  }
+  const std::string preload = find_preload_library();
+  if (measure && preload.empty()) {
+    warn(result, req.quiet, "libhpcsens_preload.so not found next to hpcsens (../lib/); running unmeasured");
+    result.error = "no record: preload library not found";
+    measure = false;
+  }
+  mpi::LaunchPlan plan;
+  if (measure) {
+    out_dir = fs::absolute(out_dir).lexically_normal().string();
+    std::string ld_preload = preload;
+    if (const char* existing = std::getenv(env::kPreload); existing && *existing)
+      ld_preload += std::string(":") + existing;
+    const std::vector<mpi::EnvVar> vars = {
+        {env::kOutDir, out_dir},
+        {env::kRunId, run_id},
+        {env::kEvents, req.events.empty() ? "default" : req.events},
+        {env::kCommand, nlohmann::json(req.argv).dump()},
+        {env::kLauncher, result.launcher},
+        {env::kStartUtc, start_utc},
+        {env::kPreload, ld_preload},
+    };
+    plan = mpi::plan_launch(kind, req.argv, vars);
+  } else {
+    // Unchanged argv, nothing added to the environment (the unknown kind also explains why).
+    plan = mpi::plan_launch(kind == mpi::LauncherKind::kUnknown ? kind : mpi::LauncherKind::kSingleton,
+                            req.argv, {});
+    if (!plan.warnings.empty()) result.error = "no record: " + plan.warnings.front();
+  }
+  for (const auto& w : plan.warnings) warn(result, req.quiet, w);
+
+  bool took_terminal = false;
+  pid_t pid;
+  {
+    SignalForwarding forwarding;
+    pid = spawn(plan.argv, plan.launcher_env, &took_terminal, &why);
+    if (pid < 0) {
+      result.exit_status = 127;
+      result.error = "cannot start the job: " + why;
+      return result;
+    }
+    g_job_pgid = pid;
+    result.exit_status = wait_for(pid, req.timeout_s, &result.timed_out);
+  }
+  if (took_terminal) take_back_terminal();
+  if (!why.empty()) {  // exec failed: the shell-like 126/127 is already the exit status
+    result.error = why;
+    return result;
+  }
+  if (result.timed_out)
+    warn(result, req.quiet, fmt::format("the job exceeded its time limit of {} s and was stopped", req.timeout_s));
+  if (!measure) return result;
+
+  const Collected c = collect_record(out_dir, run_id, {req.argv, result.launcher, start_utc}, req.config);
+  result.record_path = c.record_path;
+  result.complete = c.complete;
+  if (!c.error.empty()) result.error = c.error;
+  if (c.partial_ranks > 0)
+    warn(result, req.quiet,
+         fmt::format("incomplete record: {} rank(s) did not reach MPI_Finalize; assembled from their "
+                     "partial files",
+                     c.partial_ranks));
+  return result;
+}
+
+}  // namespace hpcsens::run

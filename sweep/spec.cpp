@@ -1,0 +1,305 @@
+#include "sweep/spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/errors.h"
+
+namespace hpcsens::sweep {
+namespace {
+
+// Every error carries file:line and the dotted field path, so a user fixes the spec in one go.
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& field,
+                         const std::string& problem) const {
+    const int line = node.IsDefined() ? node.Mark().line + 1 : 0;
+    fail_at(line, field, problem);
+  }
+  [[noreturn]] void fail_at(int line, const std::string& field, const std::string& problem) const {
+    std::string where = source_;
+    if (line > 0) where += ":" + std::to_string(line);
+    if (!field.empty()) where += ": " + field;
+    throw InputError(where, problem);
+  }
+
+  void check_keys(const YAML::Node& map, const std::string& field,
+                  const std::set<std::string>& allowed) const {
+    if (!map.IsMap()) fail(map, field, "must be a mapping");
+    for (const auto& kv : map) {
+      const auto key = kv.first.as<std::string>();
+      if (!allowed.count(key)) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        fail(kv.first, join(field, key), "unknown field (allowed: " + list + ")");
+      }
+    }
+  }
+
+  static std::string join(const std::string& parent, const std::string& key) {
+    return parent.empty() ? key : parent + "." + key;
+  }
+
+  std::string str(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsScalar()) fail(n, field, "must be a string");
+    return n.as<std::string>();
+  }
+  double num(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsScalar()) fail(n, field, "must be a number");
+    try {
+      return n.as<double>();
+    } catch (const YAML::Exception&) {
+      fail(n, field, "must be a number, got '" + n.Scalar() + "'");
+    }
+  }
+  double positive(const YAML::Node& n, const std::string& field) const {
+    const double v = num(n, field);
+    if (!(v > 0)) fail(n, field, "must be > 0, got " + n.Scalar());
+    return v;
+  }
+  double non_negative(const YAML::Node& n, const std::string& field) const {
+    const double v = num(n, field);
+    if (!(v >= 0)) fail(n, field, "must be >= 0, got " + n.Scalar());
+    return v;
+  }
+  long integer(const YAML::Node& n, const std::string& field, long lo) const {
+    if (!n.IsScalar()) fail(n, field, "must be an integer");
+    long v = 0;
+    try {
+      v = n.as<long>();
+    } catch (const YAML::Exception&) {
+      fail(n, field, "must be an integer, got '" + n.Scalar() + "'");
+    }
+    if (v < lo) fail(n, field, "must be >= " + std::to_string(lo) + ", got " + n.Scalar());
+    return v;
+  }
+  bool boolean(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsScalar()) fail(n, field, "must be true or false");
+    try {
+      return n.as<bool>();
+    } catch (const YAML::Exception&) {
+      fail(n, field, "must be true or false, got '" + n.Scalar() + "'");
+    }
+  }
+  std::vector<std::string> strings(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsSequence() || n.size() == 0) fail(n, field, "must be a non-empty list of strings");
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < n.size(); ++i)
+      out.push_back(str(n[i], field + "[" + std::to_string(i) + "]"));
+    return out;
+  }
+
+ private:
+  std::string source_;
+};
+
+void parse_calibration(const Reader& r, const YAML::Node& n, Calibration& c) {
+  const std::string f = "calibration";
+  r.check_keys(n, f, {"stream", "stream_array_mb", "stream_ntimes", "ranks", "latency", "clock",
+                      "launcher"});
+  if (n["stream"]) c.stream = r.boolean(n["stream"], f + ".stream");
+  if (n["stream_array_mb"]) {
+    const auto& v = n["stream_array_mb"];
+    if (!(v.IsScalar() && v.Scalar() == "auto"))
+      c.stream_array_mb = r.positive(v, f + ".stream_array_mb");
+  }
+  if (n["stream_ntimes"]) c.stream_ntimes = int(r.integer(n["stream_ntimes"], f + ".stream_ntimes", 2));
+  if (n["ranks"]) {
+    const auto& v = n["ranks"];
+    if (!(v.IsScalar() && v.Scalar() == "job")) c.ranks = int(r.integer(v, f + ".ranks", 1));
+  }
+  if (n["latency"]) c.latency = r.boolean(n["latency"], f + ".latency");
+  if (n["clock"]) c.clock = r.boolean(n["clock"], f + ".clock");
+  if (n["launcher"]) c.launcher = r.strings(n["launcher"], f + ".launcher");
+}
+
+void parse_emulation(const Reader& r, const YAML::Node& n, Emulation& e) {
+  const std::string f = "emulated";
+  r.check_keys(n, f, {"W_cpu", "W_mem", "T_io", "overlap", "noise_pct", "seed", "ranks", "mem_gbs"});
+  for (const char* k : {"W_cpu", "W_mem", "T_io"})
+    if (!n[k]) r.fail(n, f + "." + k, "missing (the ground-truth model needs W_cpu, W_mem, T_io)");
+  e.w_cpu = r.non_negative(n["W_cpu"], f + ".W_cpu");
+  e.w_mem = r.non_negative(n["W_mem"], f + ".W_mem");
+  e.t_io = r.non_negative(n["T_io"], f + ".T_io");
+  if (e.w_cpu + e.w_mem + e.t_io <= 0) r.fail(n, f, "W_cpu, W_mem and T_io are all zero");
+  if (n["overlap"]) {
+    e.overlap = r.num(n["overlap"], f + ".overlap");
+    if (e.overlap < 0 || e.overlap > 1) r.fail(n["overlap"], f + ".overlap", "must be within [0, 1]");
+  }
+  if (n["noise_pct"]) e.noise_pct = r.non_negative(n["noise_pct"], f + ".noise_pct");
+  if (n["seed"]) e.seed = std::uint64_t(r.integer(n["seed"], f + ".seed", 0));
+  if (n["ranks"]) e.ranks = int(r.integer(n["ranks"], f + ".ranks", 1));
+  if (n["mem_gbs"]) e.mem_gbs = r.positive(n["mem_gbs"], f + ".mem_gbs");
+}
+
+void parse_memory(const Reader& r, const YAML::Node& list, std::vector<MemoryConfig>& out) {
+  const std::string f = "knobs.memory";
+  if (!list.IsSequence() || list.size() == 0)
+    r.fail(list, f, "must be a non-empty list of memory configurations");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto& n = list[i];
+    const std::string fi = f + "[" + std::to_string(i) + "]";
+    r.check_keys(n, fi, {"name", "slurm_partition", "slurm_constraint", "nodes", "manual",
+                         "emulated_gbs"});
+    MemoryConfig m;
+    m.line = n.Mark().line + 1;
+    if (!n["name"]) r.fail(n, fi + ".name", "missing");
+    m.name = r.str(n["name"], fi + ".name");
+    if (m.name.empty()) r.fail(n["name"], fi + ".name", "must not be empty");
+    if (!names.insert(m.name).second) r.fail(n["name"], fi + ".name", "duplicate name '" + m.name + "'");
+    int ways = 0;
+    if (n["slurm_partition"]) ++ways, m.slurm_partition = r.str(n["slurm_partition"], fi + ".slurm_partition");
+    if (n["slurm_constraint"]) ++ways, m.slurm_constraint = r.str(n["slurm_constraint"], fi + ".slurm_constraint");
+    if (n["nodes"]) ++ways, m.nodes = r.strings(n["nodes"], fi + ".nodes");
+    if (n["manual"]) ++ways, m.manual = r.str(n["manual"], fi + ".manual");
+    if (ways > 1)
+      r.fail(n, fi, "give one way to reach it: slurm_partition, slurm_constraint, nodes or manual");
+    if (n["emulated_gbs"]) m.emulated_gbs = r.positive(n["emulated_gbs"], fi + ".emulated_gbs");
+    out.push_back(std::move(m));
+  }
+}
+
+std::vector<double> ghz_list(const Reader& r, const YAML::Node& n, const std::string& f) {
+  if (!n.IsSequence() || n.size() == 0) r.fail(n, f, "must be a non-empty list of GHz values or \"all\"");
+  std::vector<double> out;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const std::string fi = f + "[" + std::to_string(i) + "]";
+    const double v = r.positive(n[i], fi);
+    if (v > 10) r.fail(n[i], fi, "is in GHz; " + n[i].Scalar() + " GHz is not a CPU frequency");
+    out.push_back(v);
+  }
+  return out;
+}
+
+void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
+  const std::string f = "knobs";
+  r.check_keys(n, f, {"cpu_ghz", "cpu_backend", "uncore_ghz", "memory"});
+  if (n["cpu_ghz"]) {
+    const auto& v = n["cpu_ghz"];
+    if (v.IsScalar() && v.Scalar() == "all")
+      s.cpu_all_available = true;
+    else
+      s.cpu_ghz = ghz_list(r, v, f + ".cpu_ghz");
+  }
+  if (n["cpu_backend"]) {
+    const auto b = r.str(n["cpu_backend"], f + ".cpu_backend");
+    if (b == "cpufreq") s.cpu_backend = CpuBackend::kCpufreq;
+    else if (b == "slurm") s.cpu_backend = CpuBackend::kSlurm;
+    else if (b == "likwid") s.cpu_backend = CpuBackend::kLikwid;
+    else r.fail(n["cpu_backend"], f + ".cpu_backend", "must be cpufreq, slurm or likwid, got '" + b + "'");
+  }
+  if (n["uncore_ghz"]) {
+    const auto& v = n["uncore_ghz"];
+    const std::string fu = f + ".uncore_ghz";
+    if (!v.IsSequence() || v.size() == 0) r.fail(v, fu, "must be a non-empty list (GHz, or {min, max})");
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string fi = fu + "[" + std::to_string(i) + "]";
+      UncoreSetting u;
+      if (v[i].IsMap()) {
+        r.check_keys(v[i], fi, {"min", "max"});
+        if (!v[i]["min"] || !v[i]["max"]) r.fail(v[i], fi, "needs both min and max");
+        u.min_ghz = r.positive(v[i]["min"], fi + ".min");
+        u.max_ghz = r.positive(v[i]["max"], fi + ".max");
+        if (u.min_ghz > u.max_ghz) r.fail(v[i], fi, "min is above max");
+      } else {
+        u.min_ghz = u.max_ghz = r.positive(v[i], fi);
+      }
+      if (u.max_ghz > 10) r.fail(v[i], fi, "is in GHz; too large for an uncore frequency");
+      s.uncore.push_back(u);
+    }
+  }
+  if (n["memory"]) parse_memory(r, n["memory"], s.memory);
+}
+
+}  // namespace
+
+SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
+  Reader r(source);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    r.fail_at(e.mark.line + 1, "", "not valid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) r.fail_at(1, "", "the spec must be a YAML mapping (job:, knobs:, ...)");
+  r.check_keys(root, "", {"job", "repetitions", "order", "seed", "retries", "output", "knobs",
+                          "backends", "calibration", "emulated", "events"});
+  SweepSpec s;
+  s.source = source;
+
+  if (root["emulated"]) {
+    s.emulation.emplace();
+    parse_emulation(r, root["emulated"], *s.emulation);
+  }
+  const auto job = root["job"];
+  if (!job) {
+    if (!s.emulation) r.fail_at(1, "job", "missing (job.command is the command to sweep)");
+  } else {
+    r.check_keys(job, "job", {"command", "timeout_s"});
+    if (job["command"]) s.command = r.strings(job["command"], "job.command");
+    else if (!s.emulation) r.fail(job, "job.command", "missing");
+    if (job["timeout_s"]) s.timeout_s = r.non_negative(job["timeout_s"], "job.timeout_s");
+  }
+  if (root["repetitions"]) s.repetitions = int(r.integer(root["repetitions"], "repetitions", 1));
+  if (root["order"]) {
+    const auto o = r.str(root["order"], "order");
+    if (o == "random" || o == "randomized") s.randomized = true;
+    else if (o == "sequential") s.randomized = false;
+    else r.fail(root["order"], "order", "must be random or sequential, got '" + o + "'");
+  }
+  if (root["seed"]) s.seed = std::uint64_t(r.integer(root["seed"], "seed", 0));
+  if (root["retries"]) s.retries = int(r.integer(root["retries"], "retries", 0));
+  if (root["output"]) s.output_dir = r.str(root["output"], "output");
+  if (root["events"]) s.events = r.str(root["events"], "events");
+  if (root["knobs"]) parse_knobs(r, root["knobs"], s);
+  if (root["backends"]) {
+    r.check_keys(root["backends"], "backends", {"sysfs_root"});
+    if (root["backends"]["sysfs_root"])
+      s.sysfs_root = r.str(root["backends"]["sysfs_root"], "backends.sysfs_root");
+  }
+  if (root["calibration"]) parse_calibration(r, root["calibration"], s.calibration);
+
+  // Cross-field rules.
+  if (s.cpu_backend == CpuBackend::kSlurm) {
+    if (s.command.empty() || s.command[0].find("srun") == std::string::npos)
+      r.fail(root["knobs"]["cpu_backend"], "knobs.cpu_backend",
+             "slurm sets --cpu-freq on the job's srun line, but job.command does not start with srun");
+  }
+  for (const auto& m : s.memory) {
+    if ((!m.slurm_partition.empty() || !m.slurm_constraint.empty()) &&
+        (s.command.empty() || s.command[0].find("srun") == std::string::npos) && !s.emulation)
+      r.fail_at(m.line, "knobs.memory", "'" + m.name +
+                "' is reached through a Slurm partition/constraint, which needs job.command to start with srun");
+  }
+  if (s.emulation) {
+    if (s.cpu_ghz.empty())
+      r.fail(root["knobs"] ? root["knobs"] : root["emulated"], "knobs.cpu_ghz",
+             "the emulated launcher needs an explicit list of GHz values");
+    if (!s.uncore.empty())
+      r.fail(root["knobs"]["uncore_ghz"], "knobs.uncore_ghz", "is not supported by the emulated launcher");
+    if (s.memory.empty() && !s.emulation->mem_gbs)
+      r.fail(root["emulated"], "emulated.mem_gbs",
+             "missing: give emulated.mem_gbs or memory configurations with emulated_gbs");
+    for (std::size_t i = 0; i < s.memory.size(); ++i)
+      if (!s.memory[i].emulated_gbs)
+        r.fail_at(s.memory[i].line, "knobs.memory[" + std::to_string(i) + "].emulated_gbs",
+                  "missing (the emulated launcher needs each configuration's bandwidth)");
+  }
+  return s;
+}
+
+SweepSpec parse_spec_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "cannot read the sweep spec");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_spec_text(ss.str(), path);
+}
+
+}  // namespace hpcsens::sweep

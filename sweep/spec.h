@@ -1,0 +1,86 @@
+#pragma once
+// The sweep spec: what to run, at which knob settings, how often and in which order.
+// Parsed from YAML; every validation error names the file, the line and the field.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hpcsens::sweep {
+
+// How the core frequency is changed.
+enum class CpuBackend {
+  kCpufreq,  // Linux cpufreq sysfs (userspace governor, or min = max pinning for pstate drivers)
+  kSlurm,    // srun --cpu-freq=<kHz> on the job's own srun line (Slurm restores it itself)
+  kLikwid,   // likwid-setFrequencies
+};
+
+struct UncoreSetting {
+  double min_ghz = 0;
+  double max_ghz = 0;
+};
+
+// A memory configuration cannot be switched at run time (DRAM speed is set at boot): it is
+// declared, together with how the sweep reaches it, and its bandwidth is measured.
+struct MemoryConfig {
+  std::string name;
+  std::string slurm_partition;     // srun --partition=...
+  std::string slurm_constraint;    // srun --constraint=...
+  std::vector<std::string> nodes;  // srun --nodelist / mpirun --host
+  std::string manual;              // instruction shown to the operator, who confirms on stdin
+  std::optional<double> emulated_gbs;  // emulated launcher only: the configuration's bandwidth
+  int line = 0;                    // where it was declared, for later error messages
+};
+
+struct Calibration {
+  bool stream = true;
+  std::optional<double> stream_array_mb;  // aggregate size of one array; unset: 4x the LLC
+  int stream_ntimes = 10;
+  std::optional<int> ranks;               // unset: the job's rank count
+  bool latency = false;                   // idle latency by pointer chase -> config.lat_ns
+  // Timed dependent-add chain -> achieved GHz. Off by default: it measures cycles the rank got,
+  // which equals the clock only when every rank has a core to itself.
+  bool clock = false;
+  std::vector<std::string> launcher;      // override: launcher prefix for the calibrator
+};
+
+// Ground truth for the emulated launcher (machines without DVFS): records are computed, not
+// measured, from T = sum - overlap * (sum - max), sum = W_cpu/R_cpu + W_mem/R_mem + T_io.
+struct Emulation {
+  double w_cpu = 0;      // giga-cycles
+  double w_mem = 0;      // GB moved
+  double t_io = 0;       // seconds
+  double overlap = 0;    // 0: terms add up; 1: only the largest term is exposed
+  double noise_pct = 0;  // relative Gaussian noise on every run time (percent, 1 sigma)
+  std::uint64_t seed = 1;
+  int ranks = 4;
+  std::optional<double> mem_gbs;  // bandwidth when no memory configurations are declared
+};
+
+struct SweepSpec {
+  std::string source;                 // the spec file, for messages
+  std::vector<std::string> command;   // LAUNCHER ARGS... of the job
+  double timeout_s = 0;               // per run; 0 = none
+  int repetitions = 1;
+  bool randomized = true;
+  std::uint64_t seed = 1;
+  int retries = 1;                    // extra attempts after a failed run
+  std::string output_dir = "hpcsens-sweep";
+  std::string events = "default";
+
+  CpuBackend cpu_backend = CpuBackend::kCpufreq;
+  std::vector<double> cpu_ghz;        // empty: the core frequency is not a knob
+  bool cpu_all_available = false;     // "all": resolved from sysfs when planning
+  std::vector<UncoreSetting> uncore;  // empty: uncore is not a knob
+  std::vector<MemoryConfig> memory;   // empty: one (the current) memory configuration
+  std::string sysfs_root = "/sys";
+
+  Calibration calibration;
+  std::optional<Emulation> emulation;
+};
+
+// Throws hpcsens::InputError("<file>:<line>: <field>: <problem>").
+SweepSpec parse_spec_file(const std::string& path);
+SweepSpec parse_spec_text(const std::string& text, const std::string& source);
+
+}  // namespace hpcsens::sweep

@@ -1,0 +1,82 @@
+// Overlap bounds (GLPK) against data with known partial overlap.
+#include <gtest/gtest.h>
+
+#include "model/overlap_bounds.h"
+#include "tests/model/ground_truth.h"
+
+namespace hpcsens::model {
+namespace {
+
+using testing::Truth;
+
+const std::vector<Term> kTerms{Term::cpu, Term::mem, Term::io};
+
+// Acceptance: data generated with 30 % overlap; the bounds contain the true W of every component.
+TEST(OverlapBounds, ContainTrueWorkUnderThirtyPercentOverlap) {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    const Truth truth{24.0, 600.0, 3.0, 0.0, 0.3};
+    const auto pts = testing::generate_points(truth, testing::acceptance_grid(), {0.01, seed, 1});
+    const OverlapBounds b = overlap_bounds(kTerms, pts);
+    ASSERT_TRUE(b.feasible);
+    const double truth_w[3] = {truth.w_cpu, truth.w_mem, truth.t_io};
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_LE(b.terms[k].lo, truth_w[k]) << term_name(kTerms[k]) << " seed " << seed;
+      EXPECT_GE(b.terms[k].hi, truth_w[k]) << term_name(kTerms[k]) << " seed " << seed;
+      EXPECT_LE(b.terms[k].lo, b.terms[k].hi);
+      // The LP can only tighten the "no component longer than the run" bound.
+      EXPECT_LE(b.terms[k].hi, b.terms[k].closed_form_hi * (1 + 1e-9));
+    }
+  }
+}
+
+TEST(OverlapBounds, FullOverlapAndNoOverlapAreInside) {
+  for (double w : {0.0, 1.0}) {
+    const Truth truth{24.0, 600.0, 0.0, 0.0, w};
+    const auto pts = testing::generate_points(truth, testing::acceptance_grid(), {0.0, 1, 1});
+    const OverlapBounds b = overlap_bounds({Term::cpu, Term::mem}, pts, 0.001);
+    ASSERT_TRUE(b.feasible);
+    EXPECT_LE(b.terms[0].lo, 24.0 + 1e-6);
+    EXPECT_GE(b.terms[0].hi, 24.0 - 1e-6);
+    EXPECT_LE(b.terms[1].lo, 600.0 + 1e-4);
+    EXPECT_GE(b.terms[1].hi, 600.0 - 1e-4);
+  }
+}
+
+TEST(OverlapBounds, ClosedFormUpperBoundIsMinOfTimeTimesRate) {
+  std::vector<Point> pts(2);
+  pts[0].cpu_ghz = 2.0, pts[0].mem_gbs = 10.0, pts[0].time_s = 10.0;
+  pts[1].cpu_ghz = 1.0, pts[1].mem_gbs = 40.0, pts[1].time_s = 12.0;
+  const OverlapBounds b = overlap_bounds({Term::cpu, Term::mem}, pts, 0.0);
+  ASSERT_TRUE(b.feasible);
+  EXPECT_DOUBLE_EQ(b.terms[0].closed_form_hi, 12.0);   // min(10 x 2, 12 x 1)
+  EXPECT_DOUBLE_EQ(b.terms[1].closed_form_hi, 100.0);  // min(10 x 10, 12 x 40)
+  EXPECT_NEAR(b.terms[0].hi, 12.0, 1e-9);
+  EXPECT_LE(b.terms[1].hi, 100.0 + 1e-9);
+}
+
+TEST(OverlapBounds, InconsistentTimesWidenTheSlackAndSayHowMuch) {
+  // Same rates, times 10 s and 25 s: two components in series last at most twice the longer
+  // one, so only a slack s with 2 x 10 (1 + s) >= 25 (1 - s), s >= 11 %, makes them consistent.
+  std::vector<Point> pts(2);
+  for (auto& p : pts) p.cpu_ghz = 2.0, p.mem_gbs = 20.0;
+  pts[0].time_s = 10.0, pts[1].time_s = 25.0;
+  const OverlapBounds b = overlap_bounds({Term::cpu, Term::mem}, pts, 0.02);
+  ASSERT_TRUE(b.feasible);
+  EXPECT_NEAR(b.slack, 0.16, 1e-12);  // 2 % doubled until feasible
+  pts[1].time_s = 100.0;
+  EXPECT_FALSE(overlap_bounds({Term::cpu, Term::mem}, pts, 0.02).feasible);
+}
+
+TEST(OverlapBounds, TimeRangeAtNewConfigurationContainsTruth) {
+  const Truth truth{24.0, 600.0, 3.0, 0.0, 0.3};
+  const auto pts = testing::generate_points(truth, testing::acceptance_grid(), {0.01, 2, 1});
+  for (testing::Config c : {testing::Config{2.0, 25}, testing::Config{3.5, 80}}) {
+    const auto r = overlap_time_range(kTerms, pts, kDefaultBoundsSlack, c.cpu_ghz, c.mem_gbs, std::nullopt);
+    ASSERT_TRUE(r.has_value());
+    EXPECT_LE(r->lo, testing::true_time(truth, c));
+    EXPECT_GE(r->hi, testing::true_time(truth, c));
+  }
+}
+
+}  // namespace
+}  // namespace hpcsens::model

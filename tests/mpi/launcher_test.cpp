@@ -1,0 +1,130 @@
+#include "mpi/launcher.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace hpcsens::mpi {
+namespace {
+
+using Args = std::vector<std::string>;
+
+const std::vector<EnvVar> kVars = {{"HPCSENS_OUT", "/tmp/out dir"},
+                                   {"HPCSENS_COMMAND", R"(["mpirun","-np","4","./a b"])"},
+                                   {"LD_PRELOAD", "/opt/hpcsens/lib/libhpcsens_preload.so"}};
+
+TEST(LauncherDetect, ByBasename) {
+  EXPECT_EQ(classify_launcher("/usr/bin/orterun", ""), LauncherKind::kOpenMpi);
+  EXPECT_EQ(classify_launcher("mpirun.openmpi", ""), LauncherKind::kOpenMpi);
+  EXPECT_EQ(classify_launcher("/opt/mpich/bin/mpiexec.hydra", ""), LauncherKind::kMpichHydra);
+  EXPECT_EQ(classify_launcher("mpiexec.mpich", ""), LauncherKind::kMpichHydra);
+  EXPECT_EQ(classify_launcher("/usr/bin/srun", ""), LauncherKind::kSlurm);
+  EXPECT_EQ(classify_launcher("./my_app", ""), LauncherKind::kSingleton);
+  EXPECT_EQ(classify_launcher("/bin/echo", ""), LauncherKind::kSingleton);
+}
+
+TEST(LauncherDetect, AmbiguousNamesUseVersionText) {
+  EXPECT_TRUE(needs_version_probe("/usr/bin/mpirun"));
+  EXPECT_TRUE(needs_version_probe("mpiexec"));
+  EXPECT_FALSE(needs_version_probe("srun"));
+  EXPECT_FALSE(needs_version_probe("mpiexec.hydra"));
+  EXPECT_EQ(classify_launcher("mpirun", "mpirun (Open MPI) 4.1.4\n\nReport bugs to ..."),
+            LauncherKind::kOpenMpi);
+  EXPECT_EQ(classify_launcher("mpiexec", "HYDRA build details:\n    Version: 4.0.2\n"),
+            LauncherKind::kMpichHydra);
+  EXPECT_EQ(classify_launcher("mpiexec", "Intel(R) MPI Library for Linux* OS, Version 2021.9"),
+            LauncherKind::kMpichHydra);
+  EXPECT_EQ(classify_launcher("mpirun", "some other launcher 1.0"), LauncherKind::kUnknown);
+  EXPECT_EQ(classify_launcher("mpirun", ""), LauncherKind::kUnknown);
+}
+
+TEST(LauncherDetect, RealOpenMpiOnThisMachine) {
+  // Debian's mpirun is Open MPI 4.1; asking it really runs `mpirun --version`.
+  EXPECT_EQ(detect_launcher("mpirun"), LauncherKind::kOpenMpi);
+  EXPECT_EQ(detect_launcher("mpiexec"), LauncherKind::kOpenMpi);
+  EXPECT_EQ(detect_launcher("no-such-launcher-xyz"), LauncherKind::kSingleton);
+  EXPECT_EQ(probe_launcher_version("/nonexistent/mpirun"), "");
+}
+
+TEST(LauncherNames, AreStable) {
+  EXPECT_EQ(launcher_name(LauncherKind::kOpenMpi), "openmpi");
+  EXPECT_EQ(launcher_name(LauncherKind::kMpichHydra), "mpich-hydra");
+  EXPECT_EQ(launcher_name(LauncherKind::kSlurm), "slurm");
+  EXPECT_EQ(launcher_name(LauncherKind::kSingleton), "singleton");
+  EXPECT_EQ(launcher_name(LauncherKind::kUnknown), "unknown");
+}
+
+TEST(PlanLaunch, OpenMpiInsertsDashXAfterLauncherAndKeepsUserDashX) {
+  const Args user = {"mpirun", "-np", "4", "-x", "OMP_NUM_THREADS=2", "./app", "-x", "3"};
+  const auto plan = plan_launch(LauncherKind::kOpenMpi, user, kVars);
+  const Args want = {"mpirun",
+                     "-x", "HPCSENS_OUT=/tmp/out dir",
+                     "-x", R"(HPCSENS_COMMAND=["mpirun","-np","4","./a b"])",
+                     "-x", "LD_PRELOAD=/opt/hpcsens/lib/libhpcsens_preload.so",
+                     "-np", "4", "-x", "OMP_NUM_THREADS=2", "./app", "-x", "3"};
+  EXPECT_EQ(plan.argv, want);
+  EXPECT_TRUE(plan.launcher_env.empty()) << "nothing may leak into mpirun's own environment";
+  EXPECT_TRUE(plan.warnings.empty());
+}
+
+TEST(PlanLaunch, HydraUsesGenvWithSeparateValue) {
+  const Args user = {"mpiexec.hydra", "-n", "2", "./app", "arg with space"};
+  const auto plan = plan_launch(LauncherKind::kMpichHydra, user, kVars);
+  const Args want = {"mpiexec.hydra",
+                     "-genv", "HPCSENS_OUT", "/tmp/out dir",
+                     "-genv", "HPCSENS_COMMAND", R"(["mpirun","-np","4","./a b"])",
+                     "-genv", "LD_PRELOAD", "/opt/hpcsens/lib/libhpcsens_preload.so",
+                     "-n", "2", "./app", "arg with space"};
+  EXPECT_EQ(plan.argv, want);
+  EXPECT_TRUE(plan.launcher_env.empty());
+}
+
+TEST(PlanLaunch, SrunExportsAllAndMovesCommaValuesToItsEnvironment) {
+  const Args user = {"srun", "-n", "8", "./app"};
+  const auto plan = plan_launch(LauncherKind::kSlurm, user, kVars);
+  const Args want = {"srun",
+                     "--export=ALL,HPCSENS_OUT=/tmp/out dir,"
+                     "LD_PRELOAD=/opt/hpcsens/lib/libhpcsens_preload.so",
+                     "-n", "8", "./app"};
+  EXPECT_EQ(plan.argv, want);
+  // The JSON command has commas, which --export would split; srun copies it with ALL.
+  ASSERT_EQ(plan.launcher_env.size(), 1u);
+  EXPECT_EQ(plan.launcher_env[0].name, "HPCSENS_COMMAND");
+  for (const auto& v : plan.launcher_env) EXPECT_NE(v.name, "LD_PRELOAD");
+}
+
+TEST(PlanLaunch, SrunExtendsTheUsersExport) {
+  const std::vector<EnvVar> vars = {{"A", "1"}, {"LD_PRELOAD", "/l.so"}};
+  auto plan = plan_launch(LauncherKind::kSlurm, {"srun", "--export=ALL,FOO=bar", "./app"}, vars);
+  EXPECT_EQ(plan.argv, (Args{"srun", "--export=ALL,FOO=bar,A=1,LD_PRELOAD=/l.so", "./app"}));
+  plan = plan_launch(LauncherKind::kSlurm, {"srun", "--export", "NONE", "./app"}, vars);
+  EXPECT_EQ(plan.argv, (Args{"srun", "--export", "A=1,LD_PRELOAD=/l.so", "./app"}));
+  // Without ALL a comma value cannot travel through srun's environment: say so.
+  plan = plan_launch(LauncherKind::kSlurm, {"srun", "--export=FOO", "./app"},
+                     {{"B", "x,y"}, {"LD_PRELOAD", "/l.so"}});
+  EXPECT_EQ(plan.argv, (Args{"srun", "--export=FOO,LD_PRELOAD=/l.so", "./app"}));
+  EXPECT_TRUE(plan.launcher_env.empty());
+  ASSERT_EQ(plan.warnings.size(), 1u);
+  EXPECT_NE(plan.warnings[0].find("B"), std::string::npos);
+}
+
+TEST(PlanLaunch, SingletonGetsEnvironmentDirectly) {
+  const Args user = {"./app", "-x", "1"};
+  const auto plan = plan_launch(LauncherKind::kSingleton, user, kVars);
+  EXPECT_EQ(plan.argv, user);
+  ASSERT_EQ(plan.launcher_env.size(), kVars.size());
+  EXPECT_EQ(plan.launcher_env[2].name, "LD_PRELOAD");
+}
+
+TEST(PlanLaunch, UnknownLauncherRunsUnchangedWithWarning) {
+  const Args user = {"mpirun", "-np", "2", "./app"};
+  const auto plan = plan_launch(LauncherKind::kUnknown, user, kVars);
+  EXPECT_EQ(plan.argv, user);
+  EXPECT_TRUE(plan.launcher_env.empty());
+  ASSERT_EQ(plan.warnings.size(), 1u);
+  EXPECT_NE(plan.warnings[0].find("without measurement"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hpcsens::mpi

@@ -1,0 +1,82 @@
+// Real PAPI with the perf_event component's software events (they work without a PMU).
+#include "preload/papi_session.h"
+
+#include <gtest/gtest.h>
+
+namespace hpcsens::preload {
+namespace {
+
+void spin() {
+  volatile double acc = 0;
+  for (long i = 0; i < 5'000'000; ++i) acc = acc + static_cast<double>(i);
+}
+
+topdown::EventPlan plan(std::vector<topdown::EventGroup> groups) {
+  topdown::EventPlan p;
+  p.name = "test";
+  p.groups = std::move(groups);
+  return p;
+}
+
+TEST(PapiSession, CountsTaskClock) {
+  PapiSession s;
+  s.prepare(plan({{{"perf::TASK-CLOCK", "perf::CONTEXT-SWITCHES"}, true}}));
+  s.start();
+  spin();
+  s.stop();
+  EXPECT_EQ(s.status(), "ok");
+  EXPECT_FALSE(s.warn());
+  EXPECT_FALSE(s.multiplexed());
+  ASSERT_EQ(s.values().count("perf::TASK-CLOCK"), 1u);
+  EXPECT_GT(s.values().at("perf::TASK-CLOCK"), 1e6);  // nanoseconds of CPU time
+}
+
+TEST(PapiSession, RefusedRequiredEventIsReportedAndOthersStillCount) {
+  PapiSession s;
+  s.prepare(plan({{{"perf::TASK-CLOCK"}, true}, {{"NO_SUCH_EVENT_XYZ"}, true}}));
+  s.start();
+  spin();
+  s.stop();
+  EXPECT_TRUE(s.warn());
+  EXPECT_NE(s.status().find("NO_SUCH_EVENT_XYZ"), std::string::npos) << s.status();
+  EXPECT_GT(s.values().at("perf::TASK-CLOCK"), 0.0);
+}
+
+TEST(PapiSession, RefusedOptionalGroupIsANoteNotAFailure) {
+  PapiSession s;
+  s.prepare(plan({{{"perf::TASK-CLOCK"}, true}, {{"NO_SUCH_EVENT_XYZ"}, false}}));
+  s.start();
+  s.stop();
+  EXPECT_EQ(s.status(), "ok");
+  ASSERT_EQ(s.notes().size(), 1u);
+  EXPECT_NE(s.notes()[0].find("NO_SUCH_EVENT_XYZ"), std::string::npos);
+}
+
+TEST(PapiSession, GroupsThatFitTogetherAreCountedWithoutMultiplexing) {
+  PapiSession s;
+  s.prepare(plan({{{"perf::TASK-CLOCK"}, true}, {{"perf::CONTEXT-SWITCHES"}, true}}));
+  s.start();
+  spin();
+  s.stop();
+  EXPECT_EQ(s.status(), "ok");
+  EXPECT_FALSE(s.multiplexed());
+  EXPECT_EQ(s.values().size(), 2u);
+  EXPECT_GT(s.values().at("perf::TASK-CLOCK"), 0.0);
+}
+
+TEST(PapiSession, UnavailablePlanSaysWhy) {
+  topdown::EventPlan p;
+  p.name = "none";
+  p.available = false;
+  p.note = "counters disabled (--events none)";
+  PapiSession s;
+  s.prepare(p);
+  s.start();
+  s.stop();
+  EXPECT_EQ(s.status(), "counters disabled (--events none)");
+  EXPECT_FALSE(s.warn());
+  EXPECT_TRUE(s.values().empty());
+}
+
+}  // namespace
+}  // namespace hpcsens::preload

@@ -1,0 +1,100 @@
+/* Test MPI program for the preload tests: a fixed, known set of calls per rank so the record can
+   be checked call by call. Usage: prog_c MODE DIR   (MODE: normal, exit, abort, threads). */
+#include <fcntl.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int rank, size;
+
+static void posix_io(const char* dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/posix.rank%d.dat", dir, rank);
+  static char block[4096];
+  memset(block, 'x', sizeof block);
+  int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  if (write(fd, block, sizeof block) != (ssize_t)sizeof block) abort();
+  if (write(fd, block, sizeof block) != (ssize_t)sizeof block) abort();
+  fsync(fd);
+  close(fd);
+  fd = open(path, O_RDONLY);
+  if (read(fd, block, sizeof block) != (ssize_t)sizeof block) abort();
+  close(fd);
+}
+
+static void mpi_io(const char* dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/mpiio.dat", dir);
+  char data[1000];
+  memset(data, 'y', sizeof data);
+  MPI_File fh;
+  MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  MPI_File_write_at(fh, (MPI_Offset)rank * 1000, data, 1000, MPI_BYTE, MPI_STATUS_IGNORE);
+  MPI_File_close(&fh);
+}
+
+static void messages(void) {
+  int ints[100] = {0};
+  for (int i = 0; i < 3; ++i) {
+    if (rank == 0) MPI_Send(ints, 100, MPI_INT, 1, i, MPI_COMM_WORLD);
+    if (rank == 1) MPI_Recv(ints, 100, MPI_INT, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  double in[10] = {1}, out[10];
+  for (int i = 0; i < 5; ++i) MPI_Allreduce(in, out, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  char s[7] = "hello!", r[7];
+  MPI_Request req[2];
+  MPI_Irecv(r, 7, MPI_CHAR, (rank + size - 1) % size, 9, MPI_COMM_WORLD, &req[0]);
+  MPI_Isend(s, 7, MPI_CHAR, (rank + 1) % size, 9, MPI_COMM_WORLD, &req[1]);
+  MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  int b[16] = {0};
+  MPI_Bcast(b, 16, MPI_INT, 0, MPI_COMM_WORLD);
+  int g[64] = {0};
+  MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, 4, MPI_INT, MPI_COMM_WORLD);
+}
+
+static void* thread_body(void* arg) {
+  int tag = (int)(long)arg, x = 1, y = 0;
+  for (int i = 0; i < 25; ++i)
+    MPI_Sendrecv(&x, 1, MPI_INT, rank, tag, &y, 1, MPI_INT, rank, tag, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "normal";
+  const char* dir = argc > 2 ? argv[2] : ".";
+  if (strcmp(mode, "threads") == 0) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided < MPI_THREAD_MULTIPLE) return 77;
+  } else {
+    MPI_Init(&argc, &argv);
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (strcmp(mode, "threads") == 0) {
+    pthread_t t[4];
+    for (long i = 0; i < 4; ++i) pthread_create(&t[i], NULL, thread_body, (void*)i);
+    for (int i = 0; i < 4; ++i) pthread_join(t[i], NULL);
+    MPI_Finalize();
+    return 0;
+  }
+  messages();
+  posix_io(dir);
+  mpi_io(dir);
+  /* Some work, so the counters and the compute time are not zero. */
+  volatile double acc = 0;
+  for (long i = 0; i < 20000000; ++i) acc += (double)i * 1e-9;
+  if (strcmp(mode, "exit") == 0) exit(3);
+  if (strcmp(mode, "abort") == 0) {
+    if (rank == 0) MPI_Abort(MPI_COMM_WORLD, 5);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,194 @@
+#include "report/run_report.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/errors.h"
+#include "mpi/imbalance.h"
+#include "mpi/timing_bounds.h"
+
+namespace hpcsens::report {
+namespace {
+
+using record::RankRecord;
+using record::RunRecord;
+
+RankRecord rank(int r, double wall, double mpi, double io, bool complete = true) {
+  RankRecord k;
+  k.rank = r;
+  k.host = "node" + std::to_string(r / 2);
+  k.t0 = 0;
+  k.t1 = 0.01;
+  k.t2 = 0.01 + wall;
+  k.t3 = 0.02 + wall;
+  k.wall_s = wall;
+  k.mpi_s = mpi;
+  k.io_s = io;
+  k.compute_s = wall - mpi - io;
+  k.complete = complete;
+  k.mpi_calls["MPI_Barrier"] = {2, mpi * 0.75, 0};
+  k.mpi_calls["MPI_Allreduce"] = {10, mpi * 0.25, 80};
+  return k;
+}
+
+RunRecord four_ranks() {
+  RunRecord rec;
+  rec.job.command = {"mpirun", "-np", "4", "./app"};
+  rec.job.nranks = 4;
+  rec.job.launcher = "openmpi";
+  rec.job.hosts = {"node0", "node1"};
+  // compute = 1, 2, 3, 6 (rank 3 is the designed slow one)
+  rec.ranks = {rank(0, 7, 6, 0), rank(1, 7, 5, 0), rank(2, 7, 4, 0), rank(3, 7, 1, 0)};
+  mpi::fill_timing(rec);
+  mpi::fill_imbalance(rec);
+  return rec;
+}
+
+TEST(Distribution, QuartilesInterpolate) {
+  const auto d = distribution_of({4, 1, 3, 2, 5});
+  EXPECT_DOUBLE_EQ(d.min, 1);
+  EXPECT_DOUBLE_EQ(d.q1, 2);
+  EXPECT_DOUBLE_EQ(d.median, 3);
+  EXPECT_DOUBLE_EQ(d.q3, 4);
+  EXPECT_DOUBLE_EQ(d.max, 5);
+  const auto e = distribution_of({1, 2, 3, 4});
+  EXPECT_DOUBLE_EQ(e.median, 2.5);
+  EXPECT_DOUBLE_EQ(e.q1, 1.75);
+  EXPECT_DOUBLE_EQ(distribution_of({}).max, 0.0);
+}
+
+TEST(TopCalls, OrderedBySecondsWithCounts) {
+  const auto r = rank(0, 7, 4, 0);
+  EXPECT_EQ(top_calls(r, 3), "MPI_Barrier 3.000 s x2; MPI_Allreduce 1.000 s x10");
+  EXPECT_EQ(top_calls(r, 1), "MPI_Barrier 3.000 s x2");
+}
+
+TEST(RankTable, OneRowPerRankWithUnitsAndMpiPercent) {
+  const auto rec = four_ranks();
+  const auto t = rank_table(rec, {3, 0}, "Ranks");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.header[2], "wall [s]");
+  EXPECT_EQ(t.rows[0][0], "3");
+  EXPECT_EQ(t.rows[0][3], "6.0000");                 // compute
+  EXPECT_EQ(t.rows[0][6], fixed(100.0 / 7.0, 1));    // MPI %
+  EXPECT_EQ(t.rows[1][6], fixed(600.0 / 7.0, 1));
+}
+
+TEST(Summary, ShowsBothBoundsImbalanceAndSlowest) {
+  const auto rec = four_ranks();
+  const std::string text = render(summary_table(rec), Format::kTable);
+  EXPECT_NE(text.find("min over ranks of t3-t0"), std::string::npos);
+  EXPECT_NE(text.find("load-balance efficiency"), std::string::npos);
+  // LBE = mean 3 / max 6
+  EXPECT_NE(text.find("0.500"), std::string::npos);
+  // max/mean = 2
+  EXPECT_NE(text.find("2.000"), std::string::npos);
+  const auto t = summary_table(rec);
+  bool found = false;
+  for (const auto& row : t.rows)
+    if (row[0].rfind("slowest ranks", 0) == 0) {
+      found = true;
+      EXPECT_EQ(row[1].substr(0, 1), "3");
+    }
+  EXPECT_TRUE(found);
+  // Two hosts: clocks are not comparable, so the one-clock bound is absent.
+  EXPECT_NE(text.find("clocks not comparable"), std::string::npos);
+}
+
+TEST(Summary, ComputesImbalanceWhenRecordLacksIt) {
+  auto rec = four_ranks();
+  rec.imbalance = {};
+  const auto t = summary_table(rec);
+  bool found = false;
+  for (const auto& row : t.rows)
+    if (row[0] == "load-balance efficiency (mean/max)") {
+      found = true;
+      EXPECT_EQ(row[1], "0.500");
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(Summary, ListsIncompleteRanks) {
+  auto rec = four_ranks();
+  rec.ranks[2].complete = false;
+  rec.complete = false;
+  const std::string text = render_run_report(rec, {});
+  EXPECT_NE(text.find("NO (some ranks did not reach MPI_Finalize)"), std::string::npos);
+  EXPECT_NE(text.find("2*"), std::string::npos);
+  const auto t = summary_table(rec);
+  for (const auto& row : t.rows) {
+    if (row[0].rfind("incomplete ranks", 0) == 0) EXPECT_EQ(row[1], "2");
+  }
+}
+
+TEST(Report, SmallJobListsEveryRank) {
+  const std::string text = render_run_report(four_ranks(), {});
+  EXPECT_NE(text.find("Ranks"), std::string::npos);
+  EXPECT_EQ(text.find("Slowest"), std::string::npos);
+  EXPECT_NE(text.find("MPI [%]"), std::string::npos);
+}
+
+TEST(Report, LargeJobSummarisesUnlessAll) {
+  RunRecord rec;
+  rec.job.nranks = 1000;
+  for (int r = 0; r < 1000; ++r) rec.ranks.push_back(rank(r, 10, 9.0 - r * 0.008, 0));
+  mpi::fill_timing(rec);
+  mpi::fill_imbalance(rec);
+  const std::string text = render_run_report(rec, {});
+  EXPECT_NE(text.find("Slowest 5 ranks"), std::string::npos);
+  EXPECT_NE(text.find("Fastest 5 ranks"), std::string::npos);
+  EXPECT_NE(text.find("Distribution over 1000 ranks"), std::string::npos);
+  EXPECT_LT(text.size(), 8000u);
+  EXPECT_EQ(slowest_ranks(rec, 2), (std::vector<std::size_t>{999, 998}));
+  EXPECT_EQ(fastest_ranks(rec, 2), (std::vector<std::size_t>{0, 1}));
+  ReportOptions all;
+  all.all_ranks = true;
+  all.format = Format::kCsv;
+  const std::string csv = render_run_report(rec, all);
+  // every rank appears as a CSV row starting with its number
+  EXPECT_NE(csv.find("\n999,node499,"), std::string::npos);
+  EXPECT_NE(csv.find("\n0,node0,"), std::string::npos);
+}
+
+TEST(Report, EmulatedRecordsAreLabelled) {
+  auto rec = four_ranks();
+  rec.emulated = true;
+  EXPECT_NE(render_run_report(rec, {}).find("EMULATED"), std::string::npos);
+}
+
+TEST(Report, ConfigIsShown) {
+  auto rec = four_ranks();
+  rec.config = {{"cpu_ghz", 2.1}, {"label", "base"}};
+  const std::string text = render_run_report(rec, {});
+  EXPECT_NE(text.find("config.cpu_ghz"), std::string::npos);
+  EXPECT_NE(text.find("base"), std::string::npos);
+}
+
+TEST(Table, TextAlignsNumbersRight) {
+  Table t{"T", {"name", "value [s]"}, {{"a", "1.5"}, {"longer", "10.25"}}, {false, true}};
+  EXPECT_EQ(render(t, Format::kTable),
+            "T\n"
+            " name    value [s]\n"
+            " -----------------\n"
+            " a             1.5\n"
+            " longer      10.25\n\n");
+}
+
+TEST(Table, CsvQuotesAndMarkdownEscapes) {
+  Table t{"T", {"a", "b"}, {{"x,y", "say \"hi\""}, {"p|q", "2"}}, {false, true}};
+  EXPECT_EQ(render(t, Format::kCsv), "# T\na,b\n\"x,y\",\"say \"\"hi\"\"\"\np|q,2\n\n");
+  EXPECT_EQ(render(t, Format::kMarkdown),
+            "### T\n\n| a | b |\n|---|---:|\n| x,y | say \"hi\" |\n| p\\|q | 2 |\n\n");
+}
+
+TEST(Table, FormatNames) {
+  EXPECT_EQ(parse_format("table"), Format::kTable);
+  EXPECT_EQ(parse_format("csv"), Format::kCsv);
+  EXPECT_EQ(parse_format("md"), Format::kMarkdown);
+  EXPECT_THROW(parse_format("html"), InputError);
+  EXPECT_EQ(fixed(1.0 / 0.0, 2), "-");
+}
+
+}  // namespace
+}  // namespace hpcsens::report

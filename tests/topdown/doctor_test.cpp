@@ -1,0 +1,146 @@
+// Doctor checks on a fake sysfs/procfs tree (a double, named as such) and the real PAPI.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "topdown/doctor.h"
+
+using namespace hpcsens;
+namespace fs = std::filesystem;
+
+namespace {
+
+class FakeRoot : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("hpcsens_doctor_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  void write(const std::string& rel, const std::string& text, fs::perms perms = fs::perms::owner_read |
+                                                                              fs::perms::owner_write) {
+    fs::create_directories((root_ / rel).parent_path());
+    std::ofstream(root_ / rel) << text;
+    fs::permissions(root_ / rel, perms);
+  }
+  fs::path root_;
+};
+
+}  // namespace
+
+TEST_F(FakeRoot, ParanoidLevels) {
+  write("proc/sys/kernel/perf_event_paranoid", "3\n");
+  auto c = doctor::check_perf_paranoid(root_.string(), false);
+  EXPECT_EQ(c.status, doctor::Status::kMissing);
+  EXPECT_EQ(c.fix, "sysctl kernel.perf_event_paranoid=1 (or 2 for user-space-only counting)");
+  c = doctor::check_perf_paranoid(root_.string(), true);  // root is not limited
+  EXPECT_EQ(c.status, doctor::Status::kOk);
+  write("proc/sys/kernel/perf_event_paranoid", "1\n");
+  c = doctor::check_perf_paranoid(root_.string(), false);
+  EXPECT_EQ(c.status, doctor::Status::kOk);
+  EXPECT_EQ(c.detail, "perf_event_paranoid = 1");
+}
+
+TEST_F(FakeRoot, ParanoidFileMissing) {
+  const auto c = doctor::check_perf_paranoid(root_.string(), false);
+  EXPECT_EQ(c.status, doctor::Status::kMissing);
+  EXPECT_NE(c.fix.find("CONFIG_PERF_EVENTS"), std::string::npos);
+}
+
+TEST_F(FakeRoot, CpufreqAbsentWritableAndReadOnly) {
+  auto c = doctor::check_cpufreq(root_.string());
+  EXPECT_EQ(c.status, doctor::Status::kMissing);
+  EXPECT_NE(c.fix.find("cpufreq driver"), std::string::npos);
+
+  const std::string d = "sys/devices/system/cpu/cpu0/cpufreq/";
+  write(d + "scaling_driver", "intel_pstate\n");
+  write(d + "scaling_governor", "performance\n");
+  write(d + "scaling_max_freq", "3000000\n");
+  c = doctor::check_cpufreq(root_.string());
+  EXPECT_EQ(c.status, doctor::Status::kOk) << c.detail;
+  EXPECT_EQ(c.detail, "driver intel_pstate, governor performance; scaling_max_freq writable");
+
+  // sysfs marks read-only attributes 0444; even root must not be told it can write them.
+  write(d + "scaling_max_freq", "3000000\n", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  c = doctor::check_cpufreq(root_.string());
+  EXPECT_EQ(c.status, doctor::Status::kMissing);
+  EXPECT_NE(c.detail.find("not writable"), std::string::npos);
+}
+
+TEST_F(FakeRoot, UncoreModuleHint) {
+  auto c = doctor::check_uncore(root_.string());
+  EXPECT_EQ(c.status, doctor::Status::kMissing);
+  EXPECT_NE(c.fix.find("modprobe intel_uncore_frequency"), std::string::npos);
+  const std::string d = "sys/devices/system/cpu/intel_uncore_frequency/package_00_die_00/";
+  write(d + "max_freq_khz", "2400000\n");
+  write(d + "min_freq_khz", "800000\n");
+  c = doctor::check_uncore(root_.string());
+  EXPECT_EQ(c.status, doctor::Status::kOk);
+  EXPECT_EQ(c.detail, "1 domain(s), 1 writable");
+}
+
+TEST_F(FakeRoot, SlurmFoundInPath) {
+  EXPECT_EQ(doctor::check_slurm(root_.string()).status, doctor::Status::kInfo);
+  write("bin/srun", "#!/bin/sh\n", fs::perms::owner_all);
+  const auto c = doctor::check_slurm("/nonexistent:" + (root_ / "bin").string());
+  EXPECT_EQ(c.status, doctor::Status::kOk);
+  EXPECT_NE(c.detail.find((root_ / "bin/srun").string()), std::string::npos);
+}
+
+TEST_F(FakeRoot, PreloadRelativeToBinary) {
+  write("bin/hpcsens", "", fs::perms::owner_all);
+  auto c = doctor::check_preload((root_ / "bin/hpcsens").string());
+  EXPECT_EQ(c.status, doctor::Status::kBroken);  // hpcsens run cannot work without it
+  write("lib/libhpcsens_preload.so", "");
+  c = doctor::check_preload((root_ / "bin/hpcsens").string());
+  EXPECT_EQ(c.status, doctor::Status::kOk);
+}
+
+TEST(DoctorMpi, MissingLauncherIsMissingNotBroken) {
+  const auto c = doctor::check_mpi("/nonexistent/mpirun");
+  EXPECT_EQ(c.status, doctor::Status::kMissing);
+  EXPECT_FALSE(c.fix.empty());
+  const auto real = doctor::check_mpi("mpirun");
+  EXPECT_EQ(real.status, doctor::Status::kOk);
+  EXPECT_NE(real.detail.find("Open MPI"), std::string::npos) << real.detail;
+}
+
+TEST(DoctorPapi, RealLibraryVersionAndComponents) {
+  const auto checks = doctor::check_papi();
+  ASSERT_GE(checks.size(), 2u);
+  EXPECT_EQ(checks[0].status, doctor::Status::kOk);
+  EXPECT_EQ(checks[0].detail.rfind("PAPI 7.", 0), 0u) << checks[0].detail;
+  EXPECT_NE(checks[1].detail.find("perf_event"), std::string::npos) << checks[1].detail;
+}
+
+TEST(DoctorPapi, HardwareEventsOnAVmNameThePassthroughFix) {
+  topdown::CpuId vm;
+  vm.vendor = "GenuineIntel";
+  vm.family = 6;
+  vm.model = 0x55;
+  vm.virtualised = true;
+  const auto c = doctor::check_hardware_events(vm, "/");
+  if (c.status == doctor::Status::kOk) GTEST_SKIP() << "this machine has a usable PMU: " << c.detail;
+  EXPECT_EQ(c.status, doctor::Status::kMissing);
+  EXPECT_NE(c.detail.find("PAPI_TOT_CYC"), std::string::npos);
+  EXPECT_NE(c.fix.find("PMU passthrough"), std::string::npos) << c.fix;
+}
+
+TEST(DoctorReport, JsonAndBrokenFlag) {
+  doctor::Report r;
+  r.checks.push_back({"PAPI", doctor::Status::kOk, "PAPI 7.0.0", ""});
+  r.checks.push_back({"cpufreq", doctor::Status::kMissing, "none", "load a driver"});
+  EXPECT_FALSE(r.broken());
+  const std::string j = doctor::to_json(r);
+  EXPECT_NE(j.find("\"schema\": \"hpcsens.doctor.v1\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"status\": \"missing\""), std::string::npos) << j;
+  r.checks.push_back({"preload", doctor::Status::kBroken, "not found", "rebuild"});
+  EXPECT_TRUE(r.broken());
+  EXPECT_NE(doctor::to_text(r).find("fix: rebuild"), std::string::npos);
+}

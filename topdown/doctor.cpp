@@ -1,0 +1,336 @@
+#include "topdown/doctor.h"
+
+#include <papi.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "topdown/event_tables.h"
+
+namespace hpcsens::doctor {
+namespace fs = std::filesystem;
+namespace {
+
+std::string first_line_of_file(const std::string& path, bool* ok) {
+  std::ifstream f(path);
+  std::string line;
+  *ok = static_cast<bool>(std::getline(f, line));
+  return line;
+}
+
+std::string papi_version_text(int v) {
+  return std::to_string(PAPI_VERSION_MAJOR(v)) + "." + std::to_string(PAPI_VERSION_MINOR(v)) + "." +
+         std::to_string(PAPI_VERSION_REVISION(v));
+}
+
+// access(W_OK) says yes to root for any file, so also require a write permission bit: sysfs
+// files without one reject writes even from root.
+bool writable(const fs::path& p) {
+  std::error_code ec;
+  const auto perms = fs::status(p, ec).permissions();
+  if (ec) return false;
+  const bool any_w = (perms & (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) !=
+                     fs::perms::none;
+  return any_w && ::access(p.c_str(), W_OK) == 0;
+}
+
+}  // namespace
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::kOk: return "ok";
+    case Status::kMissing: return "missing";
+    case Status::kInfo: return "info";
+    case Status::kBroken: return "broken";
+  }
+  return "?";
+}
+
+Check check_perf_paranoid(const std::string& root, bool is_root_user) {
+  Check c{"perf_event_paranoid", Status::kOk, "", ""};
+  bool ok = false;
+  const std::string v = first_line_of_file(root + "/proc/sys/kernel/perf_event_paranoid", &ok);
+  if (!ok) {
+    c.status = Status::kMissing;
+    c.detail = "no /proc/sys/kernel/perf_event_paranoid: kernel without perf events";
+    c.fix = "use a kernel built with CONFIG_PERF_EVENTS";
+    return c;
+  }
+  int level = 0;
+  try {
+    level = std::stoi(v);
+  } catch (...) {
+    c.status = Status::kMissing;
+    c.detail = "unreadable value '" + v + "'";
+    return c;
+  }
+  c.detail = "perf_event_paranoid = " + std::to_string(level);
+  if (level > 2 && !is_root_user) {
+    c.status = Status::kMissing;
+    c.detail += " (unprivileged counting is disabled)";
+    c.fix = "sysctl kernel.perf_event_paranoid=1 (or 2 for user-space-only counting)";
+  } else if (level > 1) {
+    c.detail += is_root_user ? " (running as root: not limiting)"
+                             : " (own processes, user space only: enough for hpcsens)";
+  }
+  return c;
+}
+
+Check check_cpufreq(const std::string& root) {
+  Check c{"cpufreq", Status::kOk, "", ""};
+  const fs::path dir = fs::path(root) / "sys/devices/system/cpu/cpu0/cpufreq";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    c.status = Status::kMissing;
+    c.detail = "no " + dir.string() + ": core frequency cannot be swept here";
+    c.fix =
+        "load a cpufreq driver (intel_pstate / amd-pstate / acpi-cpufreq); VMs usually have none: "
+        "sweep on bare metal or use srun --cpu-freq under Slurm";
+    return c;
+  }
+  bool ok = false;
+  const std::string driver = first_line_of_file((dir / "scaling_driver").string(), &ok);
+  const std::string gov = first_line_of_file((dir / "scaling_governor").string(), &ok);
+  c.detail = "driver " + (driver.empty() ? std::string("?") : driver) + ", governor " +
+             (gov.empty() ? std::string("?") : gov);
+  if (!writable(dir / "scaling_max_freq")) {
+    c.status = Status::kMissing;
+    c.detail += "; scaling_max_freq not writable";
+    c.fix = "run the sweep as root or grant write access to scaling_{min,max}_freq (e.g. a udev rule)";
+  } else {
+    c.detail += "; scaling_max_freq writable";
+  }
+  return c;
+}
+
+Check check_uncore(const std::string& root) {
+  Check c{"uncore frequency", Status::kOk, "", ""};
+  const fs::path dir = fs::path(root) / "sys/devices/system/cpu/intel_uncore_frequency";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    c.status = Status::kMissing;
+    c.detail = "no " + dir.string();
+    c.fix = "load the intel_uncore_frequency module (modprobe intel_uncore_frequency); "
+            "not available on AMD or in most VMs";
+    return c;
+  }
+  int domains = 0, writable_domains = 0;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_directory()) continue;
+    ++domains;
+    if (writable(e.path() / "max_freq_khz") && writable(e.path() / "min_freq_khz")) ++writable_domains;
+  }
+  c.detail = std::to_string(domains) + " domain(s), " + std::to_string(writable_domains) + " writable";
+  if (domains == 0 || writable_domains < domains) {
+    c.status = Status::kMissing;
+    c.fix = "run as root to change {min,max}_freq_khz";
+  }
+  return c;
+}
+
+Check check_slurm(const std::string& path_env) {
+  Check c{"Slurm", Status::kInfo, "", ""};
+  std::stringstream ss(path_env);
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (dir.empty()) continue;
+    const fs::path p = fs::path(dir) / "srun";
+    if (::access(p.c_str(), X_OK) == 0) {
+      c.status = Status::kOk;
+      c.detail = "srun at " + p.string() + " (srun --cpu-freq can set frequencies)";
+      return c;
+    }
+  }
+  c.detail = "srun not in PATH: not a Slurm system (fine for mpirun jobs)";
+  return c;
+}
+
+Check check_preload(const std::string& exe_path) {
+  Check c{"preload", Status::kOk, "", ""};
+  std::error_code ec;
+  const fs::path exe = fs::weakly_canonical(fs::path(exe_path), ec);
+  const fs::path lib = exe.parent_path().parent_path() / "lib" / "libhpcsens_preload.so";
+  if (fs::exists(lib, ec)) {
+    c.detail = lib.string();
+  } else {
+    c.status = Status::kBroken;
+    c.detail = lib.string() + " not found";
+    c.fix = "rebuild (cmake --build build) so that lib/libhpcsens_preload.so sits next to bin/hpcsens";
+  }
+  return c;
+}
+
+Check check_mpi(const std::string& mpirun) {
+  Check c{"MPI", Status::kOk, "", ""};
+  const std::string cmd = mpirun + " --version 2>&1";
+  std::unique_ptr<FILE, int (*)(FILE*)> p(::popen(cmd.c_str(), "r"), ::pclose);
+  std::string first;
+  if (p) {
+    std::array<char, 512> buf{};
+    while (std::fgets(buf.data(), buf.size(), p.get())) {
+      std::string l(buf.data());
+      while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+      if (first.empty() && !l.empty()) first = l;
+    }
+  }
+  const int rc = p ? ::pclose(p.release()) : -1;
+  if (rc != 0 || first.empty() || first.find("not found") != std::string::npos) {
+    c.status = Status::kMissing;
+    c.detail = "'" + mpirun + " --version' failed" + (first.empty() ? "" : ": " + first);
+    c.fix = "install Open MPI or MPICH (apt-get install openmpi-bin) or load the MPI module";
+  } else {
+    c.detail = first;
+  }
+  return c;
+}
+
+Check check_topdown_plan(const topdown::CpuId& cpu) {
+  Check c{"Top-Down set", Status::kOk, "", ""};
+  const auto plan = topdown::plan_events("topdown", cpu);
+  if (!plan.available) {
+    c.status = Status::kMissing;
+    c.detail = plan.note;
+    c.fix = "use --events with a custom list (e.g. PAPI_TOT_CYC,PAPI_TOT_INS)";
+    return c;
+  }
+  std::size_t n = 0;
+  for (const auto& g : plan.groups) n += g.events.size();
+  c.detail = plan.name + ": " + plan.note + "; " + std::to_string(n) + " events in " +
+             std::to_string(plan.groups.size()) + " group(s)";
+  if (cpu.smt) c.detail += "; SMT on";
+  if (cpu.virtualised)
+    c.detail += "; virtual machine: these events count only with PMU passthrough (see hardware events)";
+  return c;
+}
+
+std::vector<Check> check_papi() {
+  std::vector<Check> out;
+  Check lib{"PAPI", Status::kOk, "", ""};
+  const int rc = PAPI_is_initialized() ? PAPI_VER_CURRENT : PAPI_library_init(PAPI_VER_CURRENT);
+  if (rc != PAPI_VER_CURRENT) {
+    lib.status = Status::kBroken;
+    lib.detail = rc > 0 ? "PAPI_library_init: header/library version mismatch (built against " +
+                              papi_version_text(PAPI_VER_CURRENT) + ", library " + papi_version_text(rc) + ")"
+                        : std::string("PAPI_library_init failed: ") + PAPI_strerror(rc);
+    lib.fix = "rebuild hpcsens against the installed PAPI (libpapi-dev)";
+    out.push_back(lib);
+    return out;
+  }
+  const int v = PAPI_get_opt(PAPI_LIB_VERSION, nullptr);
+  lib.detail = "PAPI " + papi_version_text(v > 0 ? v : PAPI_VER_CURRENT);
+  out.push_back(lib);
+  Check comps{"PAPI components", Status::kInfo, "", ""};
+  const int n = PAPI_num_components();
+  for (int i = 0; i < n; ++i) {
+    const PAPI_component_info_t* ci = PAPI_get_component_info(i);
+    if (!ci) continue;
+    if (!comps.detail.empty()) comps.detail += "; ";
+    comps.detail += ci->name;
+    if (ci->disabled) {
+      std::string why = ci->disabled_reason;
+      comps.detail += " (disabled: " + (why.empty() ? std::string("no reason given") : why) + ")";
+    } else {
+      comps.detail += " (enabled, " + std::to_string(ci->num_native_events) + " native events)";
+    }
+  }
+  out.push_back(comps);
+  return out;
+}
+
+Check check_hardware_events(const topdown::CpuId& cpu, const std::string& root) {
+  Check c{"hardware events", Status::kOk, "", ""};
+  if (!PAPI_is_initialized() && PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) {
+    c.status = Status::kBroken;
+    c.detail = "PAPI not initialised";
+    return c;
+  }
+  int es = PAPI_NULL;
+  int rc = PAPI_create_eventset(&es);
+  if (rc == PAPI_OK) rc = PAPI_add_named_event(es, "PAPI_TOT_CYC");
+  long long value = 0;
+  if (rc == PAPI_OK) rc = PAPI_start(es);
+  if (rc == PAPI_OK) {
+    volatile double x = 0;
+    for (int i = 0; i < 100000; ++i) x = x + i * 0.5;
+    rc = PAPI_stop(es, &value);
+  }
+  if (es != PAPI_NULL) {
+    PAPI_cleanup_eventset(es);
+    PAPI_destroy_eventset(&es);
+  }
+  if (rc == PAPI_OK && value > 0) {
+    c.detail = "PAPI_TOT_CYC counted (" + std::to_string(value) + " cycles in a test loop)";
+    return c;
+  }
+  c.status = Status::kMissing;
+  c.detail = std::string("hardware events unavailable: PAPI_TOT_CYC ") +
+             (rc == PAPI_OK ? "counted zero" : std::string("refused (") + PAPI_strerror(rc) + ")");
+  bool ok = false;
+  const std::string paranoid = first_line_of_file(root + "/proc/sys/kernel/perf_event_paranoid", &ok);
+  if (cpu.virtualised) {
+    c.detail += "; running in a virtual machine";
+    c.fix = "VM: enable PMU passthrough (-cpu host / vPMU, e.g. libvirt <pmu state='on'/>, "
+            "VMware 'virtualize CPU performance counters'); software events still work";
+  } else if (ok && paranoid != "" && std::atoi(paranoid.c_str()) > 2 && ::geteuid() != 0) {
+    c.fix = "sysctl kernel.perf_event_paranoid=1";
+  } else {
+    c.fix = "check that no other tool holds the counters (NMI watchdog: sysctl kernel.nmi_watchdog=0) "
+            "and that the kernel supports this CPU's PMU";
+  }
+  return c;
+}
+
+bool Report::broken() const {
+  for (const auto& c : checks)
+    if (c.status == Status::kBroken) return true;
+  return false;
+}
+
+Report run_all(const std::string& exe_path) {
+  Report r;
+  const auto cpu = topdown::detect_cpu();
+  r.checks.push_back(check_mpi());
+  r.checks.push_back(check_preload(exe_path));
+  for (auto& c : check_papi()) r.checks.push_back(std::move(c));
+  r.checks.push_back(check_perf_paranoid("/", ::geteuid() == 0));
+  const bool papi_ok = !r.broken();
+  if (papi_ok) r.checks.push_back(check_hardware_events(cpu, "/"));
+  r.checks.push_back(check_topdown_plan(cpu));
+  r.checks.push_back(check_cpufreq("/"));
+  r.checks.push_back(check_uncore("/"));
+  const char* path = std::getenv("PATH");
+  r.checks.push_back(check_slurm(path ? path : ""));
+  return r;
+}
+
+std::string to_text(const Report& r) {
+  std::string out = "hpcsens doctor\n";
+  for (const auto& c : r.checks) {
+    char head[64];
+    std::snprintf(head, sizeof head, "  [%-7s] %-20s ", status_name(c.status), c.name.c_str());
+    out += head + c.detail + "\n";
+    if (!c.fix.empty()) out += std::string(33, ' ') + "fix: " + c.fix + "\n";
+  }
+  out += r.broken() ? "hpcsens itself is broken: see the checks marked broken\n"
+                    : "hpcsens works here; missing capabilities only limit what it can measure or set\n";
+  return out;
+}
+
+std::string to_json(const Report& r) {
+  nlohmann::json j;
+  j["schema"] = "hpcsens.doctor.v1";
+  j["broken"] = r.broken();
+  j["checks"] = nlohmann::json::array();
+  for (const auto& c : r.checks)
+    j["checks"].push_back({{"name", c.name}, {"status", status_name(c.status)}, {"detail", c.detail}, {"fix", c.fix}});
+  return j.dump(2) + "\n";
+}
+
+}  // namespace hpcsens::doctor

@@ -1,0 +1,286 @@
+#include "topdown/event_tables.h"
+
+#include <cstdio>
+
+namespace hpcsens::topdown {
+namespace {
+
+// Intel family 6 model numbers (Intel SDM vol. 4, table 2-1; kernel arch/x86/include/asm/intel-family.h).
+bool is_intel_skylake_class(int model) {
+  switch (model) {
+    case 0x55:  // Skylake-SP, Cascade Lake, Cooper Lake
+    case 0x4E: case 0x5E:  // Skylake client
+    case 0x8E: case 0x9E:  // Kaby / Coffee / Whiskey Lake
+    case 0xA5: case 0xA6:  // Comet Lake
+      return true;
+    default:
+      return false;
+  }
+}
+bool is_intel_icelake_class(int model) {
+  switch (model) {
+    case 0x6A: case 0x6C:  // Ice Lake-SP, Ice Lake-D
+    case 0x7D: case 0x7E:  // Ice Lake client
+    case 0x8C: case 0x8D:  // Tiger Lake
+    case 0xA7:             // Rocket Lake (Cypress Cove, Ice Lake core)
+      return true;
+    default:
+      return false;
+  }
+}
+bool is_intel_spr_class(int model) {
+  switch (model) {
+    case 0x8F:             // Sapphire Rapids
+    case 0xCF:             // Emerald Rapids
+    case 0xAD: case 0xAE:  // Granite Rapids
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string hex(int v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%#x", static_cast<unsigned>(v));
+  return buf;
+}
+
+TopdownTable skylake(bool smt) {
+  TopdownTable t;
+  t.name = smt ? "topdown-skx-smt" : "topdown-skx";
+  t.uarch = Uarch::kIntelSkylake;
+  t.smt = smt;
+  t.width = 4;
+  t.pfm_pmu = "skx";
+  t.source =
+      "perf tools/perf/pmu-events/arch/x86/skylakex/skx-metrics.json (TMA: Frontend_Bound, "
+      "Bad_Speculation, Retiring, Backend_Bound, tma_fetch_latency, tma_branch_mispredicts, "
+      "tma_memory_bound)";
+  if (!smt) {
+    // SMT off: 8 general-purpose counters per core; instructions and cycles use fixed counters.
+    t.groups.push_back({{ev::kInst, ev::kClk, ev::kIdqNotDelivered, ev::kUopsIssued, ev::kRetireSlots,
+                         ev::kRecovery, ev::kIdqCycles0, ev::kBrMisp, ev::kMachineClears,
+                         ev::kBoundOnStores, ev::kTaskClock},
+                        true});
+    t.groups.push_back({{ev::kStallsMemAny, ev::kStallsTotal, ev::kPorts1, ev::kPorts2}, false});
+  } else {
+    // SMT on: 4 general-purpose counters per thread. Level 1 needs the any-thread clocks
+    // (fixed counter 1 with AnyThread) and any-thread recovery cycles.
+    t.groups.push_back({{ev::kInst, ev::kClkAny, ev::kIdqNotDelivered, ev::kUopsIssued,
+                         ev::kRetireSlots, ev::kRecoveryAny, ev::kTaskClock},
+                        true});
+    t.groups.push_back({{ev::kClk, ev::kIdqCycles0, ev::kBrMisp, ev::kMachineClears, ev::kBoundOnStores},
+                        false});
+    t.groups.push_back({{ev::kStallsMemAny, ev::kStallsTotal, ev::kPorts1, ev::kPorts2}, false});
+  }
+  return t;
+}
+
+TopdownTable icelake() {
+  TopdownTable t;
+  t.name = "topdown-icx";
+  t.uarch = Uarch::kIntelIceLake;
+  t.width = 5;
+  t.pfm_pmu = "icx";
+  t.source =
+      "perf tools/perf/pmu-events/arch/x86/icelakex/icx-metrics.json (tma_* level 1 from the "
+      "PERF_METRICS topdown-* events; general-purpose slot events when those are absent, as in "
+      "Intel TMA for Ice Lake without fixed-counter metrics)";
+  // TOPDOWN.SLOTS is fixed counter 3; 8 general-purpose counters per thread on Ice Lake.
+  t.groups.push_back({{ev::kInst, ev::kClk, ev::kSlots, ev::kUopsRetiredSlots, ev::kIdqNotDelivered,
+                       ev::kUopDropping, ev::kBackendSlots, ev::kIdqCycles0, ev::kBrMispSlots,
+                       ev::kTaskClock},
+                      true});
+  t.groups.push_back(
+      {{ev::kStallsMemAny, ev::kStallsTotal, ev::kBoundOnStores, ev::kPorts1, ev::kPorts2}, false});
+  return t;
+}
+
+TopdownTable sapphire_rapids() {
+  TopdownTable t;
+  t.name = "topdown-spr";
+  t.uarch = Uarch::kIntelSapphireRapids;
+  t.width = 6;
+  t.pfm_pmu = "spr";
+  t.source =
+      "perf tools/perf/pmu-events/arch/x86/sapphirerapids/spr-metrics.json (tma_* from "
+      "topdown-* events; the TOPDOWN.*_SLOTS general-purpose events otherwise)";
+  // Everything fits one group: 3 fixed counters (instructions, cycles, slots) + 8 general.
+  t.groups.push_back({{ev::kInst, ev::kClk, ev::kSlots, ev::kUopsRetiredSlots, ev::kIdqNotDelivered,
+                       ev::kUopDropping, ev::kBackendSlots, ev::kBadSpecSlots, ev::kMemBoundSlots,
+                       ev::kBrMispSlots, ev::kIdqCycles0, ev::kTaskClock},
+                      true});
+  return t;
+}
+
+TopdownTable zen(Uarch u) {
+  TopdownTable t;
+  const bool z5 = u == Uarch::kAmdZen5;
+  t.name = z5 ? "topdown-zen5" : "topdown-zen4";
+  t.uarch = u;
+  t.width = z5 ? 8 : 6;
+  // libpfm4 4.13 has no Zen 5 table; the Zen 5 events keep the Zen 4 names and codes.
+  t.pfm_pmu = "amd64_fam19h_zen4";
+  t.source = z5 ? "perf tools/perf/pmu-events/arch/x86/amdzen5/pipeline.json (8 dispatch slots)"
+                : "perf tools/perf/pmu-events/arch/x86/amdzen4/pipeline.json (6 dispatch slots)";
+  // 6 general-purpose counters: the level-1 set exactly.
+  t.groups.push_back({{ev::kAmdCycles, ev::kAmdFeNoOps, ev::kAmdBeStalls, ev::kAmdSmt,
+                       ev::kAmdOpsDispatched, ev::kAmdRetOps, ev::kTaskClock},
+                      true});
+  t.groups.push_back({{ev::kAmdInst, z5 ? ev::kAmdFeNoOpsLat8 : ev::kAmdFeNoOpsLat, ev::kAmdBrMisp, ev::kAmdResyncs,
+                       ev::kAmdNoRetireLoad, ev::kAmdNoRetireAll},
+                      false});
+  return t;
+}
+
+TopdownTable zen3() {
+  TopdownTable t;
+  t.name = "topdown-zen3-stalls";
+  t.uarch = Uarch::kAmdZen3;
+  t.method = Method::kStallRatios;
+  t.width = 6;
+  t.pfm_pmu = "amd64_fam19h_zen3";
+  t.source =
+      "AMD PPR for family 19h model 01h (PMCx0A9 op queue empty, PMCx0AE dispatch resource "
+      "stalls); Zen 3 has no slot-based Top-Down events, so stall-cycle ratios are reported";
+  t.groups.push_back({{ev::kAmdCycles, ev::kAmdInst, ev::kAmdOpQueueEmpty, ev::kAmdDispStall1,
+                       ev::kTaskClock},
+                      true});
+  return t;
+}
+
+TopdownTable neoverse(Uarch u) {
+  TopdownTable t;
+  t.uarch = u;
+  if (u == Uarch::kArmNeoverseN1) {
+    t.name = "topdown-n1-stalls";
+    t.method = Method::kStallRatios;
+    t.width = 4;
+    t.pfm_pmu = "arm_n1";
+    t.source =
+        "perf tools/perf/pmu-events/arch/arm64/arm/neoverse-n1 (frontend_stalled_cycles, "
+        "backend_stalled_cycles); N1 has no STALL_SLOT events";
+    t.groups.push_back({{ev::kArmCycles, ev::kArmInst, ev::kArmStallFe, ev::kArmStallBe, ev::kTaskClock}, true});
+    return t;
+  }
+  const bool v2 = u == Uarch::kArmNeoverseV2;
+  t.name = v2 ? "topdown-v2" : "topdown-v1";
+  t.width = 8;
+  t.pfm_pmu = v2 ? "arm_v2" : "arm_v1";
+  t.source = v2 ? "perf tools/perf/pmu-events/arch/arm64/arm/neoverse-n2-v2/metrics.json and "
+                  "Arm Neoverse V2 telemetry guide (frontend/backend/bad speculation/retiring)"
+                : "perf tools/perf/pmu-events/arch/arm64/arm/neoverse-v1/metrics.json with "
+                  "arch/arm64/sbsa.json";
+  // 6 general-purpose counters plus the cycle counter.
+  t.groups.push_back({{ev::kArmCycles, ev::kArmStallSlot, ev::kArmStallSlotFe, ev::kArmStallSlotBe,
+                       ev::kArmOpSpec, ev::kArmOpRetired, ev::kArmBrMisPred, ev::kTaskClock},
+                      true});
+  t.groups.push_back({{ev::kArmInst}, false});
+  return t;
+}
+
+}  // namespace
+
+UarchInfo classify_cpu(const CpuId& cpu) {
+  UarchInfo info;
+  if (cpu.vendor == "GenuineIntel" && cpu.family == 6) {
+    const std::string fm = "Intel family 6 model " + hex(cpu.model);
+    if (is_intel_skylake_class(cpu.model)) {
+      info = {Uarch::kIntelSkylake, "Intel Skylake/Cascade Lake class (before Ice Lake)", "skx", fm};
+    } else if (is_intel_icelake_class(cpu.model)) {
+      info = {Uarch::kIntelIceLake, "Intel Ice Lake class", "icx", fm};
+    } else if (is_intel_spr_class(cpu.model)) {
+      info = {Uarch::kIntelSapphireRapids, "Intel Sapphire Rapids class", "spr", fm};
+    } else {
+      info.reason = fm + ": no Top-Down table for this model";
+    }
+    return info;
+  }
+  if (cpu.vendor == "AuthenticAMD") {
+    const std::string fm = "AMD family " + hex(cpu.family) + " model " + hex(cpu.model);
+    if (cpu.family == 0x19) {
+      const int m = cpu.model;
+      const bool zen4 = (m >= 0x10 && m <= 0x1F) || (m >= 0x60 && m <= 0x7F) || (m >= 0xA0 && m <= 0xAF);
+      if (zen4) {
+        info = {Uarch::kAmdZen4, "AMD Zen 4", "amd64_fam19h_zen4", fm};
+      } else {
+        info = {Uarch::kAmdZen3, "AMD Zen 3 (stall-cycle ratios only)", "amd64_fam19h_zen3", fm};
+      }
+      return info;
+    }
+    if (cpu.family == 0x1A) {
+      info = {Uarch::kAmdZen5, "AMD Zen 5", "amd64_fam1ah_zen5", fm};
+      return info;
+    }
+    info.reason = fm + ": no Top-Down table (Zen 2 and older have no slot events)";
+    return info;
+  }
+  if (cpu.arm_implementer >= 0) {
+    const std::string midr =
+        "Arm implementer " + hex(cpu.arm_implementer) + " part " + hex(cpu.arm_part);
+    if (cpu.arm_implementer == 0x41) {
+      switch (cpu.arm_part) {
+        case 0xd0c: return {Uarch::kArmNeoverseN1, "Arm Neoverse N1 (stall-cycle ratios only)", "arm_n1", midr};
+        case 0xd40: return {Uarch::kArmNeoverseV1, "Arm Neoverse V1", "arm_v1", midr};
+        case 0xd4f: return {Uarch::kArmNeoverseV2, "Arm Neoverse V2", "arm_v2", midr};
+        default: break;
+      }
+    }
+    info.reason = midr + ": no Top-Down table for this core";
+    return info;
+  }
+  info.reason = "vendor '" + cpu.vendor + "' family " + std::to_string(cpu.family) + " model " +
+                std::to_string(cpu.model) + ": no Top-Down table";
+  return info;
+}
+
+TopdownTable table_for(const CpuId& cpu) {
+  switch (classify_cpu(cpu).uarch) {
+    case Uarch::kIntelSkylake: return skylake(cpu.smt);
+    case Uarch::kIntelIceLake: return icelake();
+    case Uarch::kIntelSapphireRapids: return sapphire_rapids();
+    case Uarch::kAmdZen3: return zen3();
+    case Uarch::kAmdZen4: return zen(Uarch::kAmdZen4);
+    case Uarch::kAmdZen5: return zen(Uarch::kAmdZen5);
+    case Uarch::kArmNeoverseN1:
+    case Uarch::kArmNeoverseV1:
+    case Uarch::kArmNeoverseV2: return neoverse(classify_cpu(cpu).uarch);
+    case Uarch::kUnknown: break;
+  }
+  return {};
+}
+
+std::vector<TopdownTable> all_tables() {
+  return {skylake(false), skylake(true), icelake(), sapphire_rapids(), zen3(), zen(Uarch::kAmdZen4),
+          zen(Uarch::kAmdZen5), neoverse(Uarch::kArmNeoverseN1), neoverse(Uarch::kArmNeoverseV1),
+          neoverse(Uarch::kArmNeoverseV2)};
+}
+
+TopdownTable table_by_name(std::string_view name) {
+  // A "-l1" suffix (topdown-l1 plans) names the same formulas with fewer groups.
+  std::string base(name);
+  if (base.size() > 3 && base.compare(base.size() - 3, 3, "-l1") == 0) base.resize(base.size() - 3);
+  for (auto& t : all_tables())
+    if (t.name == base) return t;
+  return {};
+}
+
+const std::vector<std::string>& kernel_topdown_events() {
+  static const std::vector<std::string> names = {
+      "slots",           "topdown-retiring",  "topdown-bad-spec",      "topdown-fe-bound",
+      "topdown-be-bound", "topdown-heavy-ops", "topdown-br-mispredict", "topdown-fetch-lat",
+      "topdown-mem-bound"};
+  return names;
+}
+
+const std::vector<std::string>& arm_documented_events() {
+  // Common event numbers: CPU_CYCLES 0x11, INST_RETIRED 0x08, BR_MIS_PRED 0x10,
+  // STALL_FRONTEND 0x23, STALL_BACKEND 0x24, OP_RETIRED 0x3A, OP_SPEC 0x3B, STALL_SLOT 0x3F,
+  // STALL_SLOT_BACKEND 0x3D, STALL_SLOT_FRONTEND 0x3E (Arm ARM, PMUv3 common events).
+  static const std::vector<std::string> names = {
+      "CPU_CYCLES", "INST_RETIRED", "BR_MIS_PRED", "STALL_FRONTEND", "STALL_BACKEND",
+      "OP_RETIRED", "OP_SPEC",      "STALL_SLOT",  "STALL_SLOT_BACKEND", "STALL_SLOT_FRONTEND"};
+  return names;
+}
+
+}  // namespace hpcsens::topdown
