@@ -2,6 +2,7 @@
 // Everything we print goes to stderr: the job's stdout is passed through untouched.
 #include <fmt/core.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,11 +20,15 @@ namespace {
 struct RunOptions {
   run::RunRequest request;
   bool all = false;
+  std::vector<std::string> command;
 };
 
 int run_command(CLI::App* sub, RunOptions& opt) {
-  std::vector<std::string> argv = sub->remaining();
+  // After `--` CLI11 fills the positional; without it, prefix_command leaves them in remaining().
+  std::vector<std::string> argv = opt.command;
+  for (auto& a : sub->remaining()) argv.push_back(a);
   if (!argv.empty() && argv.front() == "--") argv.erase(argv.begin());
+  if (std::getenv("HPCSENS_DEBUG_ARGV")) for (auto& a : argv) fmt::print(stderr, "[{}]", a);
   if (argv.empty())
     throw InputError("hpcsens run", "no command given (usage: hpcsens run [options] -- LAUNCHER ARGS...)");
   if (opt.request.timeout_s < 0) throw InputError("--timeout", "must be >= 0 seconds");
@@ -57,6 +62,7 @@ void add_run(CLI::App& app, Registry& reg) {
   sub->add_flag("--all", opt->all, "List every rank in the table printed afterwards");
   sub->add_option("--timeout", opt->request.timeout_s, "Stop the job after this many seconds (0: never)");
   // Everything from the launcher word on belongs to the job, including its own options.
+  sub->add_option("command", opt->command, "LAUNCHER ARGS... (after --)");
   sub->prefix_command();
   sub->footer("Example: hpcsens run --out results -- mpirun -np 4 ./app input.dat");
   reg.add(sub, [sub, opt] { return run_command(sub, *opt); });

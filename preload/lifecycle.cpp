@@ -97,7 +97,9 @@ bool write_record(const std::string& path, const nlohmann::json& j, std::string*
 }
 
 void at_exit() {
-  // Reached when the process exits without MPI_Finalize (exit() after MPI_Init).
+  // Reached when the process exits without MPI_Finalize (exit() after MPI_Init). A child forked
+  // by the rank inherits this handler but is not the rank.
+  if (getpid() != state().pid) return;
   before_abort();
 }
 

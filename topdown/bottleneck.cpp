@@ -76,6 +76,7 @@ std::string render(const std::string& title, const std::vector<std::string>& hea
       l += r[i];
       if (i + 1 < r.size()) l += std::string(w[i] - r[i].size() + 2, ' ');
     }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
     out += "  " + l + "\n";
   };
   line(header);
@@ -104,13 +105,22 @@ std::optional<double> node_value(const TopdownMetrics& m, const std::string& nam
   return std::nullopt;
 }
 
-std::string path_cell(const TopdownMetrics& m) {
+// The group's path (all members share it) with the mean value of its last node.
+std::string path_cell(const std::vector<const TopdownMetrics*>& members) {
+  const TopdownMetrics& m = *members.front();
   if (!m.ok) return "unavailable";
   if (!m.mismeasured.empty()) return "mismeasured";
   const auto path = flagged_path(m);
   if (path.empty()) return "none flagged";
+  double sum = 0;
+  int n = 0;
+  for (const auto* x : members)
+    if (auto v = node_value(*x, path.back())) {
+      sum += *v;
+      ++n;
+    }
   std::string s = path_text(path);
-  if (auto v = node_value(m, path.back())) s += " (" + pct(v, false) + ")";
+  if (n > 0) s += " (" + pct(sum / n, false) + ")";
   return s;
 }
 
@@ -195,6 +205,7 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
   std::vector<TopdownMetrics> ms;
   std::string event_set;
   bool any_mux = false;
+  bool any_fraction = false;
   double min_running = 1.0;
   for (const auto& r : rec.ranks) {
     ms.push_back(compute_metrics(r.event_set, r.counters));
@@ -204,7 +215,10 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
     }
     if (event_set.empty()) event_set = r.event_set;
     any_mux = any_mux || r.multiplexed;
-    for (const auto& [name, frac] : r.counter_running_fraction) min_running = std::min(min_running, frac);
+    for (const auto& [name, frac] : r.counter_running_fraction) {
+      min_running = std::min(min_running, frac);
+      any_fraction = true;
+    }
   }
   const TopdownTable table = table_by_name(event_set);
   if (table.name.empty()) {
@@ -260,7 +274,7 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
       row.push_back(cell(&TopdownMetrics::frontend_bound));
       row.push_back(cell(&TopdownMetrics::backend_bound));
     }
-    row.push_back(path_cell(first));
+    row.push_back(path_cell(members));
     row.push_back(num(mean_of(members, [](const TopdownMetrics& m) { return m.ipc; }), 2, csv));
     row.push_back(num(mean_of(members, [](const TopdownMetrics& m) { return m.ghz; }), 2, csv));
     std::vector<std::string> notes;
@@ -310,10 +324,15 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
     verdict += "; " + std::to_string(ms.size() - measured) + " rank(s) mismeasured or unavailable";
   if (any_mux) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "; values multiplexed (min running fraction %.0f%%), ratios mix time slices",
-                  100 * min_running);
+    if (any_fraction)
+      std::snprintf(buf, sizeof buf, "; values multiplexed (min running fraction %.0f%%), ratios mix time slices",
+                    100 * min_running);
+    else
+      std::snprintf(buf, sizeof buf, "; values multiplexed, ratios mix time slices");
     verdict += buf;
   }
+  // Markdown: a blank line ends the table, so the verdict is not read as one more row.
+  if (format == TableFormat::kMarkdown) out += "\n";
   out += line_for(verdict, format);
   return out;
 }

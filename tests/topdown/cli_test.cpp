@@ -23,6 +23,9 @@ struct Result {
 };
 
 Result run(const std::string& cmd) {
+  // Open MPI refuses root without these (ctest sets them too; direct runs need them here).
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   Result r;
   const std::string full = "timeout 60 " + cmd + " 2>&1";
   FILE* p = ::popen(full.c_str(), "r");
@@ -75,9 +78,11 @@ TEST(DoctorCli, JsonFormat) {
 TEST(RunTopdown, UnavailableWithReasonJobAndRecordIntact) {
   if (has_pmu()) GTEST_SKIP() << "machine has a PMU: this test covers the no-PMU case";
   const fs::path out = fs::temp_directory_path() / ("hpcsens_td_run_" + std::to_string(::getpid()));
+  // design.md writes `hpcsens run ... -- mpirun ...`; the launcher word also ends hpcsens' own
+  // options, which is the form used here.
   fs::remove_all(out);
   const Result r = run(std::string(HPCSENS_BIN) + " run --out " + out.string() +
-                       " --events topdown -- " + MPIRUN + " -np 2 --oversubscribe " + TOPDOWN_MPI_PROBE);
+                       " --events topdown " + MPIRUN + " -np 2 --oversubscribe " + TOPDOWN_MPI_PROBE);
   EXPECT_EQ(r.status, 0) << r.out;  // the job's exit status, not a counter problem
   EXPECT_NE(r.out.find("Top-Down unavailable"), std::string::npos) << r.out;
 

@@ -106,7 +106,9 @@ TEST(PfmEncoding, EveryX86TableEventEncodes) {
       // Client Skylake .. Comet Lake share the table under libpfm4's "skl" PMU.
       EXPECT_EQ(encode_all("skl", events), "") << t.name << " on skl";
     }
-    if (t.uarch == Uarch::kIntelIceLake) EXPECT_EQ(encode_all("icl", events), "") << t.name << " on icl";
+    if (t.uarch == Uarch::kIntelIceLake) {
+      EXPECT_EQ(encode_all("icl", events), "") << t.name << " on icl";
+    }
   }
   EXPECT_GT(checked, 60);
 }
@@ -118,8 +120,9 @@ TEST(PfmEncoding, KernelTopdownAndArmNamesAreDocumented) {
   for (const auto& t : all_tables()) {
     for (const auto& g : t.groups) {
       for (const auto& e : g.events) {
-        if (is_kernel_topdown(e))
+        if (is_kernel_topdown(e)) {
           EXPECT_NE(std::find(kernel.begin(), kernel.end(), e), kernel.end()) << e;
+        }
         if (!is_x86(t) && !is_software(e)) {
           EXPECT_NE(std::find(armev.begin(), armev.end(), e), armev.end()) << t.name << ": " << e;
           ++arm_checked;

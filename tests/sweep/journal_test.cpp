@@ -1,0 +1,48 @@
+// Journal: append + fsync, torn last line, replay rules that --resume and --restore rely on.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "fake_sysfs.h"
+#include "sweep/journal.h"
+
+namespace hpcsens::sweep {
+namespace {
+
+TEST(Journal, ReplaysDoneFailedSkippedAndTheFirstOriginalsOnly) {
+  testing::TempDir t;
+  {
+    Journal j(t.path());
+    j.append({{"type", "header"}, {"runs", {"a", "b", "c"}}});
+    j.append({{"type", "originals"}, {"files", {{{"path", "/x"}, {"value", "1"}}}}, {"commands", {{"reset"}}}});
+    j.append({{"type", "apply"}});
+    j.append({{"type", "run"}, {"id", "a"}, {"status", "ok"}});
+    j.append({{"type", "run"}, {"id", "b"}, {"status", "failed"}});
+    j.append({{"type", "originals"}, {"files", {{{"path", "/x"}, {"value", "changed-by-us"}}}}});
+  }
+  {
+    // A crash in the middle of a write leaves a torn line; it must not stop the replay.
+    std::ofstream(t.path() + "/" + kJournalName, std::ios::app) << "{\"type\":\"run\",\"id\":\"c\",\"sta";
+  }
+  const auto st = replay_journal(read_journal_lines(t.path() + "/" + kJournalName));
+  ASSERT_TRUE(st.header);
+  EXPECT_TRUE(st.has_originals);
+  ASSERT_EQ(st.originals.size(), 1u);
+  EXPECT_EQ(st.originals[0].value, "1");
+  EXPECT_EQ(st.restore_commands, (std::vector<std::vector<std::string>>{{"reset"}}));
+  EXPECT_TRUE(st.knobs_dirty);
+  EXPECT_EQ(st.done, (std::set<std::string>{"a"}));
+  EXPECT_EQ(st.failed_attempts.at("b"), 1);
+  EXPECT_FALSE(st.finished);
+  {
+    Journal j(t.path());  // reopening appends
+    j.append({{"type", "restored"}});
+    j.append({{"type", "skipped"}, {"id", "b"}});
+  }
+  const auto st2 = replay_journal(read_journal_lines(t.path() + "/" + kJournalName));
+  EXPECT_FALSE(st2.knobs_dirty);
+  EXPECT_EQ(st2.skipped, (std::set<std::string>{"b"}));
+}
+
+}  // namespace
+}  // namespace hpcsens::sweep

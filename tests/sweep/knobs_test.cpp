@@ -1,0 +1,182 @@
+// Knob backends against a fake sysfs tree: exact values and order of every write, and restore.
+#include <gtest/gtest.h>
+
+#include "common/errors.h"
+#include "fake_sysfs.h"
+#include "sweep/cpufreq_sysfs.h"
+#include "sweep/knobs.h"
+#include "sweep/restore.h"
+#include "sweep/spec.h"
+#include "sweep/uncore_sysfs.h"
+
+namespace hpcsens::sweep {
+namespace {
+
+using testing::get;
+using testing::policy_dir;
+using testing::RecordingSysfs;
+using testing::TempDir;
+using testing::uncore_dir;
+
+std::vector<std::string> names(const std::vector<FileWrite>& w, const std::string& root) {
+  std::vector<std::string> out;
+  for (const auto& f : w) out.push_back(f.path.substr(root.size()) + "=" + f.value);
+  return out;
+}
+
+TEST(WriteOrder, MovingUpWritesMaxFirstMovingDownWritesMinFirst) {
+  // From the default window (0.8-3.5 GHz) down to a pinned 1.2: min first keeps min <= max.
+  EXPECT_FALSE(write_max_first(800000, 3500000, 1200000, 1200000));
+  // Pinned 1.2 up to pinned 2.0: min first would leave min 2.0 > max 1.2.
+  EXPECT_TRUE(write_max_first(1200000, 1200000, 2000000, 2000000));
+  // Pinned 2.0 down to pinned 1.2: max first would leave max 1.2 < min 2.0.
+  EXPECT_FALSE(write_max_first(2000000, 2000000, 1200000, 1200000));
+}
+
+TEST(CpufreqUserspace, SetsGovernorThenSetspeedInKhzOnEveryPolicy) {
+  TempDir t;
+  testing::make_acpi_cpufreq(t.path(), 2);
+  RecordingSysfs io;
+  CpufreqSysfs cf(io, t.path());
+  EXPECT_EQ(cf.mode(), CpufreqSysfs::Mode::kUserspace);
+  EXPECT_EQ(cf.driver(), "acpi-cpufreq");
+  cf.apply(io, 1.6);
+  const std::vector<std::string> want = {
+      "/devices/system/cpu/cpufreq/policy0/scaling_governor=userspace",
+      "/devices/system/cpu/cpufreq/policy0/scaling_setspeed=1600000",
+      "/devices/system/cpu/cpufreq/policy1/scaling_governor=userspace",
+      "/devices/system/cpu/cpufreq/policy1/scaling_setspeed=1600000"};
+  EXPECT_EQ(names(io.writes, t.path()), want);
+  EXPECT_EQ(get(policy_dir(t.path(), 1) + "/scaling_setspeed"), "1600000");
+  // Already userspace: only the speed is written.
+  io.writes.clear();
+  cf.apply(io, 2.0);
+  EXPECT_EQ(io.writes.size(), 2u);
+  EXPECT_EQ(io.writes[0].value, "2000000");
+}
+
+TEST(CpufreqUserspace, AvailableFrequenciesComeFromTheDriverList) {
+  TempDir t;
+  testing::make_acpi_cpufreq(t.path(), 1);
+  RealSysfs io;
+  CpufreqSysfs cf(io, t.path());
+  EXPECT_EQ(cf.available_ghz(), (std::vector<double>{1.2, 1.6, 2.0, 2.4}));
+}
+
+TEST(IntelPstate, PinsMinEqualsMaxInOrderThatNeverCrosses) {
+  TempDir t;
+  testing::make_intel_pstate(t.path(), 1);
+  RecordingSysfs io;
+  CpufreqSysfs cf(io, t.path());
+  EXPECT_EQ(cf.mode(), CpufreqSysfs::Mode::kPinMinMax);
+  const std::string d = "/devices/system/cpu/cpufreq/policy0/";
+  cf.apply(io, 1.2);  // down from 0.8-3.5: min first
+  EXPECT_EQ(names(io.writes, t.path()),
+            (std::vector<std::string>{d + "scaling_min_freq=1200000", d + "scaling_max_freq=1200000"}));
+  io.writes.clear();
+  cf.apply(io, 2.0);  // up from pinned 1.2: max first
+  EXPECT_EQ(names(io.writes, t.path()),
+            (std::vector<std::string>{d + "scaling_max_freq=2000000", d + "scaling_min_freq=2000000"}));
+  io.writes.clear();
+  cf.apply(io, 1.5);  // down from pinned 2.0: min first
+  EXPECT_EQ(names(io.writes, t.path()),
+            (std::vector<std::string>{d + "scaling_min_freq=1500000", d + "scaling_max_freq=1500000"}));
+  EXPECT_EQ(get(t.path() + d + "scaling_min_freq"), "1500000");
+  EXPECT_EQ(get(t.path() + d + "scaling_max_freq"), "1500000");
+  // Without a frequency list: 100 MHz steps over the hardware range.
+  const auto all = cf.available_ghz();
+  ASSERT_EQ(all.size(), 28u);
+  EXPECT_DOUBLE_EQ(all.front(), 0.8);
+  EXPECT_DOUBLE_EQ(all.back(), 3.5);
+  EXPECT_THROW(cf.apply(io, 3.6), std::runtime_error);
+}
+
+TEST(AmdPstateEpp, NoUserspaceGovernorMeansPinning) {
+  TempDir t;
+  testing::make_intel_pstate(t.path(), 1);
+  testing::put(policy_dir(t.path(), 0) + "/scaling_driver", "amd-pstate-epp");
+  RealSysfs io;
+  CpufreqSysfs cf(io, t.path());
+  EXPECT_EQ(cf.mode(), CpufreqSysfs::Mode::kPinMinMax);
+  EXPECT_EQ(cf.files_to_save().size(), 2u);  // min and max only
+}
+
+TEST(Cpufreq, NoPoliciesIsAClearError) {
+  TempDir t;
+  RealSysfs io;
+  try {
+    CpufreqSysfs cf(io, t.path());
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no cpufreq policies under " + t.path()), std::string::npos);
+  }
+}
+
+TEST(Uncore, PinsEveryPackageInKhzAndNeverCrosses) {
+  TempDir t;
+  testing::make_uncore(t.path(), 2);
+  RecordingSysfs io;
+  UncoreSysfs u(io, t.path());
+  ASSERT_EQ(u.domains().size(), 2u);
+  u.apply(io, {1.8, 1.8});
+  const std::string d0 = "/devices/system/cpu/intel_uncore_frequency/package_00_die_00/";
+  const std::string d1 = "/devices/system/cpu/intel_uncore_frequency/package_01_die_00/";
+  EXPECT_EQ(names(io.writes, t.path()),
+            (std::vector<std::string>{d0 + "min_freq_khz=1800000", d0 + "max_freq_khz=1800000",
+                                      d1 + "min_freq_khz=1800000", d1 + "max_freq_khz=1800000"}));
+  io.writes.clear();
+  u.apply(io, {2.2, 2.4});
+  EXPECT_EQ(names(io.writes, t.path())[0], d0 + "max_freq_khz=2400000");
+  EXPECT_EQ(get(t.path() + d1 + "min_freq_khz"), "2200000");
+}
+
+TEST(Restore, PutsEverythingBackWithoutCrossingAndSkipsUnsupportedSetspeed) {
+  TempDir t;
+  testing::make_acpi_cpufreq(t.path(), 1);
+  testing::make_intel_pstate(t.path() + "/p", 1);
+  testing::make_uncore(t.path(), 1);
+  // An operator-raised floor: restoring it from a pinned 1.0 GHz must raise max first.
+  testing::put(t.path() + "/p/devices/system/cpu/cpufreq/policy0/scaling_min_freq", "2000000");
+  RecordingSysfs io;
+  CpufreqSysfs acpi(io, t.path());
+  CpufreqSysfs pstate(io, t.path() + "/p");
+  UncoreSysfs unc(io, t.path());
+  std::vector<std::string> files = acpi.files_to_save();
+  for (auto& f : pstate.files_to_save()) files.push_back(f);
+  for (auto& f : unc.files_to_save()) files.push_back(f);
+  const auto saved = save_files(io, files);
+  acpi.apply(io, 1.2);
+  pstate.apply(io, 1.0);
+  unc.apply(io, {1.0, 1.0});
+  io.writes.clear();
+  EXPECT_TRUE(restore_files(io, saved).empty());
+  for (const auto& f : saved) EXPECT_EQ(get(f.path), f.value) << f.path;
+  // pstate pinned at 1.0 back to 2.0-3.5: max first; setspeed "<unsupported>" is never written.
+  const std::string pd = t.path() + "/p/devices/system/cpu/cpufreq/policy0/";
+  std::vector<std::string> order;
+  for (const auto& w : io.writes) {
+    EXPECT_NE(w.value, "<unsupported>");
+    if (w.path.rfind(pd, 0) == 0) order.push_back(w.path.substr(pd.size()));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"scaling_max_freq", "scaling_min_freq"}));
+}
+
+TEST(KnobSet, OutOfRangeAndMissingBackendsAreInputErrorsNamingTheField) {
+  TempDir t;
+  testing::make_acpi_cpufreq(t.path(), 1);
+  RealSysfs io;
+  auto spec = parse_spec_text("job: {command: [mpirun, -np, 2, ./a]}\nknobs: {cpu_ghz: [1.2, 3.0]}\n"
+                              "backends: {sysfs_root: " + t.path() + "}\n", "s.yaml");
+  try {
+    KnobSet k(spec, io);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("knobs.cpu_ghz: 3 GHz is outside"), std::string::npos) << e.what();
+  }
+  auto spec2 = parse_spec_text("job: {command: [mpirun, ./a]}\nknobs: {uncore_ghz: [1.2]}\n"
+                               "backends: {sysfs_root: " + t.path() + "}\n", "s.yaml");
+  EXPECT_THROW(KnobSet(spec2, io), InputError);
+}
+
+}  // namespace
+}  // namespace hpcsens::sweep

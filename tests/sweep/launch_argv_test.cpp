@@ -1,0 +1,64 @@
+// Generated command lines: Slurm --cpu-freq, memory configuration reach, the calibrator's
+// launcher, likwid and per-node knob commands. (A real Slurm is not started in the suite: see
+// docs/user-guide.md; these lines are what would be run.)
+#include <gtest/gtest.h>
+
+#include "sweep/launch_argv.h"
+
+namespace hpcsens::sweep {
+namespace {
+
+TEST(Slurm, CpuFreqGoesRightAfterSrunInKhz) {
+  const Argv job = {"srun", "-n", "64", "--cpu-freq=high", "./app", "--cpu-freq=2"};
+  EXPECT_EQ(with_slurm_cpu_freq(job, 2.4),
+            (Argv{"srun", "--cpu-freq=2400000", "-n", "64", "./app", "--cpu-freq=2"}));
+  EXPECT_EQ(shell_join(with_slurm_cpu_freq({"/usr/bin/srun", "./a"}, 1.2)), "/usr/bin/srun --cpu-freq=1200000 ./a");
+  EXPECT_THROW(with_slurm_cpu_freq({"mpirun", "./a"}, 1.2), std::runtime_error);
+}
+
+TEST(MemoryReach, PartitionConstraintNodesAndManual) {
+  MemoryConfig part{"hbm", "hbm-part"};
+  MemoryConfig cons{"ddr", "", "ddr5_4800"};
+  MemoryConfig nodes{"n", "", "", {"c01", "c02"}};
+  MemoryConfig manual{"m", "", "", {}, "reboot"};
+  const Argv srun = {"srun", "-n", "4", "./a"};
+  EXPECT_EQ(with_memory_config(srun, part), (Argv{"srun", "--partition=hbm-part", "-n", "4", "./a"}));
+  EXPECT_EQ(with_memory_config(srun, cons), (Argv{"srun", "--constraint=ddr5_4800", "-n", "4", "./a"}));
+  EXPECT_EQ(with_memory_config(srun, nodes), (Argv{"srun", "--nodelist=c01,c02", "-n", "4", "./a"}));
+  EXPECT_EQ(with_memory_config(srun, manual), srun);
+  EXPECT_EQ(with_memory_config({"mpirun", "-np", "4", "./a"}, nodes),
+            (Argv{"mpirun", "--host", "c01,c02", "-np", "4", "./a"}));
+  EXPECT_THROW(with_memory_config({"mpirun", "./a"}, part), std::runtime_error);
+}
+
+TEST(Launcher, ApplicationIndexSkipsOptionValues) {
+  EXPECT_EQ(application_index({"mpirun", "-np", "4", "--mca", "btl", "self", "-x", "A=1", "./a", "-n", "3"}), 8u);
+  EXPECT_EQ(application_index({"srun", "--ntasks=4", "-N", "1", "./a"}), 4u);
+  EXPECT_EQ(application_index({"mpirun", "--oversubscribe", "-np", "2", "./a"}), 4u);
+  EXPECT_EQ(application_index({"./a", "x"}), 1u);
+}
+
+TEST(Launcher, PrefixForTheCalibratorKeepsRanksAndHostsOrReplacesRanks) {
+  const Argv job = {"mpirun", "--oversubscribe", "-np", "4", "--host", "a,b", "./app", "-np", "9"};
+  EXPECT_EQ(launcher_prefix(job, 0), (Argv{"mpirun", "--oversubscribe", "-np", "4", "--host", "a,b"}));
+  EXPECT_EQ(launcher_prefix(job, 8), (Argv{"mpirun", "--oversubscribe", "-np", "8", "--host", "a,b"}));
+  EXPECT_EQ(launcher_prefix({"srun", "--ntasks=16", "./a"}, 2), (Argv{"srun", "--ntasks=2"}));
+  EXPECT_THROW(launcher_prefix({"mpirun", "./a"}, 2), std::runtime_error);
+}
+
+TEST(Likwid, CommandLines) {
+  EXPECT_EQ(likwid_cpu_command(2.4), (Argv{"likwid-setFrequencies", "-c", "N", "-f", "2.4"}));
+  EXPECT_EQ(likwid_uncore_command({1.5, 2.0}), (Argv{"likwid-setFrequencies", "--umin", "1.5", "--umax", "2"}));
+  EXPECT_EQ(likwid_reset_commands(true, true).size(), 2u);
+  EXPECT_EQ(likwid_reset_commands(false, true)[0], (Argv{"likwid-setFrequencies", "--ureset"}));
+}
+
+TEST(MultiNode, OneTaskPerNodeAppliesAndRestores) {
+  EXPECT_EQ(shell_join(per_node_apply_command(4, "/opt/bin/hpcsens", "s.yaml", 3, "out")),
+            "srun --nodes=4 --ntasks-per-node=1 --overlap /opt/bin/hpcsens sweep s.yaml --apply-point 3 --dir out");
+  EXPECT_EQ(shell_join(per_node_restore_command(2, "hpcsens", "out dir")),
+            "srun --nodes=2 --ntasks-per-node=1 --overlap hpcsens sweep --restore 'out dir'");
+}
+
+}  // namespace
+}  // namespace hpcsens::sweep

@@ -1,0 +1,128 @@
+// Sweep spec parsing: a full spec, and bad specs whose errors name file, line and field.
+#include <gtest/gtest.h>
+
+#include "common/errors.h"
+#include "sweep/spec.h"
+
+namespace hpcsens::sweep {
+namespace {
+
+TEST(Spec, ParsesEveryField) {
+  const auto s = parse_spec_text(R"(job:
+  command: [srun, -n, 64, ./app, --in, x]
+  timeout_s: 600
+repetitions: 3
+order: sequential
+seed: 9
+retries: 2
+output: out-dir
+events: topdown
+knobs:
+  cpu_ghz: [1.2, 2.0]
+  cpu_backend: slurm
+  uncore_ghz: [1.5, {min: 1.2, max: 2.0}]
+  memory:
+    - {name: fast, slurm_partition: hbm}
+    - {name: slow, nodes: [n1, n2]}
+    - {name: swap, manual: "reboot with DDR at 4800"}
+backends: {sysfs_root: /tmp/fake}
+calibration: {stream: true, stream_array_mb: 512, ranks: 8, latency: true, stream_ntimes: 5}
+)", "full.yaml");
+  EXPECT_EQ(s.command.size(), 6u);
+  EXPECT_EQ(s.timeout_s, 600);
+  EXPECT_EQ(s.repetitions, 3);
+  EXPECT_FALSE(s.randomized);
+  EXPECT_EQ(s.seed, 9u);
+  EXPECT_EQ(s.retries, 2);
+  EXPECT_EQ(s.output_dir, "out-dir");
+  EXPECT_EQ(s.events, "topdown");
+  EXPECT_EQ(s.cpu_backend, CpuBackend::kSlurm);
+  EXPECT_EQ(s.cpu_ghz, (std::vector<double>{1.2, 2.0}));
+  ASSERT_EQ(s.uncore.size(), 2u);
+  EXPECT_EQ(s.uncore[0].min_ghz, 1.5);
+  EXPECT_EQ(s.uncore[1].max_ghz, 2.0);
+  ASSERT_EQ(s.memory.size(), 3u);
+  EXPECT_EQ(s.memory[0].slurm_partition, "hbm");
+  EXPECT_EQ(s.memory[1].nodes, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(s.memory[2].manual, "reboot with DDR at 4800");
+  EXPECT_EQ(s.sysfs_root, "/tmp/fake");
+  EXPECT_EQ(*s.calibration.stream_array_mb, 512);
+  EXPECT_EQ(*s.calibration.ranks, 8);
+  EXPECT_TRUE(s.calibration.latency);
+  EXPECT_EQ(s.calibration.stream_ntimes, 5);
+  EXPECT_FALSE(s.emulation);
+}
+
+TEST(Spec, DefaultsAndAllAvailable) {
+  const auto s = parse_spec_text("job: {command: [mpirun, ./a]}\nknobs: {cpu_ghz: all}\n", "d.yaml");
+  EXPECT_TRUE(s.cpu_all_available);
+  EXPECT_TRUE(s.randomized);
+  EXPECT_EQ(s.repetitions, 1);
+  EXPECT_EQ(s.sysfs_root, "/sys");
+  EXPECT_EQ(s.cpu_backend, CpuBackend::kCpufreq);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_spec_text(text, "bad.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Spec, BadSpecsNameFileLineAndField) {
+  EXPECT_EQ(error_of("job:\n  command: [a]\nrepetitons: 3\n"),
+            "bad.yaml:3: repetitons: unknown field (allowed: backends, calibration, emulated, events, job, knobs, "
+            "order, output, repetitions, retries, seed)");
+  EXPECT_EQ(error_of("job:\n  command: [a]\nrepetitions: 0\n"), "bad.yaml:3: repetitions: must be >= 1, got 0");
+  EXPECT_EQ(error_of("job:\n  command: [a]\nrepetitions: three\n"),
+            "bad.yaml:3: repetitions: must be an integer, got 'three'");
+  EXPECT_EQ(error_of("job:\n  timeout_s: 5\n"), "bad.yaml:2: job.command: missing");
+  EXPECT_EQ(error_of("job:\n  command: mpirun\n"), "bad.yaml:2: job.command: must be a non-empty list of strings");
+  EXPECT_EQ(error_of("job: {command: [a]}\nknobs:\n  cpu_ghz: [1.2, 2400]\n"),
+            "bad.yaml:3: knobs.cpu_ghz[1]: is in GHz; 2400 GHz is not a CPU frequency");
+  EXPECT_EQ(error_of("job: {command: [a]}\nknobs:\n  cpu_ghz: [1.2, -1]\n"),
+            "bad.yaml:3: knobs.cpu_ghz[1]: must be > 0, got -1");
+  EXPECT_EQ(error_of("job: {command: [a]}\norder: shuffled\n"),
+            "bad.yaml:2: order: must be random or sequential, got 'shuffled'");
+  EXPECT_EQ(error_of("job: {command: [a]}\nknobs:\n  uncore_ghz:\n    - {min: 2.0, max: 1.0}\n"),
+            "bad.yaml:4: knobs.uncore_ghz[0]: min is above max");
+  EXPECT_EQ(error_of("job: {command: [mpirun, ./a]}\nknobs:\n  cpu_ghz: [2]\n  cpu_backend: slurm\n"),
+            "bad.yaml:4: knobs.cpu_backend: slurm sets --cpu-freq on the job's srun line, but job.command does "
+            "not start with srun");
+  EXPECT_EQ(error_of("job: {command: [a]}\nknobs:\n  memory:\n    - {name: x, manual: a, nodes: [n]}\n"),
+            "bad.yaml:4: knobs.memory[0]: give one way to reach it: slurm_partition, slurm_constraint, nodes or manual");
+  EXPECT_EQ(error_of("job: {command: [a]}\nknobs:\n  memory:\n    - {name: x}\n    - {name: x}\n"),
+            "bad.yaml:5: knobs.memory[1].name: duplicate name 'x'");
+  EXPECT_EQ(error_of("job: {command: [a]}\ncalibration:\n  latency: maybe\n"),
+            "bad.yaml:3: calibration.latency: must be true or false, got 'maybe'");
+  EXPECT_EQ(error_of("job: [a\n"), error_of("job: [a\n"));
+  EXPECT_NE(error_of("job: [a\n").find("bad.yaml:"), std::string::npos);
+  EXPECT_NE(error_of("job: [a\n").find("not valid YAML"), std::string::npos);
+  EXPECT_EQ(error_of("- a\n- b\n"), "bad.yaml:1: the spec must be a YAML mapping (job:, knobs:, ...)");
+}
+
+TEST(Spec, EmulatedNeedsTruthAndRates) {
+  EXPECT_EQ(error_of("emulated: {W_cpu: 1, W_mem: 1}\nknobs: {cpu_ghz: [1]}\n"),
+            "bad.yaml:1: emulated.T_io: missing (the ground-truth model needs W_cpu, W_mem, T_io)");
+  EXPECT_EQ(error_of("emulated: {W_cpu: 1, W_mem: 1, T_io: 0, overlap: 2}\nknobs: {cpu_ghz: [1]}\n"),
+            "bad.yaml:1: emulated.overlap: must be within [0, 1]");
+  EXPECT_EQ(error_of("emulated: {W_cpu: 1, W_mem: 1, T_io: 0}\nknobs:\n  cpu_ghz: [1]\n  memory:\n    - {name: a}\n"),
+            "bad.yaml:5: knobs.memory[0].emulated_gbs: missing (the emulated launcher needs each configuration's "
+            "bandwidth)");
+  EXPECT_EQ(error_of("emulated: {W_cpu: 1, W_mem: 1, T_io: 0}\nknobs:\n  cpu_ghz: [1]\n"),
+            "bad.yaml:1: emulated.mem_gbs: missing: give emulated.mem_gbs or memory configurations with emulated_gbs");
+  const auto s = parse_spec_text("emulated: {W_cpu: 10, W_mem: 20, T_io: 1, mem_gbs: 50, noise_pct: 2}\n"
+                                 "knobs: {cpu_ghz: [1, 2]}\n", "e.yaml");
+  ASSERT_TRUE(s.emulation);
+  EXPECT_EQ(s.emulation->w_mem, 20);
+  EXPECT_TRUE(s.command.empty());
+}
+
+TEST(Spec, MissingFileIsAnInputError) {
+  EXPECT_THROW(parse_spec_file("/nonexistent/spec.yaml"), InputError);
+}
+
+}  // namespace
+}  // namespace hpcsens::sweep
