@@ -13,7 +13,7 @@ packages=(
   openmpi-bin libopenmpi-dev
   libpapi-dev papi-tools libpfm4-dev
   libceres-dev libglpk-dev
-  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libfmt-dev
+  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libfmt-dev libsimdjson-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "record/run_record.h"
+#include "report/record_reader.h"
 #include "report/run_report.h"
 
 namespace hpcsens::cli {
@@ -28,7 +29,7 @@ void add_report(CLI::App& app, Registry& reg) {
     report::ReportOptions opt;
     opt.format = report::parse_format(args->format);
     opt.all_ranks = args->all;
-    const auto rec = record::load_run_record(args->path);  // InputError names file and field
+    const auto rec = report::read_run_record(args->path);  // InputError names file and field
     const std::string text = report::render_run_report(rec, opt);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;

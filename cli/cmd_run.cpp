@@ -2,7 +2,6 @@
 // Everything we print goes to stderr: the job's stdout is passed through untouched.
 #include <fmt/core.h>
 
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +9,7 @@
 #include "cli/commands.h"
 #include "common/errors.h"
 #include "record/run_record.h"
+#include "report/record_reader.h"
 #include "report/run_report.h"
 #include "run/run_job.h"
 
@@ -24,11 +24,14 @@ struct RunOptions {
 };
 
 int run_command(CLI::App* sub, RunOptions& opt) {
-  // After `--` CLI11 fills the positional; without it, prefix_command leaves them in remaining().
+  // After `--`, CLI11 puts the whole command, in order, into the positional and leaves one "--"
+  // marker in remaining(). Anything else left over means an option of the job's came without
+  // `--`, and CLI11 would have reordered it: refuse rather than run a different command.
   std::vector<std::string> argv = opt.command;
-  for (auto& a : sub->remaining()) argv.push_back(a);
-  if (!argv.empty() && argv.front() == "--") argv.erase(argv.begin());
-  if (std::getenv("HPCSENS_DEBUG_ARGV")) for (auto& a : argv) fmt::print(stderr, "[{}]", a);
+  const auto rest = sub->remaining();
+  if (!rest.empty() && !(rest.size() == 1 && rest.front() == "--"))
+    throw InputError("hpcsens run", "put -- before the job's command: hpcsens run [options] -- " +
+                                        (argv.empty() ? std::string("LAUNCHER") : argv.front()) + " ARGS...");
   if (argv.empty())
     throw InputError("hpcsens run", "no command given (usage: hpcsens run [options] -- LAUNCHER ARGS...)");
   if (opt.request.timeout_s < 0) throw InputError("--timeout", "must be >= 0 seconds");
@@ -36,7 +39,7 @@ int run_command(CLI::App* sub, RunOptions& opt) {
   const run::RunResult res = run::run_job(opt.request);
   if (!res.record_path.empty() && !opt.request.quiet) {
     try {
-      const auto rec = record::load_run_record(res.record_path);
+      const auto rec = report::read_run_record(res.record_path);
       report::ReportOptions ro;
       ro.all_ranks = opt.all;
       fmt::print(stderr, "\n{}", report::render_run_report(rec, ro));

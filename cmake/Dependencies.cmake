@@ -3,6 +3,7 @@ find_package(PkgConfig REQUIRED)
 find_package(MPI REQUIRED COMPONENTS C CXX Fortran)
 find_package(Threads REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
+find_package(simdjson REQUIRED)  # report: reading 100,000-rank records fast
 find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(yaml-cpp REQUIRED)

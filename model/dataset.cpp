@@ -96,6 +96,7 @@ std::vector<Observation> parse_fit_csv(const std::string& text, const std::strin
   std::vector<std::string> header;
   while (std::getline(in, line)) {
     ++lineno;
+    if (lineno == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // UTF-8 byte order mark
     if (!trim(line).empty() && trim(line)[0] != '#') {
       header = split_csv_line(line);
       break;

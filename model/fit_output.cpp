@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/errors.h"
@@ -9,6 +10,8 @@
 
 namespace hpcsens::model {
 namespace {
+
+constexpr size_t kMaxRankRows = 64;
 
 std::string pct(double f) { return std::isfinite(f) ? fmt::format("{:.2f}%", 100 * f) : "n/a"; }
 
@@ -72,9 +75,17 @@ std::string render_table(const ModelReport& r, bool markdown) {
     o += "\nper-rank bottlenecks (shares of modelled time at the baseline)\n\n";
     const std::vector<int> rw{6, 8, 8, 8, 8};
     o += row({"rank", "cpu", "memory", "fixed", "error"}, rw) + rule(5);
-    for (const auto& s : r.per_rank)
+    // Thousands of rows help nobody on a terminal; the groups below summarise them and the
+    // model JSON keeps every rank.
+    const size_t shown = std::min(r.per_rank.size(), kMaxRankRows);
+    for (size_t i = 0; i < shown; ++i) {
+      const auto& s = r.per_rank[i];
       o += s.ok ? row({std::to_string(s.rank), pct(s.cpu), pct(s.mem), pct(s.fixed), pct(s.error)}, rw)
                 : row({std::to_string(s.rank), "n/a", "n/a", "n/a", "too few times"}, rw);
+    }
+    if (shown < r.per_rank.size())
+      o += fmt::format("  ... {} more ranks (all of them are in the model JSON under per_rank.ranks)\n",
+                       r.per_rank.size() - shown);
     o += "\nranks that behave alike (shares rounded to 10%)\n\n";
     const std::vector<int> gw{6, 8, 8, 8, 20};
     o += row({"count", "cpu", "memory", "fixed", "ranks"}, gw) + rule(5);

@@ -1,6 +1,7 @@
 #include "model/fitter.h"
 
 #include <ceres/ceres.h>
+#include <glog/logging.h>
 
 #include <algorithm>
 #include <cmath>
@@ -60,6 +61,16 @@ class RelativeResidual final : public ceres::CostFunction {
   int cpu_ = -1, mem_ = -1;
 };
 
+// Ceres logs through glog to stderr, e.g. when the covariance is rank-deficient. We detect
+// those cases ourselves and report them as warnings, so its messages would only be noise.
+void quiet_ceres_logging() {
+  static const bool done = [] {
+    FLAGS_minloglevel = google::GLOG_FATAL;
+    return true;
+  }();
+  (void)done;
+}
+
 ceres::LossFunction* make_loss(const FitOptions& o) {
   switch (o.robust) {
     case Robust::huber: return new ceres::HuberLoss(o.robust_scale);
@@ -103,6 +114,7 @@ const char* robust_name(Robust r) {
 
 FitResult fit_model(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
                     const FitOptions& opts) {
+  quiet_ceres_logging();
   const int n = static_cast<int>(spec.terms.size());
   double p[kMaxParams] = {};
   // Start with every term explaining an equal share of the typical time.
@@ -142,6 +154,7 @@ FitResult fit_model(const ModelSpec& spec, const std::vector<Point>& points, con
 std::optional<Matrix> covariance_at(const ModelSpec& spec, const std::vector<Point>& points,
                                     const std::vector<double>& times, const std::vector<double>& params,
                                     const FitOptions& opts) {
+  quiet_ceres_logging();
   const int np = spec.num_params();
   std::vector<double> p(params);
   ceres::Problem problem;

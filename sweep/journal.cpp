@@ -13,6 +13,14 @@ namespace hpcsens::sweep {
 Journal::Journal(const std::string& dir) : path_(dir + "/" + kJournalName) {
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) throw std::runtime_error("cannot open journal " + path_ + ": " + std::strerror(errno));
+  // A crash mid-write leaves a torn last line; start ours on a fresh line so it stays readable.
+  const int rd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (rd >= 0) {
+    char last = '\n';
+    const off_t size = ::lseek(rd, 0, SEEK_END);
+    if (size > 0 && ::pread(rd, &last, 1, size - 1) == 1 && last != '\n') (void)!::write(fd_, "\n", 1);
+    ::close(rd);
+  }
 }
 
 Journal::~Journal() {

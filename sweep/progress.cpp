@@ -34,7 +34,8 @@ std::string Progress::render(int done, int total, double elapsed_s, int done_thi
   return bar + buf + eta;
 }
 
-void Progress::update(int done, const std::string& what) {
+void Progress::update(int done, const std::string& what, bool finished) {
+  if (!tty_ && !finished) return;
   const std::string line = std::string(emulated_ ? "EMULATED " : "") +
                            render(done, total_, now_s() - start_s_, done - start_done_, 30) + "  " + what;
   if (tty_) std::fprintf(stderr, "\r\033[K%s", line.c_str());

@@ -8,8 +8,9 @@ namespace hpcsens::sweep {
 class Progress {
  public:
   Progress(int total, int already_done, bool emulated);
-  // `what` describes the run that just finished or starts.
-  void update(int done, const std::string& what);
+  // `what` describes the run that starts (finished = false) or just ended. Off a terminal only
+  // ended runs are printed, one line each.
+  void update(int done, const std::string& what, bool finished = true);
   void finish();
 
   // "[#####-----] 12/36  33%  ETA 1:02" — pure, for tests.

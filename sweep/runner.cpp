@@ -1,11 +1,14 @@
 #include "sweep/runner.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +48,16 @@ std::string utc_now() {
 
 std::string num(double v) { return fmt::format("{:g}", v); }
 
+// Nodes of the surrounding Slurm allocation (1 outside Slurm).
+int slurm_nnodes() {
+  for (const char* var : {"SLURM_JOB_NUM_NODES", "SLURM_NNODES"})
+    if (const char* v = std::getenv(var)) {
+      const int n = std::atoi(v);
+      if (n > 0) return n;
+    }
+  return 1;
+}
+
 // While a job started by another module runs, a stop signal must still end it: this watcher
 // passes SIGTERM (then SIGKILL) to every process below us.
 class StopWatcher {
@@ -73,6 +86,65 @@ class StopWatcher {
   std::atomic<bool> done_{false};
   std::thread thread_;
 };
+
+// Runs one job through the run module in a child process of ours. The run module installs its
+// own SIGINT/SIGTERM/SIGHUP handlers (to forward them to the job), which would swallow the
+// sweep's stop request; in a child they cannot, and the watcher still ends the whole tree.
+run::RunResult run_isolated(const JobRunner& runner, const run::RunRequest& req) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    ::close(fds[0]);
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) ::signal(s, SIG_DFL);
+    nlohmann::json out;
+    try {
+      const auto r = runner(req);
+      out = {{"exit_status", r.exit_status}, {"timed_out", r.timed_out}, {"record_path", r.record_path},
+             {"error", r.error}};
+    } catch (const std::exception& e) {
+      out = {{"exit_status", 1}, {"timed_out", false}, {"record_path", ""}, {"error", e.what()}};
+    }
+    const std::string text = out.dump();
+    std::size_t off = 0;
+    while (off < text.size()) {
+      const ssize_t n = ::write(fds[1], text.data() + off, text.size() - off);
+      if (n <= 0) break;
+      off += std::size_t(n);
+    }
+    std::fflush(stdout);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string text;
+  {
+    StopWatcher watcher;
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(fds[0], buf, sizeof buf);
+      if (n > 0) text.append(buf, std::size_t(n));
+      else if (n == 0 || errno != EINTR) break;
+    }
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  ::close(fds[0]);
+  run::RunResult r;
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    r.exit_status = 1;
+    r.error = "the run module ended without a result";
+    return r;
+  }
+  r.exit_status = j.value("exit_status", 1);
+  r.timed_out = j.value("timed_out", false);
+  r.record_path = j.value("record_path", "");
+  r.error = j.value("error", "");
+  return r;
+}
 
 nlohmann::json point_json(const Point& p, const SweepSpec& spec) {
   nlohmann::json j = {{"point", p.index}, {"label", p.label}};
@@ -303,13 +375,23 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
 
   install_stop_handlers();
 
+  // In a multi-node Slurm allocation machine knobs must change on every node: one task per node
+  // applies each point (saving that node's originals under nodes/<host>/) and restores at the end.
+  const int nnodes = slurm_nnodes();
+  const bool per_node = nnodes > 1 && knobs.changes_machine() && !emu;
+  const std::string spec_abs = fs::absolute(spec.source).string();
+
   // Save every original knob value before the first change. On resume the first save stays the
   // truth: the current values may be the sweep's own (after a kill -9).
   std::vector<FileWrite> originals = st.originals;
   std::vector<Argv> restore_cmds = st.restore_commands;
   if (knobs.changes_machine() && !st.has_originals) {
-    originals = save_files(real_io, knobs.files_to_save());
-    restore_cmds = knobs.restore_commands();
+    if (per_node) {
+      restore_cmds = {per_node_restore_command(nnodes, opt.hpcsens_exe, fs::absolute(dir).string())};
+    } else {
+      originals = save_files(real_io, knobs.files_to_save());
+      restore_cmds = knobs.restore_commands();
+    }
     nlohmann::json files = nlohmann::json::array();
     for (const auto& f : originals) files.push_back({{"path", f.path}, {"value", f.value}});
     journal.append({{"type", "originals"}, {"utc", utc_now()}, {"files", files}, {"commands", restore_cmds}});
@@ -346,7 +428,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
       bool ok = false;
       while (!ok && attempt <= spec.retries && !g_stop) {
         ++attempt;
-        progress.update(done, run.id + " " + p.label + (attempt > 1 ? " attempt " + std::to_string(attempt) : ""));
+        progress.update(done, run.id + " " + p.label + (attempt > 1 ? " attempt " + std::to_string(attempt) : ""), false);
         Outcome out;
         try {
           if (run.point != current_point) {
@@ -360,7 +442,10 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
             }
             journal.append({{"type", "apply"}, {"utc", utc_now()}, {"point", point_json(p, spec)}});
             knobs_touched = true;
-            run_commands(knobs.apply(real_io, p));
+            if (per_node)
+              run_commands({per_node_apply_command(nnodes, opt.hpcsens_exe, spec_abs, p.index, fs::absolute(dir).string())});
+            else
+              run_commands(knobs.apply(real_io, p));
             current_point = run.point;
             current_memory = p.memory;
             calibration = nlohmann::json::object();
@@ -396,12 +481,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
             req.config = config;
             req.timeout_s = spec.timeout_s;
             req.run_id = run.id + "-a" + std::to_string(attempt);
-            run::RunResult res;
-            {
-              StopWatcher watcher;
-              res = opt.run_job(req);
-            }
-            install_stop_handlers();  // in case the run module installed its own
+            const run::RunResult res = run_isolated(opt.run_job, req);
             out.exit_status = res.exit_status;
             out.timed_out = res.timed_out;
             if (g_stop) out.error = "stopped by signal " + std::to_string(g_stop);
@@ -439,7 +519,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
         st.skipped.insert(run.id);
         fmt::print(stderr, "hpcsens sweep: {} skipped after {} attempts; the sweep goes on\n", run.id, attempt);
       }
-      progress.update(++done, run.id + (ok ? " ok" : " skipped"));
+      progress.update(++done, run.id + " " + p.label + (ok ? " ok" : " skipped"));
     }
   } catch (const InputError& e) {
     failure = e.what();

@@ -195,10 +195,15 @@ std::vector<std::vector<std::size_t>> group_alike(const std::vector<TopdownMetri
 std::string bottleneck_section(const record::RunRecord& rec, TableFormat format, bool all_ranks) {
   const bool csv = format == TableFormat::kCsv;
   if (rec.counters_status != "ok") {
-    const bool says_topdown = rec.counters_status.rfind("Top-Down", 0) == 0;
-    return line_for(says_topdown ? rec.counters_status
-                                 : "Top-Down unavailable: " + rec.counters_status,
-                    format);
+    const std::string& st = rec.counters_status;
+    std::string line = st.rfind("Top-Down", 0) == 0 ? st : "Top-Down unavailable: " + st;
+    // PAPI's "Event does not exist" for a core event means the CPU exposes no such counter,
+    // which on x86 servers almost always means a VM without PMU passthrough.
+    const bool absent = st.find("does not exist") != std::string::npos ||
+                        st.find("not supported") != std::string::npos;
+    if (absent && st.find("PMU") == std::string::npos)
+      line += " (no hardware PMU here? e.g. a virtual machine without PMU passthrough; see hpcsens doctor)";
+    return line_for(line, format);
   }
   if (rec.ranks.empty()) return line_for("Top-Down: no ranks in the record", format);
 
@@ -233,6 +238,7 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
 
   const bool stalls = table.method == Method::kStallRatios;
   std::vector<std::string> header = {all_ranks ? "rank" : "ranks"};
+  if (!all_ranks) header.push_back("n");
   if (stalls) {
     header.insert(header.end(), {"FE stall cycles", "BE stall cycles"});
   } else {
@@ -259,7 +265,15 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
     }
     std::sort(rank_ids.begin(), rank_ids.end());
     const TopdownMetrics& first = *members.front();
-    std::vector<std::string> row = {rank_ranges(rank_ids)};
+    std::string ranks_text = rank_ranges(rank_ids);
+    // Scattered ranks of a large job would make the row unreadable; CSV keeps the full list.
+    constexpr std::size_t kMaxRanksText = 40;
+    if (!csv && ranks_text.size() > kMaxRanksText) {
+      const auto cut = ranks_text.rfind(',', kMaxRanksText);
+      ranks_text = ranks_text.substr(0, cut == std::string::npos ? kMaxRanksText : cut) + ",...";
+    }
+    std::vector<std::string> row = {ranks_text};
+    if (!all_ranks) row.push_back(std::to_string(rank_ids.size()));
     // A group's numbers are the mean over its members (they agree within the tolerance).
     auto cell = [&](std::optional<double> TopdownMetrics::*field) {
       if (!first.ok || !first.mismeasured.empty()) return std::string(csv ? "" : "-");

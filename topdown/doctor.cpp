@@ -244,6 +244,33 @@ std::vector<Check> check_papi() {
   return out;
 }
 
+Check check_software_events() {
+  Check c{"software events", Status::kOk, "", ""};
+  if (!PAPI_is_initialized() && PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) {
+    c.status = Status::kBroken;
+    c.detail = "PAPI not initialised";
+    return c;
+  }
+  int es = PAPI_NULL;
+  long long ns = 0;
+  int rc = PAPI_create_eventset(&es);
+  if (rc == PAPI_OK) rc = PAPI_add_named_event(es, "perf::TASK-CLOCK");
+  if (rc == PAPI_OK) rc = PAPI_start(es);
+  if (rc == PAPI_OK) rc = PAPI_stop(es, &ns);
+  if (es != PAPI_NULL) {
+    PAPI_cleanup_eventset(es);
+    PAPI_destroy_eventset(&es);
+  }
+  if (rc == PAPI_OK) {
+    c.detail = "perf::TASK-CLOCK counted: the default event set works";
+  } else {
+    c.status = Status::kMissing;
+    c.detail = std::string("perf::TASK-CLOCK refused (") + PAPI_strerror(rc) + ")";
+    c.fix = "check that the kernel has CONFIG_PERF_EVENTS and perf_event_paranoid <= 2";
+  }
+  return c;
+}
+
 Check check_hardware_events(const topdown::CpuId& cpu, const std::string& root) {
   Check c{"hardware events", Status::kOk, "", ""};
   if (!PAPI_is_initialized() && PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) {
@@ -301,7 +328,10 @@ Report run_all(const std::string& exe_path) {
   for (auto& c : check_papi()) r.checks.push_back(std::move(c));
   r.checks.push_back(check_perf_paranoid("/", ::geteuid() == 0));
   const bool papi_ok = !r.broken();
-  if (papi_ok) r.checks.push_back(check_hardware_events(cpu, "/"));
+  if (papi_ok) {
+    r.checks.push_back(check_software_events());
+    r.checks.push_back(check_hardware_events(cpu, "/"));
+  }
   r.checks.push_back(check_topdown_plan(cpu));
   r.checks.push_back(check_cpufreq("/"));
   r.checks.push_back(check_uncore("/"));

@@ -35,6 +35,8 @@ Check check_topdown_plan(const topdown::CpuId& cpu);
 
 // PAPI: library init (kBroken on version mismatch), version, components with disabled reasons.
 std::vector<Check> check_papi();
+// Whether perf::TASK-CLOCK (what the default event set needs) can be counted.
+Check check_software_events();
 // Whether PAPI_TOT_CYC can be added, started and read. `cpu` selects the fix text (VM or not).
 Check check_hardware_events(const topdown::CpuId& cpu, const std::string& root);
 

@@ -151,14 +151,20 @@ CpuId parse_cpuinfo(std::string_view text) {
 
 CpuId detect_cpu_at(const std::string& root) {
   CpuId id;
-  {
+#if defined(__x86_64__) || defined(__i386__)
+  const bool use_cpuid = root == "/" || root.empty();
+#else
+  const bool use_cpuid = false;
+#endif
+  if (!use_cpuid) {
+    // Called in every rank's MPI_Init: /proc/cpuinfo is only read where CPUID cannot answer.
     std::ifstream f(root + "/proc/cpuinfo");
     std::stringstream ss;
     ss << f.rdbuf();
     id = parse_cpuinfo(ss.str());
   }
 #if defined(__x86_64__) || defined(__i386__)
-  if (root == "/" || root.empty()) {
+  if (use_cpuid) {
     unsigned a = 0, b = 0, c = 0, d = 0;
     if (__get_cpuid(0, &a, &b, &c, &d)) {
       char v[13] = {};

@@ -156,6 +156,15 @@ TEST_F(CliTest, OtherFormats) {
   EXPECT_EQ(run("fit " + csv + " --model cpu").status, 2);
 }
 
+TEST_F(CliTest, CeresDoesNotLogToStderr) {
+  // Rank-deficient covariance (no memory work in the overlap model): handled as a warning in
+  // the output, not as solver log lines on stderr.
+  const Result r = run("fit " + good_csv({24.0, 0.0, 2.0}) + " --model overlap");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("stderr by bootstrap"), std::string::npos) << r.out;
+}
+
 TEST_F(CliTest, EmulatedRecordsAreLabelledEverywhere) {
   const testing::Truth truth{24.0, 600.0, 2.0};
   int i = 0;

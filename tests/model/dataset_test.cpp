@@ -78,6 +78,12 @@ TEST(FitCsv, ColumnsInAnyOrderWithRankAndLatency) {
   EXPECT_DOUBLE_EQ(d.rank_times[1][1], 18.0);
 }
 
+TEST(FitCsv, WindowsLineEndingsAndByteOrderMark) {
+  const auto d = assemble(parse_fit_csv("\xEF\xBB\xBFlabel,cpu_ghz,mem_gbs,time_s\r\na,2,50,10\r\n", "in.csv"));
+  ASSERT_EQ(d.points.size(), 1u);
+  EXPECT_DOUBLE_EQ(d.points[0].time_s, 10.0);
+}
+
 TEST(FitCsv, BadInputsNameFileLineAndField) {
   const std::string h = "label,cpu_ghz,mem_gbs,time_s\n";
   EXPECT_EQ(error_of(h + "a,2,50,nan\n"), "in.csv:2: field 'time_s': 'nan' is not a finite number");

@@ -110,8 +110,8 @@ TEST(FitRecovery, WorkStaysNonNegative) {
 
 TEST(FitRecovery, RobustLossHandlesAnOutlierRun) {
   const Truth truth{24.0, 600.0, 0.0};
-  auto pts = testing::generate_points(truth, acceptance_grid(), {0.01, 5, 1});
-  pts[0].time_s *= 2.0;  // one run disturbed by another job
+  // One run disturbed by another job.
+  const auto pts = testing::generate_points(truth, acceptance_grid(), {0.01, 5, 1, {{0, 2.0}}});
   const auto t = times_of(pts);
   const ModelSpec spec = parse_model_spec("cpu+mem");
   const FitResult plain = fit_model(spec, pts, t, {});
@@ -124,7 +124,9 @@ TEST(FitRecovery, RobustLossHandlesAnOutlierRun) {
     ASSERT_TRUE(f.converged);
     const double err = std::max(rel(f.params[0], truth.w_cpu), rel(f.params[1], truth.w_mem));
     EXPECT_LT(err, plain_err / 2) << robust_name(r);
-    if (r == Robust::cauchy) EXPECT_LT(err, 0.04);
+    if (r == Robust::cauchy) {
+      EXPECT_LT(err, 0.04);
+    }
   }
 }
 
@@ -176,6 +178,48 @@ TEST(FitRecovery, LatencyTermIsRecovered) {
   const auto pts = testing::generate_points(truth, cfg, {0.002, 2, 1});
   const FitResult f = fit_model(parse_model_spec("cpu+mem+lat"), pts, times_of(pts), {});
   EXPECT_LT(rel(f.params[2], truth.w_lat), 0.05) << f.params[2];
+}
+
+TEST(FitRecovery, MedianOfRepetitionsAbsorbsAnOutlierRun) {
+  const Truth truth{24.0, 600.0, 0.0};
+  const auto pts = testing::generate_points(truth, acceptance_grid(), {0.01, 5, 3, {{0, 2.0}, {7, 1.8}}});
+  ASSERT_EQ(pts[0].reps, 3);
+  EXPECT_GT(pts[0].max_s, 1.5 * pts[0].time_s);  // the spread keeps the outlier visible
+  const FitResult f = fit_model(parse_model_spec("cpu+mem"), pts, times_of(pts), {});
+  EXPECT_LT(rel(f.params[0], truth.w_cpu), 0.03);
+  EXPECT_LT(rel(f.params[1], truth.w_mem), 0.03);
+}
+
+TEST(FitRecovery, BootstrapStandardErrorsWhenCovarianceIsRankDeficient) {
+  // No memory work: in the overlap model w then has no effect on any time, so the Jacobian
+  // loses rank and ceres::Covariance refuses; the bootstrap still gives finite errors.
+  const auto pts = testing::generate_points(Truth{24.0, 0.0, 2.0}, acceptance_grid(), {0.01, 3, 1});
+  AnalyzeOptions opts;
+  opts.model = "overlap";
+  const ModelReport rep = analyze(dataset_of(pts), opts);
+  EXPECT_EQ(rep.stderr_method, "bootstrap");
+  for (const auto& t : rep.terms) EXPECT_TRUE(std::isfinite(t.stderr_));
+  EXPECT_GT(rep.terms[0].stderr_, 0);
+  EXPECT_NEAR(rep.terms[0].work, 24.0, 0.05 * 24.0);
+}
+
+TEST(FitRecovery, ResidualTrendIsFlaggedWhenTheModelMissesARateDependence) {
+  // Time that scales with the CPU rate squared cannot be described by W/R: the residuals
+  // trend with cpu_ghz and the fit says so.
+  auto pts = testing::generate_points(Truth{24.0, 600.0, 0.0}, acceptance_grid(), {0.0, 1, 1});
+  for (auto& p : pts) p.time_s = 60.0 / (p.cpu_ghz * p.cpu_ghz) + 600.0 / p.mem_gbs;
+  AnalyzeOptions opts;
+  opts.model = "cpu+mem";
+  const ModelReport rep = analyze(dataset_of(pts), opts);
+  ASSERT_EQ(rep.diag.trends.size(), 2u);
+  EXPECT_TRUE(rep.diag.trends[0].significant);
+  bool warned = false;
+  for (const auto& w : rep.warnings) warned = warned || w.find("residuals trend with cpu_ghz") != std::string::npos;
+  EXPECT_TRUE(warned);
+  // Data the model does describe raises no trend warning.
+  const auto clean = testing::generate_points(Truth{24.0, 600.0, 0.0}, acceptance_grid(), {0.01, 1, 1});
+  for (const auto& w : analyze(dataset_of(clean), opts).warnings)
+    EXPECT_EQ(w.find("residuals trend"), std::string::npos) << w;
 }
 
 TEST(FitRecovery, LoocvErrorsAreLargerThanInSampleErrors) {

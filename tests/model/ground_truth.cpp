@@ -22,8 +22,9 @@ std::vector<Observation> generate(const Truth& t, const std::vector<Config>& con
   std::mt19937 rng(noise.seed);
   std::normal_distribution<double> n(0.0, noise.rel_sigma);
   std::vector<Observation> out;
-  for (const auto& c : configs)
+  for (size_t i = 0; i < configs.size(); ++i)
     for (int r = 0; r < noise.reps; ++r) {
+      const Config& c = configs[i];
       Observation o;
       std::ostringstream label;
       label << "c" << c.cpu_ghz << "-m" << c.mem_gbs;
@@ -32,6 +33,8 @@ std::vector<Observation> generate(const Truth& t, const std::vector<Config>& con
       o.mem_gbs = c.mem_gbs;
       if (c.lat_ns > 0) o.lat_ns = c.lat_ns;
       o.time_s = true_time(t, c) * (1.0 + n(rng));
+      for (const auto& out : noise.outliers)
+        if (out.config == i && r == 0) o.time_s *= out.factor;
       out.push_back(o);
     }
   return out;

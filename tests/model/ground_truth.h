@@ -28,10 +28,16 @@ double true_time(const Truth& t, const Config& c);
 // Cartesian grid of CPU and memory rates.
 std::vector<Config> grid(const std::vector<double>& cpus, const std::vector<double>& mems);
 
+struct Outlier {
+  size_t config;  // index into the configurations
+  double factor;  // its first repetition's time is multiplied by this (a disturbed run)
+};
+
 struct NoiseSpec {
   double rel_sigma = 0.01;
   unsigned seed = 7;
   int reps = 1;
+  std::vector<Outlier> outliers = {};
 };
 
 // One observation per configuration and repetition, labelled "c<cpu>-m<mem>".

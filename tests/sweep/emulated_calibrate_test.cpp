@@ -11,7 +11,7 @@
 namespace hpcsens::sweep {
 namespace {
 
-TEST(Emulated, TimeIsTheSumBlendedTowardsTheMaxByOverlap) {
+TEST(SweepEmulated, TimeIsTheSumBlendedTowardsTheMaxByOverlap) {
   Emulation e;
   e.w_cpu = 60;   // 20 s at 3 GHz
   e.w_mem = 500;  // 5 s at 100 GB/s
@@ -26,7 +26,7 @@ TEST(Emulated, TimeIsTheSumBlendedTowardsTheMaxByOverlap) {
   EXPECT_DOUBLE_EQ(emulated_time_s(e, 3.0, 100.0, 1.0), 27.0 * 1.02);
 }
 
-TEST(Emulated, NoiseIsDeterministicPerRunAndRoughlyStandardNormal) {
+TEST(SweepEmulated, NoiseIsDeterministicPerRunAndRoughlyStandardNormal) {
   EXPECT_EQ(emulated_noise(7, "p01-r2"), emulated_noise(7, "p01-r2"));
   EXPECT_NE(emulated_noise(7, "p01-r2"), emulated_noise(7, "p01-r3"));
   EXPECT_NE(emulated_noise(7, "p01-r2"), emulated_noise(8, "p01-r2"));
@@ -41,7 +41,7 @@ TEST(Emulated, NoiseIsDeterministicPerRunAndRoughlyStandardNormal) {
   EXPECT_NEAR(std::sqrt(sq / n), 1.0, 0.08);
 }
 
-TEST(Emulated, RecordSaysEmulatedEverywhere) {
+TEST(SweepEmulated, RecordSaysEmulatedEverywhere) {
   SweepSpec s;
   s.emulation = Emulation{10, 100, 1, 0, 0, 3, 2, std::nullopt};
   const auto r = make_emulated_record(s, "p00-r1", 2.0, 50.0, {{"label", "x"}});
@@ -55,7 +55,7 @@ TEST(Emulated, RecordSaysEmulatedEverywhere) {
   EXPECT_EQ(record::to_json(r)["emulated"], true);
 }
 
-TEST(Calibrate, CacheSizesAndTheLastLevelCountedOncePerInstance) {
+TEST(SweepCalibrate, CacheSizesAndTheLastLevelCountedOncePerInstance) {
   EXPECT_EQ(parse_cache_size("32K"), 32u << 10);
   EXPECT_EQ(parse_cache_size("48M"), 48u << 20);
   EXPECT_EQ(parse_cache_size("1024"), 1024u);
@@ -77,7 +77,7 @@ TEST(Calibrate, CacheSizesAndTheLastLevelCountedOncePerInstance) {
   EXPECT_EQ(llc_total_bytes(t.path()), 32ull << 20);
 }
 
-TEST(Calibrate, ArraysAreFourTimesTheLlcCappedByMemory) {
+TEST(SweepCalibrate, ArraysAreFourTimesTheLlcCappedByMemory) {
   Calibration c;
   auto a = stream_array_size(c, 32ull << 20, 64ull << 30);
   EXPECT_EQ(a.bytes, 128ull << 20);
@@ -92,13 +92,13 @@ TEST(Calibrate, ArraysAreFourTimesTheLlcCappedByMemory) {
   EXPECT_FALSE(a.meets_4x_llc);
 }
 
-TEST(Calibrate, ParsesTheCalibratorLineAmongOtherOutput) {
+TEST(SweepCalibrate, ParsesTheCalibratorLineAmongOtherOutput) {
   const auto j = parse_calibrator_output("warning: something\n{\"triad_gbs\": 12.5, \"ranks\": 4}\n");
   EXPECT_EQ(j["triad_gbs"], 12.5);
   EXPECT_THROW(parse_calibrator_output("no json here\n"), std::runtime_error);
 }
 
-TEST(Progress, BarAndEta) {
+TEST(SweepProgress, BarAndEta) {
   EXPECT_EQ(Progress::render(0, 4, 0, 0, 8), "[--------] 0/4   0%  ETA --:--");
   EXPECT_EQ(Progress::render(1, 4, 10, 1, 8), "[##------] 1/4  25%  ETA 0:30");
   EXPECT_EQ(Progress::render(4, 4, 75, 4, 8), "[########] 4/4 100%  done in 1:15");

@@ -9,7 +9,7 @@
 namespace hpcsens::sweep {
 namespace {
 
-TEST(Journal, ReplaysDoneFailedSkippedAndTheFirstOriginalsOnly) {
+TEST(SweepJournal, ReplaysDoneFailedSkippedAndTheFirstOriginalsOnly) {
   testing::TempDir t;
   {
     Journal j(t.path());

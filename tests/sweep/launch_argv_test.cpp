@@ -8,7 +8,7 @@
 namespace hpcsens::sweep {
 namespace {
 
-TEST(Slurm, CpuFreqGoesRightAfterSrunInKhz) {
+TEST(SweepSlurm, CpuFreqGoesRightAfterSrunInKhz) {
   const Argv job = {"srun", "-n", "64", "--cpu-freq=high", "./app", "--cpu-freq=2"};
   EXPECT_EQ(with_slurm_cpu_freq(job, 2.4),
             (Argv{"srun", "--cpu-freq=2400000", "-n", "64", "./app", "--cpu-freq=2"}));
@@ -16,11 +16,12 @@ TEST(Slurm, CpuFreqGoesRightAfterSrunInKhz) {
   EXPECT_THROW(with_slurm_cpu_freq({"mpirun", "./a"}, 1.2), std::runtime_error);
 }
 
-TEST(MemoryReach, PartitionConstraintNodesAndManual) {
-  MemoryConfig part{"hbm", "hbm-part"};
-  MemoryConfig cons{"ddr", "", "ddr5_4800"};
-  MemoryConfig nodes{"n", "", "", {"c01", "c02"}};
-  MemoryConfig manual{"m", "", "", {}, "reboot"};
+TEST(SweepMemoryReach, PartitionConstraintNodesAndManual) {
+  MemoryConfig part, cons, nodes, manual;
+  part.name = "hbm", part.slurm_partition = "hbm-part";
+  cons.name = "ddr", cons.slurm_constraint = "ddr5_4800";
+  nodes.name = "n", nodes.nodes = {"c01", "c02"};
+  manual.name = "m", manual.manual = "reboot";
   const Argv srun = {"srun", "-n", "4", "./a"};
   EXPECT_EQ(with_memory_config(srun, part), (Argv{"srun", "--partition=hbm-part", "-n", "4", "./a"}));
   EXPECT_EQ(with_memory_config(srun, cons), (Argv{"srun", "--constraint=ddr5_4800", "-n", "4", "./a"}));
@@ -31,14 +32,14 @@ TEST(MemoryReach, PartitionConstraintNodesAndManual) {
   EXPECT_THROW(with_memory_config({"mpirun", "./a"}, part), std::runtime_error);
 }
 
-TEST(Launcher, ApplicationIndexSkipsOptionValues) {
+TEST(SweepLauncher, ApplicationIndexSkipsOptionValues) {
   EXPECT_EQ(application_index({"mpirun", "-np", "4", "--mca", "btl", "self", "-x", "A=1", "./a", "-n", "3"}), 8u);
   EXPECT_EQ(application_index({"srun", "--ntasks=4", "-N", "1", "./a"}), 4u);
   EXPECT_EQ(application_index({"mpirun", "--oversubscribe", "-np", "2", "./a"}), 4u);
   EXPECT_EQ(application_index({"./a", "x"}), 1u);
 }
 
-TEST(Launcher, PrefixForTheCalibratorKeepsRanksAndHostsOrReplacesRanks) {
+TEST(SweepLauncher, PrefixForTheCalibratorKeepsRanksAndHostsOrReplacesRanks) {
   const Argv job = {"mpirun", "--oversubscribe", "-np", "4", "--host", "a,b", "./app", "-np", "9"};
   EXPECT_EQ(launcher_prefix(job, 0), (Argv{"mpirun", "--oversubscribe", "-np", "4", "--host", "a,b"}));
   EXPECT_EQ(launcher_prefix(job, 8), (Argv{"mpirun", "--oversubscribe", "-np", "8", "--host", "a,b"}));
@@ -46,14 +47,14 @@ TEST(Launcher, PrefixForTheCalibratorKeepsRanksAndHostsOrReplacesRanks) {
   EXPECT_THROW(launcher_prefix({"mpirun", "./a"}, 2), std::runtime_error);
 }
 
-TEST(Likwid, CommandLines) {
+TEST(SweepLikwid, CommandLines) {
   EXPECT_EQ(likwid_cpu_command(2.4), (Argv{"likwid-setFrequencies", "-c", "N", "-f", "2.4"}));
   EXPECT_EQ(likwid_uncore_command({1.5, 2.0}), (Argv{"likwid-setFrequencies", "--umin", "1.5", "--umax", "2"}));
   EXPECT_EQ(likwid_reset_commands(true, true).size(), 2u);
   EXPECT_EQ(likwid_reset_commands(false, true)[0], (Argv{"likwid-setFrequencies", "--ureset"}));
 }
 
-TEST(MultiNode, OneTaskPerNodeAppliesAndRestores) {
+TEST(SweepMultiNode, OneTaskPerNodeAppliesAndRestores) {
   EXPECT_EQ(shell_join(per_node_apply_command(4, "/opt/bin/hpcsens", "s.yaml", 3, "out")),
             "srun --nodes=4 --ntasks-per-node=1 --overlap /opt/bin/hpcsens sweep s.yaml --apply-point 3 --dir out");
   EXPECT_EQ(shell_join(per_node_restore_command(2, "hpcsens", "out dir")),

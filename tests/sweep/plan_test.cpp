@@ -9,18 +9,24 @@
 namespace hpcsens::sweep {
 namespace {
 
+MemoryConfig memory(const std::string& name) {
+  MemoryConfig m;
+  m.name = name;
+  return m;
+}
+
 SweepSpec grid_spec() {
   SweepSpec s;
   s.command = {"mpirun", "./a"};
   s.cpu_ghz = {1.2, 1.8, 2.4};
   s.uncore = {{1.0, 1.0}, {2.0, 2.0}};
-  s.memory = {MemoryConfig{"m1"}, MemoryConfig{"m2"}};
+  s.memory = {memory("m1"), memory("m2")};
   s.repetitions = 3;
   s.seed = 5;
   return s;
 }
 
-TEST(Plan, FullGridTimesRepetitionsEachExactlyOnce) {
+TEST(SweepPlan, FullGridTimesRepetitionsEachExactlyOnce) {
   const auto s = grid_spec();
   const auto p = make_plan(s, s.cpu_ghz);
   EXPECT_EQ(p.points.size(), 12u);
@@ -37,7 +43,7 @@ TEST(Plan, FullGridTimesRepetitionsEachExactlyOnce) {
   EXPECT_EQ(p.points[11].label, "cpu2.4_unc2_m2");
 }
 
-TEST(Plan, SeededOrderIsReproducibleAndSeedDependent) {
+TEST(SweepPlan, SeededOrderIsReproducibleAndSeedDependent) {
   auto s = grid_spec();
   const auto a = make_plan(s, s.cpu_ghz), b = make_plan(s, s.cpu_ghz);
   std::vector<std::string> ia, ib;
@@ -54,7 +60,7 @@ TEST(Plan, SeededOrderIsReproducibleAndSeedDependent) {
   EXPECT_NE(ia, sorted);
 }
 
-TEST(Plan, SequentialOrderIsGridOrder) {
+TEST(SweepPlan, SequentialOrderIsGridOrder) {
   auto s = grid_spec();
   s.randomized = false;
   const auto p = make_plan(s, s.cpu_ghz);
@@ -63,7 +69,7 @@ TEST(Plan, SequentialOrderIsGridOrder) {
   EXPECT_EQ(p.runs.back().id, "p11-r3");
 }
 
-TEST(Plan, ManualMemoryConfigurationsAreVisitedOnceEach) {
+TEST(SweepPlan, ManualMemoryConfigurationsAreVisitedOnceEach) {
   auto s = grid_spec();
   s.memory[0].manual = "swap DIMMs to A";
   s.memory[1].manual = "swap DIMMs to B";
@@ -74,7 +80,7 @@ TEST(Plan, ManualMemoryConfigurationsAreVisitedOnceEach) {
   EXPECT_EQ(changes, 1);
 }
 
-TEST(Plan, NoKnobsIsOneDefaultPoint) {
+TEST(SweepPlan, NoKnobsIsOneDefaultPoint) {
   SweepSpec s;
   s.command = {"mpirun", "./a"};
   s.repetitions = 3;

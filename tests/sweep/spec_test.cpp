@@ -7,7 +7,7 @@
 namespace hpcsens::sweep {
 namespace {
 
-TEST(Spec, ParsesEveryField) {
+TEST(SweepSpec, ParsesEveryField) {
   const auto s = parse_spec_text(R"(job:
   command: [srun, -n, 64, ./app, --in, x]
   timeout_s: 600
@@ -53,7 +53,7 @@ calibration: {stream: true, stream_array_mb: 512, ranks: 8, latency: true, strea
   EXPECT_FALSE(s.emulation);
 }
 
-TEST(Spec, DefaultsAndAllAvailable) {
+TEST(SweepSpec, DefaultsAndAllAvailable) {
   const auto s = parse_spec_text("job: {command: [mpirun, ./a]}\nknobs: {cpu_ghz: all}\n", "d.yaml");
   EXPECT_TRUE(s.cpu_all_available);
   EXPECT_TRUE(s.randomized);
@@ -71,7 +71,7 @@ std::string error_of(const std::string& text) {
   return "(no error)";
 }
 
-TEST(Spec, BadSpecsNameFileLineAndField) {
+TEST(SweepSpec, BadSpecsNameFileLineAndField) {
   EXPECT_EQ(error_of("job:\n  command: [a]\nrepetitons: 3\n"),
             "bad.yaml:3: repetitons: unknown field (allowed: backends, calibration, emulated, events, job, knobs, "
             "order, output, repetitions, retries, seed)");
@@ -103,7 +103,7 @@ TEST(Spec, BadSpecsNameFileLineAndField) {
   EXPECT_EQ(error_of("- a\n- b\n"), "bad.yaml:1: the spec must be a YAML mapping (job:, knobs:, ...)");
 }
 
-TEST(Spec, EmulatedNeedsTruthAndRates) {
+TEST(SweepSpec, EmulatedNeedsTruthAndRates) {
   EXPECT_EQ(error_of("emulated: {W_cpu: 1, W_mem: 1}\nknobs: {cpu_ghz: [1]}\n"),
             "bad.yaml:1: emulated.T_io: missing (the ground-truth model needs W_cpu, W_mem, T_io)");
   EXPECT_EQ(error_of("emulated: {W_cpu: 1, W_mem: 1, T_io: 0, overlap: 2}\nknobs: {cpu_ghz: [1]}\n"),
@@ -120,8 +120,25 @@ TEST(Spec, EmulatedNeedsTruthAndRates) {
   EXPECT_TRUE(s.command.empty());
 }
 
-TEST(Spec, MissingFileIsAnInputError) {
+TEST(SweepSpec, MissingFileIsAnInputError) {
   EXPECT_THROW(parse_spec_file("/nonexistent/spec.yaml"), InputError);
+}
+
+}  // namespace
+}  // namespace hpcsens::sweep
+
+namespace hpcsens::sweep {
+namespace {
+
+TEST(SweepSpec, ShippedExamplesParse) {
+  for (const char* name : {"emulated.yaml", "cpufreq.yaml", "slurm.yaml"}) {
+    const auto s = parse_spec_file(std::string(HPCSENS_SOURCE_DIR) + "/examples/sweeps/" + name);
+    EXPECT_FALSE(s.command.empty()) << name;
+  }
+  const auto e = parse_spec_file(std::string(HPCSENS_SOURCE_DIR) + "/examples/sweeps/emulated.yaml");
+  ASSERT_TRUE(e.emulation);
+  EXPECT_EQ(e.cpu_ghz.size() * e.memory.size(), 12u);
+  EXPECT_EQ(e.repetitions, 3);
 }
 
 }  // namespace

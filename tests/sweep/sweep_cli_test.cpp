@@ -366,6 +366,35 @@ TEST(SweepCli, FailedRunsAreRetriedThenSkippedAndTheSweepGoesOn) {
   EXPECT_NE(r.err.find("skipped after 2 attempts"), std::string::npos) << r.err;
 }
 
+TEST(SweepCli, PerRunTimeoutEndsTheJobAndCountsAsAFailure) {
+  TempDir t;
+  put(t.path() + "/spec.yaml", "job: {command: [sleep, '20'], timeout_s: 0.5}\nretries: 0\ncalibration: {stream: false}\n");
+  const std::string out = t.path() + "/out";
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 15);
+  EXPECT_EQ(r.status, 1) << r.err;
+  const auto j = journal(out);
+  ASSERT_EQ(count_type(j, "run", "failed"), 1);
+  for (const auto& e : j)
+    if (e["type"] == "run") EXPECT_EQ(e["timed_out"], true) << e;
+}
+
+TEST(SweepCli, PerNodeApplySavesThisNodesOriginalsAndRestoreFindsThem) {
+  TempDir t;
+  const std::string root = t.path() + "/sys";
+  make_tree(root);
+  put(t.path() + "/spec.yaml", knob_spec(root, "[srun, ./a]", "order: sequential\n"));
+  const std::string dir = t.path() + "/shared";
+  auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "--apply-point", "1", "--dir", dir}, t.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(get(testing::policy_dir(root, 1) + "/scaling_max_freq"), "2000000");
+  EXPECT_EQ(get(testing::uncore_dir(root, 0) + "/min_freq_khz"), "1500000");
+  r = run({kHpcsens, "sweep", "--restore", dir}, t.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+  expect_original_tree(root);
+}
+
 TEST(SweepCli, DryRunPrintsThePlanAndTouchesNothing) {
   TempDir t;
   const std::string root = t.path() + "/sys";

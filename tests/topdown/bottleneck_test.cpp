@@ -113,6 +113,11 @@ TEST(BottleneckSection, OneLineWhyWhenNothingToShow) {
       "Top-Down unavailable: TOPDOWN:SLOTS not supported (no hardware PMU / virtual machine without "
       "PMU passthrough)";
   EXPECT_EQ(bottleneck_section(rec, TableFormat::kText, false), rec.counters_status + "\n");
+  // The preload's raw PAPI refusal gets the likely cause added.
+  rec.counters_status = "rank 0: PAPI refused INST_RETIRED:ANY_P: Event does not exist";
+  EXPECT_EQ(bottleneck_section(rec, TableFormat::kText, false),
+            "Top-Down unavailable: rank 0: PAPI refused INST_RETIRED:ANY_P: Event does not exist (no "
+            "hardware PMU here? e.g. a virtual machine without PMU passthrough; see hpcsens doctor)\n");
   rec.counters_status = "permission denied";
   EXPECT_EQ(bottleneck_section(rec, TableFormat::kCsv, false), "# Top-Down unavailable: permission denied\n");
 
@@ -123,4 +128,15 @@ TEST(BottleneckSection, OneLineWhyWhenNothingToShow) {
   plain.ranks.push_back(r);
   EXPECT_EQ(bottleneck_section(plain, TableFormat::kText, false),
             "Top-Down: not measured (event set 'default'; run with --events topdown)\n");
+}
+
+TEST(BottleneckSection, LongRankListsAreShortenedInTextButNotCsv) {
+  record::RunRecord rec;
+  // Even ranks memory-bound, odd ranks frontend-bound: two groups of 50 scattered ranks.
+  for (int i = 0; i < 100; ++i)
+    rec.ranks.push_back(i % 2 ? skx_rank(i, 0.30, 0.60, 0.1, 8.0) : skx_rank(i, 0.05, 0.35, 0.8, 10.0));
+  const std::string text = bottleneck_section(rec, TableFormat::kText, false);
+  EXPECT_NE(text.find("  0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,...  50"), std::string::npos) << text;
+  const std::string csv = bottleneck_section(rec, TableFormat::kCsv, false);
+  EXPECT_NE(csv.find(",96,98\",50,"), std::string::npos) << csv;  // full list, quoted
 }

@@ -78,11 +78,9 @@ TEST(DoctorCli, JsonFormat) {
 TEST(RunTopdown, UnavailableWithReasonJobAndRecordIntact) {
   if (has_pmu()) GTEST_SKIP() << "machine has a PMU: this test covers the no-PMU case";
   const fs::path out = fs::temp_directory_path() / ("hpcsens_td_run_" + std::to_string(::getpid()));
-  // design.md writes `hpcsens run ... -- mpirun ...`; the launcher word also ends hpcsens' own
-  // options, which is the form used here.
   fs::remove_all(out);
   const Result r = run(std::string(HPCSENS_BIN) + " run --out " + out.string() +
-                       " --events topdown " + MPIRUN + " -np 2 --oversubscribe " + TOPDOWN_MPI_PROBE);
+                       " --events topdown -- " + MPIRUN + " -np 2 --oversubscribe " + TOPDOWN_MPI_PROBE);
   EXPECT_EQ(r.status, 0) << r.out;  // the job's exit status, not a counter problem
   EXPECT_NE(r.out.find("Top-Down unavailable"), std::string::npos) << r.out;
 

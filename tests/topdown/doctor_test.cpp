@@ -119,6 +119,11 @@ TEST(DoctorPapi, RealLibraryVersionAndComponents) {
   EXPECT_NE(checks[1].detail.find("perf_event"), std::string::npos) << checks[1].detail;
 }
 
+TEST(DoctorPapi, SoftwareEventsCountEverywhere) {
+  const auto c = doctor::check_software_events();
+  EXPECT_EQ(c.status, doctor::Status::kOk) << c.detail;
+}
+
 TEST(DoctorPapi, HardwareEventsOnAVmNameThePassthroughFix) {
   topdown::CpuId vm;
   vm.vendor = "GenuineIntel";

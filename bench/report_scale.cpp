@@ -1,0 +1,157 @@
+// Scale check for `hpcsens report`: a synthetic 100,000-rank run record (labelled emulated),
+// then the wall time of the real binary loading and rendering it, and of load and render alone.
+// Prints the figures; the target is < 2 s for the whole command.
+//
+// Usage: bench_report_scale [NRANKS] [HPCSENS_BINARY]
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "mpi/imbalance.h"
+#include "mpi/timing_bounds.h"
+#include "record/run_record.h"
+#include "report/record_reader.h"
+#include "report/run_report.h"
+#include "topdown/bottleneck.h"
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+hpcsens::record::RunRecord synthetic(int nranks) {
+  hpcsens::record::RunRecord rec;
+  rec.emulated = true;  // not a measurement
+  rec.job.command = {"mpirun", "-np", std::to_string(nranks), "./synthetic"};
+  rec.job.nranks = nranks;
+  rec.job.launcher = "openmpi";
+  std::mt19937_64 rng(42);
+  std::normal_distribution<double> noise(0.0, 0.02);
+  rec.ranks.reserve(static_cast<std::size_t>(nranks));
+  for (int i = 0; i < nranks; ++i) {
+    hpcsens::record::RankRecord r;
+    r.rank = i;
+    r.host = fmt::format("node{:05d}", i / 64);
+    r.pid = 1000 + i;
+    r.t0 = 100.0 + noise(rng);
+    r.t1 = r.t0 + 0.01;
+    r.wall_s = 10.0;
+    r.t2 = r.t1 + r.wall_s;
+    r.t3 = r.t2 + 0.01;
+    r.io_s = 0.1;
+    r.mpi_s = 2.0 + noise(rng) + (i % 997 == 0 ? -1.5 : 0.0);
+    r.compute_s = r.wall_s - r.mpi_s - r.io_s;
+    r.mpi_calls["MPI_Allreduce"] = {1000, r.mpi_s * 0.5, 8000};
+    r.mpi_calls["MPI_Isend"] = {5000, r.mpi_s * 0.1, 5000000};
+    r.mpi_calls["MPI_Irecv"] = {5000, r.mpi_s * 0.1, 5000000};
+    r.mpi_calls["MPI_Waitall"] = {5000, r.mpi_s * 0.3, 0};
+    r.io_calls["write"] = {10, 0.1, 1 << 20};
+    r.counters["PAPI_TOT_INS"] = 2.5e10;
+    r.counters["PAPI_TOT_CYC"] = 2.0e10;
+    r.event_set = "default";
+    rec.ranks.push_back(std::move(r));
+  }
+  hpcsens::mpi::fill_timing(rec);
+  hpcsens::mpi::fill_imbalance(rec);
+  return rec;
+}
+
+// Wall time of `hpcsens report FILE [--all]` with stdout to /dev/null; -1 when it failed.
+double time_cli(const std::string& bin, const std::string& file, bool all) {
+  std::fflush(stdout);  // the child must not repeat our buffered output
+  const auto t = clock_type::now();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    if (all)
+      ::execl(bin.c_str(), bin.c_str(), "report", file.c_str(), "--all", static_cast<char*>(nullptr));
+    else
+      ::execl(bin.c_str(), bin.c_str(), "report", file.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const double s = since(t);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? s : -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int nranks = argc > 1 ? std::atoi(argv[1]) : 100000;
+  const std::string bin = argc > 2 ? argv[2] : HPCSENS_BIN;
+  const std::string file =
+      (std::filesystem::temp_directory_path() / fmt::format("hpcsens-bench-{}.json", ::getpid())).string();
+
+  auto t = clock_type::now();
+  const auto rec = synthetic(nranks);
+  std::string err;
+  if (!hpcsens::record::write_json_atomic(file, hpcsens::record::to_json(rec), &err)) {
+    fmt::print(stderr, "cannot write {}: {}\n", file, err);
+    return 1;
+  }
+  fmt::print("synthetic record: {} ranks (emulated), {:.1f} MB, generated in {:.2f} s\n", nranks,
+             std::filesystem::file_size(file) / 1e6, since(t));
+
+  t = clock_type::now();
+  nlohmann::json parsed;
+  {
+    std::ifstream in(file, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    parsed = nlohmann::json::parse(text);
+  }
+  const double parse_s = since(t);
+  t = clock_type::now();
+  (void)hpcsens::record::run_from_json(parsed, file);
+  const double convert_s = since(t);
+  t = clock_type::now();
+  const auto careful = hpcsens::record::load_run_record(file);
+  const double careful_s = since(t);
+  t = clock_type::now();
+  const auto loaded = hpcsens::report::read_run_record(file);
+  const double load_s = since(t);
+  fmt::print("in process: record::load_run_record {:.3f} s, report::read_run_record (simdjson) {:.3f} s\n",
+             careful_s, load_s);
+  fmt::print("in process: JSON parse {:.3f} s, JSON -> RunRecord {:.3f} s\n", parse_s, convert_s);
+  t = clock_type::now();
+  const std::string td = hpcsens::topdown::bottleneck_section(loaded, hpcsens::topdown::TableFormat::kText, false);
+  fmt::print("in process: topdown section {:.3f} s\n", since(t));
+  t = clock_type::now();
+  const std::string summary = hpcsens::report::render_run_report(loaded, {});
+  const double render_s = since(t);
+  hpcsens::report::ReportOptions all;
+  all.all_ranks = true;
+  t = clock_type::now();
+  const std::string every = hpcsens::report::render_run_report(loaded, all);
+  const double render_all_s = since(t);
+  fmt::print("in process: render summary {:.3f} s ({} bytes), render --all {:.3f} s ({} bytes)\n",
+             render_s, summary.size(), render_all_s, every.size());
+
+  double best = 1e30, best_all = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    const double s = time_cli(bin, file, false), s_all = time_cli(bin, file, true);
+    if (s < 0 || s_all < 0) {
+      fmt::print(stderr, "`{} report {}` failed\n", bin, file);
+      std::filesystem::remove(file);
+      return 1;
+    }
+    best = std::min(best, s);
+    best_all = std::min(best_all, s_all);
+  }
+  fmt::print("hpcsens report, {} ranks (best of 3): {:.3f} s default view, {:.3f} s with --all (target < 2 s): {}\n",
+             nranks, best, best_all, best < 2.0 ? "MET" : "MISSED");
+  std::filesystem::remove(file);
+  return 0;
+}

@@ -1,0 +1,198 @@
+#include "report/record_reader.h"
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <string_view>
+
+namespace hpcsens::report {
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+// Thrown inside the fast path only: "use the careful reader".
+struct NotFast {};
+
+element field(const object& o, std::string_view key) {
+  element e;
+  if (o.at_key(key).get(e) != simdjson::SUCCESS) throw NotFast{};
+  return e;
+}
+
+bool has(const object& o, std::string_view key) {
+  element e;
+  return o.at_key(key).get(e) == simdjson::SUCCESS && !e.is_null();
+}
+
+double to_double(element e) {
+  double v;
+  if (e.get_double().get(v) != simdjson::SUCCESS) throw NotFast{};
+  return v;
+}
+
+std::uint64_t to_u64(element e) {
+  std::uint64_t v;
+  if (e.get_uint64().get(v) != simdjson::SUCCESS) throw NotFast{};
+  return v;
+}
+
+int to_int(element e) {
+  std::int64_t v;
+  if (e.get_int64().get(v) != simdjson::SUCCESS || v < INT32_MIN || v > INT32_MAX) throw NotFast{};
+  return static_cast<int>(v);
+}
+
+bool to_bool(element e) {
+  bool v;
+  if (e.get_bool().get(v) != simdjson::SUCCESS) throw NotFast{};
+  return v;
+}
+
+std::string to_string(element e) {
+  std::string_view v;
+  if (e.get_string().get(v) != simdjson::SUCCESS) throw NotFast{};
+  return std::string(v);
+}
+
+object to_object(element e) {
+  object o;
+  if (e.get_object().get(o) != simdjson::SUCCESS) throw NotFast{};
+  return o;
+}
+
+// Small free-form sections (config, extras) keep their nlohmann form.
+nlohmann::json to_nlohmann(element e) { return nlohmann::json::parse(simdjson::minify(e)); }
+
+double opt_double(const object& o, std::string_view k, double fallback) {
+  return has(o, k) ? to_double(field(o, k)) : fallback;
+}
+std::string opt_string(const object& o, std::string_view k, const std::string& fallback) {
+  return has(o, k) ? to_string(field(o, k)) : fallback;
+}
+
+std::vector<std::string> string_list(const object& o, std::string_view k) {
+  std::vector<std::string> out;
+  if (!has(o, k)) return out;
+  simdjson::dom::array a;
+  if (field(o, k).get_array().get(a) != simdjson::SUCCESS) throw NotFast{};
+  for (element e : a) out.push_back(to_string(e));
+  return out;
+}
+
+std::map<std::string, record::CallStats> calls(const object& o, std::string_view k) {
+  std::map<std::string, record::CallStats> out;
+  element e;
+  if (o.at_key(k).get(e) != simdjson::SUCCESS) return out;
+  for (auto [name, v] : to_object(e)) {
+    const object c = to_object(v);
+    out.emplace_hint(out.end(), std::string(name),
+                     record::CallStats{to_u64(field(c, "count")), to_double(field(c, "seconds")),
+                                       has(c, "bytes") ? to_u64(field(c, "bytes")) : 0});
+  }
+  return out;
+}
+
+std::map<std::string, double> number_map(const object& o, std::string_view k) {
+  std::map<std::string, double> out;
+  if (!has(o, k)) return out;
+  for (auto [name, v] : to_object(field(o, k))) out.emplace_hint(out.end(), std::string(name), to_double(v));
+  return out;
+}
+
+record::RankRecord rank_of(element e) {
+  const object o = to_object(e);
+  record::RankRecord r;
+  r.rank = to_int(field(o, "rank"));
+  r.host = opt_string(o, "host", "");
+  r.pid = has(o, "pid") ? to_int(field(o, "pid")) : 0;
+  r.t0 = opt_double(o, "t0", 0);
+  r.t1 = opt_double(o, "t1", 0);
+  r.t2 = opt_double(o, "t2", 0);
+  r.t3 = opt_double(o, "t3", 0);
+  r.wall_s = to_double(field(o, "wall_s"));
+  r.mpi_s = to_double(field(o, "mpi_s"));
+  r.io_s = to_double(field(o, "io_s"));
+  r.compute_s = to_double(field(o, "compute_s"));
+  r.io_bytes_read = has(o, "io_bytes_read") ? to_u64(field(o, "io_bytes_read")) : 0;
+  r.io_bytes_written = has(o, "io_bytes_written") ? to_u64(field(o, "io_bytes_written")) : 0;
+  r.mpi_calls = calls(o, "mpi_calls");
+  r.io_calls = calls(o, "io_calls");
+  r.counters = number_map(o, "counters");
+  r.counters_status = opt_string(o, "counters_status", "ok");
+  r.event_set = opt_string(o, "event_set", "");
+  r.multiplexed = has(o, "multiplexed") ? to_bool(field(o, "multiplexed")) : false;
+  r.counter_running_fraction = number_map(o, "counter_running_fraction");
+  r.complete = has(o, "complete") ? to_bool(field(o, "complete")) : true;
+  return r;
+}
+
+record::RunRecord fast_read(const std::string& path) {
+  simdjson::dom::parser parser;
+  element doc;
+  if (parser.load(path).get(doc) != simdjson::SUCCESS) throw NotFast{};
+  const object top = to_object(doc);
+  record::RunRecord rec;
+  rec.schema = to_string(field(top, "schema"));
+  if (rec.schema != record::kRunSchema) throw NotFast{};
+  const object job = to_object(field(top, "job"));
+  rec.job.command = string_list(job, "command");
+  rec.job.nranks = to_int(field(job, "nranks"));
+  rec.job.launcher = opt_string(job, "launcher", "");
+  rec.job.mpi_library = opt_string(job, "mpi_library", "");
+  rec.job.hosts = string_list(job, "hosts");
+  rec.job.start_utc = opt_string(job, "start_utc", "");
+  if (has(top, "config")) {
+    rec.config = to_nlohmann(field(top, "config"));
+    if (!rec.config.is_object()) throw NotFast{};
+  }
+  const object t = to_object(field(top, "timing"));
+  rec.timing.job_s = to_double(field(t, "job_s"));
+  if (has(t, "job_sync_s")) rec.timing.job_sync_s = to_double(field(t, "job_sync_s"));
+  rec.timing.barrier_s = opt_double(t, "barrier_s", 0);
+  rec.timing.method = opt_string(t, "method", "");
+  simdjson::dom::array ranks;
+  if (field(top, "ranks").get_array().get(ranks) != simdjson::SUCCESS) throw NotFast{};
+  rec.ranks.reserve(ranks.size());
+  for (element e : ranks) rec.ranks.push_back(rank_of(e));
+  if (has(top, "imbalance")) {
+    const object im = to_object(field(top, "imbalance"));
+    rec.imbalance.max_over_mean = opt_double(im, "max_over_mean", 0);
+    rec.imbalance.lbe = opt_double(im, "lbe", 0);
+    rec.imbalance.comm_eff = opt_double(im, "comm_eff", 0);
+    rec.imbalance.cov = opt_double(im, "cov", 0);
+    rec.imbalance.mean_s = opt_double(im, "mean_s", 0);
+    rec.imbalance.max_s = opt_double(im, "max_s", 0);
+    rec.imbalance.min_s = opt_double(im, "min_s", 0);
+    if (has(im, "slowest")) {
+      simdjson::dom::array a;
+      if (field(im, "slowest").get_array().get(a) != simdjson::SUCCESS) throw NotFast{};
+      for (element e : a) rec.imbalance.slowest.push_back(to_int(e));
+    }
+  }
+  rec.counters_status = opt_string(top, "counters_status", "ok");
+  rec.complete = has(top, "complete") ? to_bool(field(top, "complete")) : true;
+  rec.emulated = has(top, "emulated") ? to_bool(field(top, "emulated")) : false;
+  static constexpr std::string_view known[] = {"schema", "job", "config", "timing", "ranks",
+                                               "imbalance", "counters_status", "complete", "emulated"};
+  for (auto [key, value] : top) {
+    bool is_known = false;
+    for (auto k : known) is_known = is_known || key == k;
+    if (!is_known) rec.extra[std::string(key)] = to_nlohmann(value);
+  }
+  return rec;
+}
+
+}  // namespace
+
+record::RunRecord read_run_record(const std::string& path) {
+  try {
+    return fast_read(path);
+  } catch (const NotFast&) {
+  } catch (const simdjson::simdjson_error&) {
+  } catch (const nlohmann::json::exception&) {
+  }
+  return record::load_run_record(path);
+}
+
+}  // namespace hpcsens::report

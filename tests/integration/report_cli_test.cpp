@@ -1,0 +1,92 @@
+// `hpcsens report` as a user runs it: formats, --all, and bad input (exit 2 naming file + field).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+#include "record/run_record.h"
+
+namespace hpcsens::testing {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kHpcsens = HPCSENS_BIN;
+
+class ReportCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("hpcsens-report-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    record::RunRecord rec;
+    rec.job.nranks = 40;
+    rec.job.launcher = "openmpi";
+    for (int i = 0; i < 40; ++i) {
+      record::RankRecord r;
+      r.rank = i;
+      r.host = "n1";
+      r.wall_s = 2;
+      r.compute_s = i == 17 ? 1.9 : 1.0;
+      r.mpi_s = 2 - r.compute_s;
+      r.mpi_calls["MPI_Wait"] = {5, r.mpi_s, 0};
+      rec.ranks.push_back(r);
+    }
+    rec.imbalance.slowest = {17};
+    rec.imbalance.max_s = 1.9;
+    rec.imbalance.mean_s = 1.0225;
+    good_ = (dir_ / "good.json").string();
+    std::ofstream(good_) << record::to_json(rec).dump();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+  std::string good_;
+};
+
+TEST_F(ReportCli, TableSummarisesFortyRanksAndAllListsThem) {
+  auto r = run_process({kHpcsens, "report", good_}, 30);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.out.find("Slowest 5 ranks"), std::string::npos);
+  EXPECT_NE(r.out.find("Distribution over 40 ranks"), std::string::npos);
+  EXPECT_NE(r.out.find("MPI_Wait"), std::string::npos);
+  r = run_process({kHpcsens, "report", good_, "--all", "--format", "csv"}, 30);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.out.find("rank,host,wall [s],compute [s],MPI [s],I/O [s],MPI [%],top MPI calls"), std::string::npos);
+  EXPECT_NE(r.out.find("\n39,n1,"), std::string::npos);
+  r = run_process({kHpcsens, "report", good_, "--format", "md"}, 30);
+  ASSERT_EQ(r.exit_status, 0);
+  EXPECT_NE(r.out.find("| rank | host |"), std::string::npos);
+}
+
+TEST_F(ReportCli, BadInputsExit2NamingFileAndField) {
+  const std::string missing_field = (dir_ / "bad.json").string();
+  auto j = nlohmann::json::parse(std::ifstream(good_));
+  j["ranks"][3].erase("wall_s");
+  std::ofstream(missing_field) << j.dump();
+  auto r = run_process({kHpcsens, "report", missing_field}, 30);
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find(missing_field), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("wall_s"), std::string::npos) << r.err;
+
+  const std::string not_json = (dir_ / "truncated.json").string();
+  std::ofstream(not_json) << "{\"schema\": \"hpcsens.run.v1\", ";
+  r = run_process({kHpcsens, "report", not_json}, 30);
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("not valid JSON"), std::string::npos);
+
+  r = run_process({kHpcsens, "report", (dir_ / "nope.json").string()}, 30);
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("nope.json"), std::string::npos);
+
+  r = run_process({kHpcsens, "report", good_, "--format", "html"}, 30);
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("html"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hpcsens::testing
