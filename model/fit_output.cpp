@@ -46,8 +46,9 @@ std::string render_table(const ModelReport& r, bool markdown) {
   if (r.emulated) o += markdown ? "**EMULATED DATA — not measured**\n\n" : "EMULATED DATA — not measured\n";
   o += fmt::format("{}hpcsens fit: model {}{}\n", markdown ? "### " : "", r.spec.name(),
                    r.robust != Robust::none ? fmt::format(" (robust loss: {})", robust_name(r.robust)) : "");
-  o += config_line(r) + "\n";
-  if (!r.selection_reason.empty()) o += "model choice: " + r.selection_reason + "\n";
+  const char* eol = markdown ? "\n\n" : "\n";  // Markdown needs blank lines between paragraphs
+  o += config_line(r) + eol;
+  if (!r.selection_reason.empty()) o += "model choice: " + r.selection_reason + eol;
   o += "\n";
   const std::vector<int> tw{5, 24, 12, 26, 30};
   o += row({"term", "work", "stderr", "overlap bounds", "share at baseline [bounds]"}, tw) + rule(5);
@@ -86,7 +87,7 @@ std::string render_table(const ModelReport& r, bool markdown) {
     if (shown < r.per_rank.size())
       o += fmt::format("  ... {} more ranks (all of them are in the model JSON under per_rank.ranks)\n",
                        r.per_rank.size() - shown);
-    o += "\nranks that behave alike (shares rounded to 10%)\n\n";
+    o += "\nranks that behave alike (mean shares; members within 10 points of them)\n\n";
     const std::vector<int> gw{6, 8, 8, 8, 20};
     o += row({"count", "cpu", "memory", "fixed", "ranks"}, gw) + rule(5);
     for (const auto& g : r.groups)

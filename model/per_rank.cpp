@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <tuple>
 
 namespace hpcsens::model {
 
@@ -47,17 +45,34 @@ std::vector<RankShare> fit_per_rank(const ModelSpec& spec_in, const std::vector<
   return out;
 }
 
-std::vector<RankGroup> group_ranks(const std::vector<RankShare>& shares, double step) {
-  std::map<std::tuple<long, long, long>, RankGroup> groups;
+std::vector<RankGroup> group_ranks(const std::vector<RankShare>& shares, double tolerance) {
+  // Leader clustering in rank order: a rank joins the first group whose mean shares are all
+  // within `tolerance` of its own. Unlike rounding, ranks near a rounding boundary are not split.
+  struct Acc {
+    double cpu = 0, mem = 0, fixed = 0;
+    std::vector<int> ranks;
+  };
+  std::vector<Acc> acc;
   for (const auto& s : shares) {
     if (!s.ok) continue;
-    const long c = std::lround(s.cpu / step), m = std::lround(s.mem / step), f = std::lround(s.fixed / step);
-    auto& g = groups[{-c, -m, -f}];  // most CPU-bound group first
-    g.cpu = c * step, g.mem = m * step, g.fixed = f * step;
-    g.ranks.push_back(s.rank);
+    Acc* home = nullptr;
+    for (auto& g : acc) {
+      const double n = static_cast<double>(g.ranks.size());
+      if (std::fabs(g.cpu / n - s.cpu) <= tolerance && std::fabs(g.mem / n - s.mem) <= tolerance &&
+          std::fabs(g.fixed / n - s.fixed) <= tolerance) {
+        home = &g;
+        break;
+      }
+    }
+    if (!home) home = &acc.emplace_back();
+    home->cpu += s.cpu, home->mem += s.mem, home->fixed += s.fixed;
+    home->ranks.push_back(s.rank);
   }
   std::vector<RankGroup> out;
-  for (auto& [key, g] : groups) out.push_back(std::move(g));
+  for (auto& a : acc) {
+    const double n = static_cast<double>(a.ranks.size());
+    out.push_back({a.cpu / n, a.mem / n, a.fixed / n, std::move(a.ranks)});
+  }
   std::stable_sort(out.begin(), out.end(),
                    [](const RankGroup& a, const RankGroup& b) { return a.ranks.size() > b.ranks.size(); });
   return out;

@@ -16,7 +16,7 @@ struct RankShare {
 };
 
 struct RankGroup {
-  double cpu = 0, mem = 0, fixed = 0;  // rounded shares shared by the group
+  double cpu = 0, mem = 0, fixed = 0;  // mean shares of the group's ranks
   std::vector<int> ranks;
 };
 
@@ -27,8 +27,9 @@ std::vector<RankShare> fit_per_rank(const ModelSpec& spec, const std::vector<Poi
                                     const std::vector<std::vector<double>>& rank_times, size_t baseline,
                                     const FitOptions& opts);
 
-// Groups ranks whose shares round to the same multiple of `step` (default 10 %).
-std::vector<RankGroup> group_ranks(const std::vector<RankShare>& shares, double step = 0.1);
+// Groups ranks whose CPU, memory and fixed shares all lie within `tolerance` (default 10
+// percentage points) of a group's mean; largest group first.
+std::vector<RankGroup> group_ranks(const std::vector<RankShare>& shares, double tolerance = 0.1);
 
 // "0-3,8,10-11"
 std::string format_rank_list(std::vector<int> ranks);

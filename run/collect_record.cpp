@@ -53,6 +53,13 @@ json assemble(const std::vector<std::string>& files, const JobFacts& facts, std:
           declared_ranks = std::max(declared_ranks, job.at("nranks").get<int>());
         if (rec.job.mpi_library.empty() && job.contains("mpi_library") && job.at("mpi_library").is_string())
           rec.job.mpi_library = job.at("mpi_library").get<std::string>();
+        // Sections added by the preload (e.g. its notes) are kept from the first file having them.
+        static const char* known[] = {"schema", "job", "config", "timing", "ranks", "imbalance",
+                                      "counters_status", "complete", "emulated"};
+        for (const auto& [k, v] : j.items())
+          if (std::none_of(std::begin(known), std::end(known), [&](const char* n) { return k == n; }) &&
+              !rec.extra.contains(k))
+            rec.extra[k] = v;
       }
       for (auto& r : ranks_of_partial(j, f)) {
         r.complete = false;

@@ -191,7 +191,7 @@ Check check_mpi(const std::string& mpirun) {
   return c;
 }
 
-Check check_topdown_plan(const topdown::CpuId& cpu) {
+Check check_topdown_plan(const topdown::CpuId& cpu, const std::string& root, bool is_root_user) {
   Check c{"Top-Down set", Status::kOk, "", ""};
   const auto plan = topdown::plan_events("topdown", cpu);
   if (!plan.available) {
@@ -205,6 +205,15 @@ Check check_topdown_plan(const topdown::CpuId& cpu) {
   c.detail = plan.name + ": " + plan.note + "; " + std::to_string(n) + " events in " +
              std::to_string(plan.groups.size()) + " group(s)";
   if (cpu.smt) c.detail += "; SMT on";
+  if (plan.name.rfind("topdown-skx-smt", 0) == 0 && !is_root_user) {
+    bool ok = false;
+    const std::string v = first_line_of_file(root + "/proc/sys/kernel/perf_event_paranoid", &ok);
+    if (ok && std::atoi(v.c_str()) > 0) {
+      c.status = Status::kMissing;
+      c.detail += "; the SMT formulas need AnyThread counts, refused at perf_event_paranoid " + v;
+      c.fix = "sysctl kernel.perf_event_paranoid=0, run as root, or disable SMT";
+    }
+  }
   if (cpu.virtualised)
     c.detail += "; virtual machine: these events count only with PMU passthrough (see hardware events)";
   return c;
@@ -332,7 +341,7 @@ Report run_all(const std::string& exe_path) {
     r.checks.push_back(check_software_events());
     r.checks.push_back(check_hardware_events(cpu, "/"));
   }
-  r.checks.push_back(check_topdown_plan(cpu));
+  r.checks.push_back(check_topdown_plan(cpu, "/", ::geteuid() == 0));
   r.checks.push_back(check_cpufreq("/"));
   r.checks.push_back(check_uncore("/"));
   const char* path = std::getenv("PATH");

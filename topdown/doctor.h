@@ -30,8 +30,9 @@ Check check_slurm(const std::string& path_env); // srun in PATH
 Check check_preload(const std::string& exe_path);
 // First line of `<mpirun> --version`.
 Check check_mpi(const std::string& mpirun = "mpirun");
-// Which Top-Down set `--events topdown` would use and why.
-Check check_topdown_plan(const topdown::CpuId& cpu);
+// Which Top-Down set `--events topdown` would use and why; flags the Skylake SMT set when
+// <root>/proc/sys/kernel/perf_event_paranoid forbids its AnyThread counts.
+Check check_topdown_plan(const topdown::CpuId& cpu, const std::string& root, bool is_root_user);
 
 // PAPI: library init (kBroken on version mismatch), version, components with disabled reasons.
 std::vector<Check> check_papi();

@@ -1,10 +1,10 @@
 #include "topdown/event_plan.h"
 
-#include "topdown/event_tables.h"
-
+#include <cstring>
 #include <fstream>
 #include <sstream>
-#include <cstring>
+
+#include "topdown/event_tables.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -31,7 +31,6 @@ std::vector<std::string> split_commas(std::string_view s) {
 }  // namespace
 
 EventPlan plan_events(std::string_view spec, const CpuId& cpu) {
-  (void)cpu;
   EventPlan plan;
   if (spec.empty() || spec == "default") {
     // Software events work everywhere PAPI's perf_event component does (VMs included);
@@ -65,13 +64,20 @@ EventPlan plan_events(std::string_view spec, const CpuId& cpu) {
     }
     plan.note = info.label + " (" + info.reason + ")" +
                 (table.method == Method::kStallRatios ? "; stall-cycle ratios, not slots" : "") +
-                (plan.groups.size() > 1 ? "; level-2 groups are multiplexed with level 1" : "");
+                (plan.groups.size() > 1 ? "; level-2 groups are multiplexed with level 1 if they do not fit together" : "");
     // A guest without PMU passthrough still reports the host's CPUID; PAPI then refuses every
     // hardware event, so name the likely cause where we can.
-    plan.refusal_hint = cpu.virtualised
-                            ? "no hardware PMU / virtual machine without PMU passthrough"
-                            : "hardware counters not accessible: check perf_event_paranoid and "
-                              "whether another tool holds the counters (hpcsens doctor)";
+    if (cpu.virtualised) {
+      plan.refusal_hint = "no hardware PMU / virtual machine without PMU passthrough";
+    } else if (table.smt) {
+      // The kernel allows the AnyThread bit only with perf_event_paranoid <= 0 or CAP_SYS_ADMIN.
+      plan.refusal_hint =
+          "the SMT formulas count both hardware threads (AnyThread), which needs "
+          "perf_event_paranoid <= 0 or root; or run with SMT off";
+    } else {
+      plan.refusal_hint = "hardware counters not accessible: check perf_event_paranoid and "
+                          "whether another tool holds the counters (hpcsens doctor)";
+    }
     return plan;
   }
   if (spec.rfind("topdown", 0) == 0) {

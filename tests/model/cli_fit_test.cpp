@@ -156,6 +156,26 @@ TEST_F(CliTest, OtherFormats) {
   EXPECT_EQ(run("fit " + csv + " --model cpu").status, 2);
 }
 
+TEST_F(CliTest, PerRankFromCsvGroupsRanksAndCapsTheTable) {
+  // 100 ranks: 0-59 CPU-heavy, 60-99 memory-heavy.
+  std::string text = "label,cpu_ghz,mem_gbs,time_s,rank\n";
+  for (int r = 0; r < 100; ++r) {
+    const testing::Truth t = r < 60 ? testing::Truth{40.0, 100.0, 1.0} : testing::Truth{5.0, 900.0, 1.0};
+    for (const auto& p : testing::generate_points(t, testing::acceptance_grid(), {0.005, 50u + r, 1}))
+      text += p.label + "," + std::to_string(p.cpu_ghz) + "," + std::to_string(p.mem_gbs) + "," +
+              std::to_string(p.time_s) + "," + std::to_string(r) + "\n";
+  }
+  const Result res = run("fit " + file("ranks.csv", text) + " --model cpu+mem+io --per-rank -o " + path("m.json"));
+  ASSERT_EQ(res.status, 0) << res.err;
+  EXPECT_NE(res.out.find("36 more ranks"), std::string::npos) << res.out;
+  EXPECT_NE(res.out.find("0-59"), std::string::npos) << res.out;
+  EXPECT_NE(res.out.find("60-99"), std::string::npos) << res.out;
+  std::ifstream in(path("m.json"));
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["per_rank"]["ranks"].size(), 100u);
+  EXPECT_EQ(j["per_rank"]["groups"].size(), 2u);
+}
+
 TEST_F(CliTest, CeresDoesNotLogToStderr) {
   // Rank-deficient covariance (no memory work in the overlap model): handled as a warning in
   // the output, not as solver log lines on stderr.

@@ -109,12 +109,14 @@ TEST_F(CollectRecord, WrappedPartialFormatsAreAccepted) {
   one.job.mpi_library = "Open MPI v4.1.4";
   one.ranks.push_back(rank(3, 1.0, true));
   one.complete = false;
+  one.extra["preload"] = {{"note", "abort"}};
   write("R4.rank3.partial.json", record::to_json(one));
   const auto c = collect_record(dir_.string(), "R4", facts_, json::object());
   EXPECT_EQ(c.partial_ranks, 3);
   const auto rec = record::load_run_record(c.record_path);
   EXPECT_EQ(rec.job.nranks, 4);
   EXPECT_EQ(rec.job.mpi_library, "Open MPI v4.1.4");
+  EXPECT_EQ(rec.extra.at("preload").at("note"), "abort");
 }
 
 TEST_F(CollectRecord, NothingWrittenSaysSo) {

@@ -149,3 +149,30 @@ TEST(DoctorReport, JsonAndBrokenFlag) {
   EXPECT_TRUE(r.broken());
   EXPECT_NE(doctor::to_text(r).find("fix: rebuild"), std::string::npos);
 }
+
+TEST_F(FakeRoot, TopdownPlanNamesTableAndSmtPermission) {
+  topdown::CpuId skx;
+  skx.vendor = "GenuineIntel";
+  skx.family = 6;
+  skx.model = 0x55;
+  auto c = doctor::check_topdown_plan(skx, root_.string(), false);
+  EXPECT_EQ(c.status, doctor::Status::kOk);
+  EXPECT_EQ(c.detail.rfind("topdown-skx: Intel Skylake/Cascade Lake class", 0), 0u) << c.detail;
+
+  skx.smt = true;
+  write("proc/sys/kernel/perf_event_paranoid", "2\n");
+  c = doctor::check_topdown_plan(skx, root_.string(), false);
+  EXPECT_EQ(c.status, doctor::Status::kMissing) << c.detail;
+  EXPECT_NE(c.fix.find("perf_event_paranoid=0"), std::string::npos);
+  EXPECT_EQ(doctor::check_topdown_plan(skx, root_.string(), true).status, doctor::Status::kOk);
+  write("proc/sys/kernel/perf_event_paranoid", "0\n");
+  EXPECT_EQ(doctor::check_topdown_plan(skx, root_.string(), false).status, doctor::Status::kOk);
+
+  topdown::CpuId zen2;
+  zen2.vendor = "AuthenticAMD";
+  zen2.family = 0x17;
+  zen2.model = 0x31;
+  c = doctor::check_topdown_plan(zen2, root_.string(), false);
+  EXPECT_EQ(c.status, doctor::Status::kMissing);
+  EXPECT_NE(c.detail.find("no Top-Down table"), std::string::npos) << c.detail;
+}

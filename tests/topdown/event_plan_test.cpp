@@ -103,6 +103,9 @@ TEST(Plan, SkylakeSmtOnAndOffDiffer) {
   EXPECT_TRUE(has(off, "INT_MISC:RECOVERY_CYCLES"));
   EXPECT_TRUE(has(on, "INT_MISC:RECOVERY_CYCLES_ANY"));
   EXPECT_TRUE(has(on, "CPU_CLK_UNHALTED:THREAD_P:t=1"));
+  // Bare metal with SMT: a refusal most likely comes from the AnyThread permission.
+  EXPECT_NE(on.refusal_hint.find("AnyThread"), std::string::npos) << on.refusal_hint;
+  EXPECT_EQ(off.refusal_hint.find("AnyThread"), std::string::npos) << off.refusal_hint;
 }
 
 TEST(Plan, LevelOneGroupIsRequiredLevelTwoOptional) {
