@@ -189,7 +189,8 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
     const double x = basis(t.term, b) / b.time_s;
     t.share = t.work * x;
     t.share_lo = t.bounds.lo * x;
-    t.share_hi = t.bounds.hi * x;
+    // The noise slack lets a bound exceed the measured time; no component can take more than all of it.
+    t.share_hi = std::min(1.0, t.bounds.hi * x);
     rep.terms.push_back(t);
   }
   if (rep.spec.overlap) {

@@ -61,7 +61,9 @@ std::string render_table(const ModelReport& r, bool markdown) {
     o += fmt::format("\noverlap fraction w = {:.3f} ± {:.3f} (0: components in series, 1: fully overlapped)\n",
                      *r.overlap_w, *r.overlap_w_stderr);
   o += fmt::format("\noverlap bounds allow {} noise on each time\n\n", pct(r.bounds.slack));
-  const std::vector<int> pw{14, 8, 8, 11, 11, 8, 8, 5};
+  int label_w = 14;  // widen for long sweep labels so the columns stay aligned
+  for (const auto& p : r.points) label_w = std::max(label_w, static_cast<int>(p.label.size()));
+  const std::vector<int> pw{label_w, 8, 8, 11, 11, 8, 8, 5};
   o += row({"config", "cpu_ghz", "mem_gbs", "observed_s", "predicted_s", "error", "loocv", "reps"}, pw) + rule(8);
   for (size_t j = 0; j < r.points.size(); ++j) {
     const auto& p = r.points[j];

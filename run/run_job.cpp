@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -175,6 +176,47 @@ int wait_for(pid_t pid, double timeout_s, bool* timed_out) {
   return exit_status_of(status);
 }
 
+// The launcher can exit while ranks it is tearing down (abort, exit without finalize) are still
+// writing their partial records. They are in the job's process group: wait, bounded, until the
+// group is empty so that every file they write is there before we look.
+void wait_for_group_to_drain(pid_t pgid, double limit_s) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+  while (::kill(-pgid, 0) == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+// Ranks outside our process group (Open MPI puts its ranks in groups of their own) may still be
+// writing partial records when the launcher has exited. Without a full record, wait until the
+// partial files (and their temporaries) stop changing: 300 ms of quiet, 3 s at most.
+void settle_partial_files(const std::string& out_dir, const std::string& run_id) {
+  using clock = std::chrono::steady_clock;
+  const fs::path full = fs::path(out_dir) / (run_id + env::kRecordSuffix);
+  const std::string prefix = run_id + ".rank";
+  auto snapshot = [&] {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.rfind(prefix, 0) == 0) names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  std::error_code ec;
+  const auto give_up = clock::now() + std::chrono::seconds(3);
+  auto last = snapshot();
+  auto quiet_since = clock::now();
+  while (!fs::exists(full, ec) && clock::now() < give_up &&
+         clock::now() - quiet_since < std::chrono::milliseconds(300)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto now = snapshot();
+    if (now != last) {
+      last = std::move(now);
+      quiet_since = clock::now();
+    }
+  }
+}
+
 }  // namespace
 
 std::string make_run_id(long long unix_seconds, int pid, int seq) {
@@ -288,6 +330,8 @@ RunResult run_job(const RunRequest& req) {
   if (result.timed_out)
     warn(result, req.quiet, fmt::format("the job exceeded its time limit of {} s and was stopped", req.timeout_s));
   if (!measure) return result;
+  wait_for_group_to_drain(pid, 2.0);
+  settle_partial_files(out_dir, run_id);
 
   const Collected c = collect_record(out_dir, run_id, {req.argv, result.launcher, start_utc}, req.config);
   result.record_path = c.record_path;

@@ -108,10 +108,15 @@ TEST_F(Failure, ExitWithoutFinalizeKeepsStatusAndLeavesIncompleteRecord) {
   ASSERT_FALSE(direct.timed_out);
   EXPECT_NE(direct.exit_status, 0);
   EXPECT_EQ(r.exit_status, direct.exit_status);
-  EXPECT_EQ(r.out, direct.out);
+  // (No stdout comparison here: when a rank exits without finalize, Open MPI tears the job
+  // down and may drop rank 0's last line, with or without hpcsens.)
   const json rec = record(r);
   EXPECT_EQ(rec.at("complete"), false);
   EXPECT_EQ(rec.at("job").at("nranks"), 4);
+  // The first rank to exit wrote its partial record before exiting; Open MPI then kills the
+  // others, sometimes while they are still writing theirs (their temporaries are discarded).
+  EXPECT_GE(rec.at("ranks").size(), 1u);
+  EXPECT_LE(rec.at("ranks").size(), 4u);
   for (const auto& rank : rec.at("ranks")) {
     EXPECT_EQ(rank.at("complete"), false);
     EXPECT_EQ(rank.at("mpi_calls").at("MPI_Allreduce").at("count"), 1);

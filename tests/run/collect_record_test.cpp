@@ -69,6 +69,7 @@ TEST_F(CollectRecord, AssemblesIncompleteRecordFromPartialFiles) {
   write("R2.rank2.partial.json", record::to_json(rank(2, 3.0, true)));
   write("R2.rank0.partial.json", record::to_json(rank(0, 1.0, true)));
   write("OTHER.rank1.partial.json", record::to_json(rank(1, 9.0, true)));  // another run
+  std::ofstream(dir_ / "R2.rank1.partial.json.tmp.999") << "{ killed while writ";
   const auto c = collect_record(dir_.string(), "R2", facts_, {{"label", "x"}});
   EXPECT_EQ(c.partial_ranks, 2);
   EXPECT_FALSE(c.complete);
@@ -90,6 +91,7 @@ TEST_F(CollectRecord, AssemblesIncompleteRecordFromPartialFiles) {
   // The partial files of this run are folded in and removed; the other run's stays.
   EXPECT_TRUE(partial_rank_files(dir_.string(), "R2").empty());
   EXPECT_EQ(partial_rank_files(dir_.string(), "OTHER").size(), 1u);
+  EXPECT_FALSE(fs::exists(dir_ / "R2.rank1.partial.json.tmp.999"));
 }
 
 TEST_F(CollectRecord, NoStopTimesMeansNoJobTime) {
