@@ -48,10 +48,28 @@ int out_degree(MPI_Comm comm) {
   return 0;
 }
 
+// The size of the last predefined datatype this thread asked about. Asking MPI costs a call into
+// the library on every send and receive (measured: ~5 ns of a 0-byte ping-pong's ~50 ns added
+// per hop); programs nearly always reuse one or two predefined types. Only predefined (named)
+// types are cached: they live until MPI_Finalize, while a freed derived type's handle can be
+// reused for a type of another size.
+struct TypeSizeCache {
+  MPI_Datatype type{};
+  std::int64_t size = 0;
+  bool valid = false;
+};
+constinit thread_local TypeSizeCache t_type_cache __attribute__((tls_model("initial-exec")));
+
 std::int64_t type_size(MPI_Datatype type) {
+  if (t_type_cache.valid && type == t_type_cache.type) [[likely]]
+    return t_type_cache.size;
   if (null_type(type)) return 0;
   int size = 0;
   if (pmpi::Type_size.get()(type, &size) != MPI_SUCCESS) return 0;
+  int ni = 0, na = 0, nd = 0, combiner = MPI_UNDEFINED;
+  if (pmpi::Type_get_envelope.get()(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+      combiner == MPI_COMBINER_NAMED)
+    t_type_cache = {type, size, true};
   return size;
 }
 
@@ -101,6 +119,14 @@ std::int64_t sumnw(const int counts[], const MPI_Datatype types[], MPI_Comm comm
   return s;
 }
 bool inplace(const void* buf) noexcept { return buf == MPI_IN_PLACE; }
+std::int64_t rcv(const MPI_Status* status, int count, MPI_Datatype type) noexcept {
+  const std::int64_t size = type_size(type);
+  int received = MPI_UNDEFINED;
+  if (status != MPI_STATUS_IGNORE && size > 0 &&
+      pmpi::Get_count.get()(status, type, &received) == MPI_SUCCESS && received != MPI_UNDEFINED)
+    return nonneg(received) * size;
+  return nonneg(count) * size;
+}
 }  // namespace cb
 
 namespace fb {
@@ -146,6 +172,10 @@ bool inplace(const void* buf) noexcept {
   for (const void* p : pmpi::handles().fortran_in_place)
     if (p != nullptr && p == buf) return true;
   return false;
+}
+std::int64_t rcv(const void* status, const void* count, const void* type) noexcept {
+  (void)status;
+  return n(count) * t(type);
 }
 }  // namespace fb
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 CATEGORIES = ["p2p", "wait", "coll", "icoll", "comm", "rma", "rma_sync", "io_meta", "io_read",
               "io_write", "posix_meta", "posix_read", "posix_write"]
-HELPERS = ["n", "t", "np", "nout", "sum", "sumn", "sumw", "sumnw", "inplace"]
+HELPERS = ["n", "t", "np", "nout", "sum", "sumn", "sumw", "sumnw", "inplace", "rcv"]
 
 
 class TableError(Exception):
@@ -81,6 +81,15 @@ def bytes_expr(call, ns):
     return f"static_cast<std::uint64_t>({expr})"
 
 
+def received_status(call):
+    """Status parameters the bytes expression reads the received size from (rcv(status,...))."""
+    if call["bytes"] == "-":
+        return []
+    return sorted({args.split(",")[0].strip()
+                   for fn, args in re.findall(r"\b(\w+)\(([^()]*)\)", call["bytes"])
+                   if fn == "rcv"})
+
+
 def fortran_manglings(name):
     lower = name.lower()
     return [lower, lower + "_", lower + "__", name.upper(), lower + "_f08_"]
@@ -119,7 +128,12 @@ def gen_c_wrappers(calls):
             f'extern "C" HPCSENS_EXPORT int {name}({decl}) {{',
             f'  static constinit RealSymbol<decltype(&P{name})> real{{"P{name}", false}};',
             "  Guard guard;",
-            f"  if (!guard.counting()) return real.get()({args});",
+            f"  if (!guard.counting()) return real.get()({args});"]
+        for st in received_status(c):
+            # The received size is in the status: give MPI one of ours when the caller ignores it.
+            out += [f"  MPI_Status own_{st};",
+                    f"  if ({st} == MPI_STATUS_IGNORE) {st} = &own_{st};"]
+        out += [
             "  const std::uint64_t start = now_ticks();",
             f"  const int rc = real.get()({args});",
             "  const std::uint64_t elapsed = now_ticks() - start;",

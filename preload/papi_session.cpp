@@ -12,22 +12,26 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 // Whether every event of `events` can be counted together, tried in a scratch event set.
-// Returns "" on success, else the first refusal.
-std::string try_group(const std::vector<std::string>& events) {
+struct Refusal {
+  std::string event;       // the refused event ("" when PAPI accepted the group)
+  std::string papi_error;  // PAPI_strerror of the refusal
+  std::string text() const { return event + ": " + papi_error; }
+};
+Refusal try_group(const std::vector<std::string>& events) {
   int es = PAPI_NULL;
   if (int rc = PAPI_create_eventset(&es); rc != PAPI_OK)
-    return std::string("cannot create event set: ") + PAPI_strerror(rc);
-  std::string why;
+    return {join(events), std::string("cannot create event set: ") + PAPI_strerror(rc)};
+  Refusal why;
   for (const auto& e : events) {
     if (int rc = PAPI_add_named_event(es, e.c_str()); rc != PAPI_OK) {
-      why = e + ": " + PAPI_strerror(rc);
+      why = {e, PAPI_strerror(rc)};
       break;
     }
   }
-  if (why.empty()) {
+  if (why.event.empty()) {
     // Adding can succeed where starting fails (e.g. a PMU event in a VM): start to be sure.
     if (int rc = PAPI_start(es); rc != PAPI_OK) {
-      why = join(events) + ": cannot start: " + PAPI_strerror(rc);
+      why = {join(events), std::string("cannot start: ") + PAPI_strerror(rc)};
     } else {
       std::vector<long long> scratch(events.size());
       PAPI_stop(es, scratch.data());
@@ -56,25 +60,24 @@ void PapiSession::prepare(const topdown::EventPlan& plan) {
     fail(std::string("PAPI unavailable: ") + (rc < 0 ? PAPI_strerror(rc) : "version mismatch"));
     return;
   }
-  std::vector<std::string> refused;
   std::vector<const topdown::EventGroup*> accepted;
+  bool refused = false;
   for (const auto& g : plan.groups) {
-    const std::string why = try_group(g.events);
-    if (why.empty()) {
+    const Refusal why = try_group(g.events);
+    if (why.event.empty()) {
       accepted.push_back(&g);
     } else if (g.required) {
-      refused.push_back(why);
+      // The status names the first refusal in the plan's own words (e.g. "Top-Down
+      // unavailable: ... (no hardware PMU / ...)"); further refusals go to the notes.
+      if (!refused) fail(topdown::unavailable_status(plan, why.event, why.papi_error));
+      notes_.push_back("required events " + join(g.events) + " not counted: " + why.text());
+      refused = true;
     } else {
-      notes_.push_back("optional events " + join(g.events) + " not counted: " + why);
+      notes_.push_back("optional events " + join(g.events) + " not counted: " + why.text());
     }
   }
-  if (!refused.empty()) {
-    std::string s = "PAPI refused ";
-    for (size_t i = 0; i < refused.size(); ++i) s += (i ? "; " : "") + refused[i];
-    fail(s);
-  }
   if (accepted.empty()) {
-    if (refused.empty()) fail("no events could be counted");
+    if (!refused) fail("no events could be counted");
     return;
   }
   if (int rc = PAPI_create_eventset(&eventset_); rc != PAPI_OK) {
@@ -85,7 +88,7 @@ void PapiSession::prepare(const topdown::EventPlan& plan) {
     std::vector<std::string> all;
     for (const auto* g : accepted) all.insert(all.end(), g->events.begin(), g->events.end());
     // Groups that fit on the counters together are counted all the time, not time-sliced.
-    if (!try_group(all).empty()) {
+    if (!try_group(all).event.empty()) {
       // Otherwise the groups share the counters in time slices; values are scaled estimates.
       int rc = PAPI_multiplex_init();
       if (rc == PAPI_OK) rc = PAPI_assign_eventset_component(eventset_, 0);
@@ -100,7 +103,7 @@ void PapiSession::prepare(const topdown::EventPlan& plan) {
                                           " together with " + join(accepted[0]->events) + ": " +
                                           why);
         }
-        accepted.resize(1);
+        accepted.erase(accepted.begin() + 1, accepted.end());
       }
     }
   }
@@ -110,7 +113,8 @@ void PapiSession::prepare(const topdown::EventPlan& plan) {
         events_.push_back(e);
       } else {
         notes_.push_back(e + " not counted: " + PAPI_strerror(rc));
-        if (g->required) fail("PAPI refused " + e + ": " + PAPI_strerror(rc));
+        if (g->required && status_ == "ok")
+          fail(topdown::unavailable_status(plan, e, PAPI_strerror(rc)));
       }
     }
   }

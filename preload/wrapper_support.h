@@ -26,6 +26,9 @@ std::int64_t sumn(const int counts[], MPI_Comm comm) noexcept;
 std::int64_t sumw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept;
 std::int64_t sumnw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept;
 bool inplace(const void* buf) noexcept;
+// Bytes received according to `status` (never MPI_STATUS_IGNORE: the wrapper substitutes its
+// own); the posted count x type size if MPI cannot say (MPI_UNDEFINED: a partial element).
+std::int64_t rcv(const MPI_Status* status, int count, MPI_Datatype type) noexcept;
 }  // namespace cb
 
 // The same for Fortran arguments (every argument is a pointer; handles are MPI_Fint, and an
@@ -41,6 +44,9 @@ std::int64_t sumn(const void* counts, const void* comm) noexcept;
 std::int64_t sumw(const void* counts, const void* types, const void* comm) noexcept;
 std::int64_t sumnw(const void* counts, const void* types, const void* comm) noexcept;
 bool inplace(const void* buf) noexcept;
+// The posted count x type size: a Fortran status may be MPI_STATUS_IGNORE's common block and
+// an mpi_f08 status has another layout, so it is not read.
+std::int64_t rcv(const void* status, const void* count, const void* type) noexcept;
 }  // namespace fb
 
 }  // namespace hpcsens::preload

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "mpi/imbalance.h"
@@ -196,6 +197,48 @@ Table distribution_table(const RunRecord& rec) {
   return t;
 }
 
+Table mpi_call_table(const RunRecord& rec, std::size_t top) {
+  struct Agg {
+    std::uint64_t count = 0, bytes = 0;
+    double seconds = 0, max_s = -1;
+    int max_rank = -1;
+  };
+  std::map<std::string, Agg> by_name;
+  double all_mpi = 0;
+  for (const auto& r : rec.ranks) {
+    for (const auto& [name, s] : r.mpi_calls) {
+      Agg& a = by_name[name];
+      a.count += s.count;
+      a.bytes += s.bytes;
+      a.seconds += s.seconds;
+      if (s.seconds > a.max_s) {
+        a.max_s = s.seconds;
+        a.max_rank = r.rank;
+      }
+      all_mpi += s.seconds;
+    }
+  }
+  std::vector<std::pair<std::string, Agg>> rows(by_name.begin(), by_name.end());
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+  const std::size_t shown = top == 0 ? rows.size() : std::min(top, rows.size());
+  Table t;
+  t.title = shown < rows.size() ? fmt::format("MPI time by call ({} of {} calls; --all lists every call)", shown,
+                                              rows.size())
+                                : "MPI time by call";
+  t.header = {"call", "calls", "time [s]", "mean per rank [s]", "max per rank [s]", "max on rank",
+              "bytes", "share of MPI [%]"};
+  t.numeric = {false, true, true, true, true, true, true, true};
+  const double n = rec.ranks.empty() ? 1.0 : static_cast<double>(rec.ranks.size());
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& [name, a] = rows[i];
+    t.rows.push_back({name, std::to_string(a.count), fixed(a.seconds, 4), fixed(a.seconds / n, 4),
+                      fixed(a.max_s, 4), std::to_string(a.max_rank), std::to_string(a.bytes),
+                      fixed(all_mpi > 0 ? 100.0 * a.seconds / all_mpi : 0.0, 1)});
+  }
+  return t;
+}
+
 std::vector<std::size_t> slowest_ranks(const RunRecord& rec, std::size_t n) {
   return ordered_by_compute(rec, n, true);
 }
@@ -226,6 +269,9 @@ std::string render_run_report(const RunRecord& rec, const ReportOptions& opt) {
                   opt.format);
     out += render(distribution_table(rec), opt.format);
   }
+  bool any_calls = false;
+  for (const auto& r : rec.ranks) any_calls = any_calls || !r.mpi_calls.empty();
+  if (any_calls) out += render(mpi_call_table(rec, opt.all_ranks ? 0 : 10), opt.format);
   out += topdown::bottleneck_section(rec, topdown_format(opt.format), opt.all_ranks);
   return out;
 }

@@ -32,6 +32,10 @@ Table summary_table(const record::RunRecord& rec);
 Table rank_table(const record::RunRecord& rec, const std::vector<std::size_t>& indices,
                  const std::string& title);
 Table distribution_table(const record::RunRecord& rec);
+// MPI time by call name over all ranks (where ranks wait): total calls and seconds, the mean and
+// the maximum per rank (with the rank), bytes, and the share of all MPI time. Most time first;
+// at most `top` rows (0: all).
+Table mpi_call_table(const record::RunRecord& rec, std::size_t top);
 
 // Indices of rec.ranks ordered by compute time: the `n` slowest (most compute first) and the
 // `n` fastest (least compute first).

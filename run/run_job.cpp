@@ -139,24 +139,38 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<mpi::EnvVar>
   return pid;
 }
 
-void take_back_terminal() {
+void give_terminal_to(pid_t pgid) {
   sigset_t block, old;
   sigemptyset(&block);
   sigaddset(&block, SIGTTOU);
   sigprocmask(SIG_BLOCK, &block, &old);
-  ::tcsetpgrp(STDIN_FILENO, ::getpgrp());
+  ::tcsetpgrp(STDIN_FILENO, pgid);
   sigprocmask(SIG_SETMASK, &old, nullptr);
 }
 
+// Ctrl-Z stops the job (it owns the terminal), which the shell cannot see: stop ourselves too,
+// so the shell regains the terminal, and on `fg` hand it back and continue the job.
+void follow_job_stop(pid_t pid, bool interactive) {
+  if (!interactive) return;
+  give_terminal_to(::getpgrp());
+  ::raise(SIGTSTP);
+  give_terminal_to(pid);
+  ::kill(-pid, SIGCONT);
+}
+
 // Waits for the job; after `timeout_s` sends SIGTERM to its group, then SIGKILL 5 s later.
-int wait_for(pid_t pid, double timeout_s, bool* timed_out) {
+int wait_for(pid_t pid, double timeout_s, bool interactive, bool* timed_out) {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   auto kill_at = clock::time_point::max();
   bool termed = false;
   int status = 0;
   for (;;) {
-    const pid_t r = ::waitpid(pid, &status, timeout_s > 0 ? WNOHANG : 0);
+    const pid_t r = ::waitpid(pid, &status, WUNTRACED | (timeout_s > 0 ? WNOHANG : 0));
+    if (r == pid && WIFSTOPPED(status)) {
+      follow_job_stop(pid, interactive);
+      continue;
+    }
     if (r == pid) break;
     if (r < 0 && errno != EINTR) return 127;
     if (timeout_s <= 0) continue;
@@ -177,17 +191,9 @@ int wait_for(pid_t pid, double timeout_s, bool* timed_out) {
 }
 
 // The launcher can exit while ranks it is tearing down (abort, exit without finalize) are still
-// writing their partial records. They are in the job's process group: wait, bounded, until the
-// group is empty so that every file they write is there before we look.
-void wait_for_group_to_drain(pid_t pgid, double limit_s) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
-  while (::kill(-pgid, 0) == 0 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-}
-
-// Ranks outside our process group (Open MPI puts its ranks in groups of their own) may still be
-// writing partial records when the launcher has exited. Without a full record, wait until the
-// partial files (and their temporaries) stop changing: 300 ms of quiet, 3 s at most.
+// writing partial records. They need not be in the job's process group (Open MPI gives ranks
+// groups of their own), so watch the files instead: without a full record, wait until the
+// partial files (and their temporaries) stop changing, 300 ms of quiet, 3 s at most.
 void settle_partial_files(const std::string& out_dir, const std::string& run_id) {
   using clock = std::chrono::steady_clock;
   const fs::path full = fs::path(out_dir) / (run_id + env::kRecordSuffix);
@@ -310,27 +316,27 @@ RunResult run_job(const RunRequest& req) {
   for (const auto& w : plan.warnings) warn(result, req.quiet, w);
 
   bool took_terminal = false;
+  std::string exec_error;
   pid_t pid;
   {
     SignalForwarding forwarding;
-    pid = spawn(plan.argv, plan.launcher_env, &took_terminal, &why);
+    pid = spawn(plan.argv, plan.launcher_env, &took_terminal, &exec_error);
     if (pid < 0) {
       result.exit_status = 127;
-      result.error = "cannot start the job: " + why;
+      result.error = "cannot start the job: " + exec_error;
       return result;
     }
     g_job_pgid = pid;
-    result.exit_status = wait_for(pid, req.timeout_s, &result.timed_out);
+    result.exit_status = wait_for(pid, req.timeout_s, took_terminal, &result.timed_out);
   }
-  if (took_terminal) take_back_terminal();
-  if (!why.empty()) {  // exec failed: the shell-like 126/127 is already the exit status
-    result.error = why;
+  if (took_terminal) give_terminal_to(::getpgrp());
+  if (!exec_error.empty()) {  // exec failed: the shell-like 126/127 is already the exit status
+    result.error = exec_error;
     return result;
   }
   if (result.timed_out)
     warn(result, req.quiet, fmt::format("the job exceeded its time limit of {} s and was stopped", req.timeout_s));
   if (!measure) return result;
-  wait_for_group_to_drain(pid, 2.0);
   settle_partial_files(out_dir, run_id);
 
   const Collected c = collect_record(out_dir, run_id, {req.argv, result.launcher, start_utc}, req.config);

@@ -158,8 +158,17 @@ TEST_F(Wrapped, ImbalancedProgramsSlowRankIsReportedSlowest) {
     // The fast ranks wait for rank 3 in the barrier.
     EXPECT_GT(ranks.at(i).at("mpi_s").get<double>(), ranks.at(3).at("mpi_s").get<double>());
   }
-  EXPECT_GT(rec.at("imbalance").at("max_over_mean").get<double>(), 1.2);
-  EXPECT_LT(rec.at("imbalance").at("lbe").get<double>(), 0.85);
+  // The statistics are those of the ranks' compute times. (How large the imbalance looks
+  // depends on how the oversubscribed cores are shared, so no fixed threshold here.)
+  double sum = 0, mx = 0;
+  for (const auto& rank : ranks) {
+    sum += rank.at("compute_s").get<double>();
+    mx = std::max(mx, rank.at("compute_s").get<double>());
+  }
+  const double mean = sum / 4;
+  EXPECT_NEAR(rec.at("imbalance").at("lbe").get<double>(), mean / mx, 1e-9);
+  EXPECT_NEAR(rec.at("imbalance").at("max_over_mean").get<double>(), mx / mean, 1e-9);
+  EXPECT_GT(rec.at("imbalance").at("max_over_mean").get<double>(), 1.0);
   // The printed summary names rank 3 first among the slowest.
   EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(slowest ranks \(most compute first\)\s+3\b)"))) << r.err;
   expect_same_stdout(job, r);

@@ -42,6 +42,38 @@ TEST(PapiSession, RefusedRequiredEventIsReportedAndOthersStillCount) {
   EXPECT_GT(s.values().at("perf::TASK-CLOCK"), 0.0);
 }
 
+TEST(PapiSession, RefusedRequiredTopDownGroupUsesThePlansWording) {
+  topdown::EventPlan p = plan({{{"perf::TASK-CLOCK"}, true}, {{"NO_SUCH_EVENT_XYZ"}, true}});
+  p.name = "topdown-test";
+  p.refusal_hint = "no hardware PMU / virtual machine without PMU passthrough";
+  PapiSession s;
+  s.prepare(p);
+  s.start();
+  s.stop();
+  EXPECT_TRUE(s.warn());
+  const std::string& st = s.status();
+  EXPECT_EQ(st.rfind("Top-Down unavailable: NO_SUCH_EVENT_XYZ not supported [", 0), 0u) << st;
+  EXPECT_TRUE(st.ends_with("] (no hardware PMU / virtual machine without PMU passthrough)")) << st;
+  ASSERT_EQ(s.notes().size(), 1u);
+  EXPECT_NE(s.notes()[0].find("required events NO_SUCH_EVENT_XYZ"), std::string::npos);
+}
+
+TEST(PapiSession, TopDownOnThisMachineIsCountedOrExplained) {
+  // On a VM without PMU passthrough (this project's CI) PAPI refuses the Top-Down events: the
+  // status must then carry the plan's hint rather than a bare PAPI error.
+  const topdown::EventPlan p = topdown::plan_events("topdown", topdown::detect_cpu());
+  if (!p.available) GTEST_SKIP() << "no Top-Down plan for this CPU: " << p.note;
+  PapiSession s;
+  s.prepare(p);
+  s.start();
+  s.stop();
+  if (s.status() == "ok") return;
+  EXPECT_EQ(s.status().rfind("Top-Down unavailable: ", 0), 0u) << s.status();
+  if (!p.refusal_hint.empty()) {
+    EXPECT_TRUE(s.status().ends_with("(" + p.refusal_hint + ")")) << s.status();
+  }
+}
+
 TEST(PapiSession, RefusedOptionalGroupIsANoteNotAFailure) {
   PapiSession s;
   s.prepare(plan({{{"perf::TASK-CLOCK"}, true}, {{"NO_SUCH_EVENT_XYZ"}, false}}));

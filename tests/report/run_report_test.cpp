@@ -118,8 +118,28 @@ TEST(Summary, ListsIncompleteRanks) {
   EXPECT_NE(text.find("2*"), std::string::npos);
   const auto t = summary_table(rec);
   for (const auto& row : t.rows) {
-    if (row[0].rfind("incomplete ranks", 0) == 0) EXPECT_EQ(row[1], "2");
+    if (row[0].rfind("incomplete ranks", 0) == 0) {
+      EXPECT_EQ(row[1], "2");
+    }
   }
+}
+
+TEST(MpiCallTable, SumsOverRanksWithMaxRankAndShare) {
+  auto rec = four_ranks();
+  // mpi_s = 6, 5, 4, 1: Barrier gets 3/4 of each, Allreduce 1/4; 10 Allreduce calls of 80 bytes.
+  const auto t = mpi_call_table(rec, 0);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0][0], "MPI_Barrier");
+  EXPECT_EQ(t.rows[0][1], "8");                // 2 calls x 4 ranks
+  EXPECT_EQ(t.rows[0][2], "12.0000");          // 0.75 x 16 s
+  EXPECT_EQ(t.rows[0][3], "3.0000");           // per rank
+  EXPECT_EQ(t.rows[0][4], "4.5000");           // rank 0: 0.75 x 6
+  EXPECT_EQ(t.rows[0][5], "0");
+  EXPECT_EQ(t.rows[0][7], "75.0");
+  EXPECT_EQ(t.rows[1][0], "MPI_Allreduce");
+  EXPECT_EQ(t.rows[1][6], "320");
+  EXPECT_EQ(mpi_call_table(rec, 1).rows.size(), 1u);
+  EXPECT_NE(mpi_call_table(rec, 1).title.find("1 of 2 calls"), std::string::npos);
 }
 
 TEST(Report, SmallJobListsEveryRank) {

@@ -68,6 +68,8 @@ TEST(RunJob, UnwritableOutDirStillRunsTheJob) {
   EXPECT_TRUE(fs::exists(marker)) << "the job must run even when the record cannot be written";
   ASSERT_FALSE(res.warnings.empty());
   EXPECT_NE(res.warnings[0].find("/dev/null/not-a-dir"), std::string::npos);
+  EXPECT_NE(res.error.find("output directory '/dev/null/not-a-dir' is not writable"), std::string::npos)
+      << res.error;
   fs::remove(marker);
 }
 
