@@ -67,7 +67,7 @@ void add_run(CLI::App& app, Registry& reg) {
   // Everything from the launcher word on belongs to the job, including its own options.
   sub->add_option("command", opt->command, "LAUNCHER ARGS... (after --)");
   sub->prefix_command();
-  sub->footer("Example: hpcsens run --out results -- mpirun -np 4 ./app input.dat");
+  sub->footer("Example: hpcsens run --out results -- mpirun -np 4 ./app input.dat\n");
   reg.add(sub, [sub, opt] { return run_command(sub, *opt); });
 }
 

@@ -5,14 +5,22 @@
 namespace hpcsens::preload {
 
 constinit thread_local ThreadState t_state __attribute__((tls_model("initial-exec")));
-std::atomic<bool> g_counting{false};
+// Read by every counted call of every thread: on a cache line of its own, never next to counters
+// that threads write.
+alignas(64) std::atomic<bool> g_counting{false};
 
-CallTotals g_overflow_slot;
+alignas(64) CallTotals g_overflow_slot;
 
 namespace {
 
+// One thread's counters, starting on a cache line of their own so that two threads never write
+// to the same line (the last calls of one slot and the first of the next).
+struct alignas(64) ThreadSlot {
+  CallTotals totals;
+};
+
 // Zero-initialised static storage: no constructor runs, pages are touched only when used.
-CallTotals g_slots[kMaxThreadSlots];
+ThreadSlot g_slots[kMaxThreadSlots];
 std::atomic<int> g_next_slot{0};
 std::atomic<int> g_overflow_threads{0};
 
@@ -20,7 +28,7 @@ std::atomic<int> g_overflow_threads{0};
 
 CallTotals* claim_thread_slot() noexcept {
   const int i = g_next_slot.fetch_add(1, std::memory_order_relaxed);
-  if (i < kMaxThreadSlots) return &g_slots[i];
+  if (i < kMaxThreadSlots) return &g_slots[i].totals;
   g_overflow_threads.fetch_add(1, std::memory_order_relaxed);
   return &g_overflow_slot;
 }
@@ -42,7 +50,7 @@ CallTotals merged_totals() noexcept {
       out[id].bytes += t[id].bytes;
     }
   };
-  for (int i = 0; i < used; ++i) add(g_slots[i]);
+  for (int i = 0; i < used; ++i) add(g_slots[i].totals);
   add(g_overflow_slot);
   return out;
 }
@@ -53,7 +61,7 @@ int threads_seen() noexcept {
 }
 
 void reset_accounting() noexcept {
-  for (auto& s : g_slots) s = CallTotals{};
+  for (auto& s : g_slots) s.totals = CallTotals{};
   g_overflow_slot = CallTotals{};
 }
 

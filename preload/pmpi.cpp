@@ -33,6 +33,16 @@ bool resolve_handles() noexcept {
   const char* names[4] = {"mpi_fortran_in_place_", "mpi_fortran_in_place",
                           "mpi_fortran_in_place__", "MPI_FORTRAN_IN_PLACE"};
   for (int i = 0; i < 4; ++i) g_handles.fortran_in_place[i] = dlsym(RTLD_DEFAULT, names[i]);
+  // The byte-count helpers run inside counted calls: look them up now, not on first use (dlsym
+  // may lock and allocate).
+  Type_size.find();
+  Type_get_envelope.find();
+  Get_count.find();
+  Type_f2c.find();
+  Comm_f2c.find();
+  Comm_size.find();
+  Comm_remote_size.find();
+  Comm_test_inter.find();
   g_handles.resolved = true;
   return true;
 }

@@ -62,6 +62,13 @@ record::RunRecord assemble_run(const JobInfo& job, std::vector<record::RankRecor
     if (r.counters_status != "ok" && run.counters_status == "ok")
       run.counters_status = "rank " + std::to_string(r.rank) + ": " + r.counters_status;
   }
+  // The usual case (e.g. "Top-Down unavailable: ..." on a VM) is one status on every rank: say
+  // it once, without naming a rank.
+  if (!ranks.empty() && ranks.front().counters_status != "ok" &&
+      std::all_of(ranks.begin(), ranks.end(), [&](const auto& r) {
+        return r.counters_status == ranks.front().counters_status;
+      }))
+    run.counters_status = ranks.front().counters_status;
   run.ranks = std::move(ranks);
   if (!run.ranks.empty()) {
     mpi::fill_timing(run);

@@ -143,6 +143,15 @@ Table summary_table(const RunRecord& rec) {
   t.rows.push_back({"communication efficiency (max compute/wall)", fixed(im.comm_eff, 3), "fraction"});
   t.rows.push_back({"coefficient of variation of compute", fixed(im.cov, 3), "fraction"});
   t.rows.push_back({"slowest ranks (most compute first)", rank_list(im.slowest), "rank"});
+  std::uint64_t read = 0, written = 0;
+  double io_s = 0;
+  for (const auto& r : rec.ranks) {
+    read += r.io_bytes_read;
+    written += r.io_bytes_written;
+    io_s += r.io_s;
+  }
+  t.rows.push_back({"I/O time, all ranks", fixed(io_s, 6), "s"});
+  t.rows.push_back({"I/O bytes read / written, all ranks", fmt::format("{} / {}", read, written), "bytes"});
   std::vector<int> incomplete;
   for (const auto& r : rec.ranks)
     if (!r.complete) incomplete.push_back(r.rank);

@@ -129,5 +129,33 @@ TEST(Generator, CharacterArgumentsGetHiddenFortranLengths) {
   std::system(("rm -rf " + d).c_str());
 }
 
+TEST(Generator, ReceivedBytesComeFromAStatusEvenWhenTheCallerIgnoresIt) {
+  char dir[] = "/tmp/hpcsens-gen-XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir));
+  const std::string d = dir;
+  std::ofstream(d + "/t.tbl")
+      << "MPI_Recv | p2p | rcv(status,count,datatype) | void *buf, int count, MPI_Datatype "
+         "datatype, int source, int tag, MPI_Comm comm, MPI_Status *status | =\n"
+         "MPI_Send | p2p | n(count)*t(datatype) | const void *buf, int count, MPI_Datatype "
+         "datatype, int dest, int tag, MPI_Comm comm | =\n";
+  const std::string cmd = std::string(HPCSENS_PYTHON) + " " + HPCSENS_GENERATOR + " " + d +
+                          "/t.tbl " + d + "/out";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(d + "/out/wrappers_c.cpp");
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::system(("rm -rf " + d).c_str());
+  // Substituted after the guard (nested calls pass through untouched), before the call.
+  const auto recv = text.find("int MPI_Recv(");
+  const auto sub = text.find("if (status == MPI_STATUS_IGNORE) status = &own_status;");
+  const auto call = text.find("const int rc = real.get()(buf, count, datatype, source", recv);
+  ASSERT_NE(recv, std::string::npos);
+  ASSERT_NE(sub, std::string::npos);
+  EXPECT_LT(recv, sub);
+  EXPECT_LT(sub, call);
+  EXPECT_LT(text.find("if (!guard.counting())", recv), sub);
+  EXPECT_NE(text.find("cb::rcv(status,count,datatype)"), std::string::npos);
+  EXPECT_EQ(text.find("own_status", text.find("int MPI_Send(")), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hpcsens::preload

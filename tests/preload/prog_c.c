@@ -35,13 +35,20 @@ static void mpi_io(const char* dir) {
   MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
   MPI_File_write_at(fh, (MPI_Offset)rank * 1000, data, 1000, MPI_BYTE, MPI_STATUS_IGNORE);
   MPI_File_close(&fh);
+  /* The file now holds 1000 bytes per rank: a read of 1000 at offset size*1000-500 gets 500. */
+  MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+  MPI_File_read_at(fh, (MPI_Offset)size * 1000 - 500, data, 1000, MPI_BYTE, MPI_STATUS_IGNORE);
+  MPI_File_close(&fh);
 }
 
 static void messages(void) {
-  int ints[100] = {0};
+  int ints[150] = {0};
   for (int i = 0; i < 3; ++i) {
     if (rank == 0) MPI_Send(ints, 100, MPI_INT, 1, i, MPI_COMM_WORLD);
-    if (rank == 1) MPI_Recv(ints, 100, MPI_INT, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    /* Posted 150, received 100: the record counts what arrived, with or without a status. */
+    MPI_Status st;
+    if (rank == 1)
+      MPI_Recv(ints, 150, MPI_INT, 0, i, MPI_COMM_WORLD, i == 0 ? &st : MPI_STATUS_IGNORE);
   }
   double in[10] = {1}, out[10];
   for (int i = 0; i < 5; ++i) MPI_Allreduce(in, out, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);

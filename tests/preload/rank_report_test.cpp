@@ -56,7 +56,7 @@ TEST(RunAssembly, FillsJobTimingAndImbalance) {
   JobInfo job{{"mpirun", "-np", "2", "./a"}, "openmpi", "Open MPI v4.1.4", "2026-01-01T00:00:00Z"};
   auto r1 = make_rank_record(sample_totals(), 1e-9, 1, "a", 2, 0.0, 1.0, 11.0, 12.0);
   auto r0 = make_rank_record(CallTotals{}, 1e-9, 0, "a", 1, 0.0, 1.0, 9.0, 12.5);
-  r1.counters_status = "PAPI refused perf::X: Event does not exist";
+  r1.counters_status = "counters unavailable: perf::X not supported [Event does not exist]";
   const auto run = assemble_run(job, {r1, r0});
   ASSERT_EQ(run.ranks.size(), 2u);
   EXPECT_EQ(run.ranks[0].rank, 0);
@@ -66,7 +66,11 @@ TEST(RunAssembly, FillsJobTimingAndImbalance) {
   EXPECT_DOUBLE_EQ(run.timing.job_s, 12.0);  // min over ranks of t3 - t0
   ASSERT_TRUE(run.timing.job_sync_s.has_value());
   EXPECT_DOUBLE_EQ(*run.timing.job_sync_s, 10.0);  // max t2 - min t1
-  EXPECT_EQ(run.counters_status, "rank 1: PAPI refused perf::X: Event does not exist");
+  EXPECT_EQ(run.counters_status,
+            "rank 1: counters unavailable: perf::X not supported [Event does not exist]");
+  // The same status on every rank is said once, without a rank.
+  r0.counters_status = r1.counters_status;
+  EXPECT_EQ(assemble_run(job, {r1, r0}).counters_status, r1.counters_status);
   EXPECT_GT(run.imbalance.max_over_mean, 1.0);
   EXPECT_TRUE(run.complete);
 }

@@ -96,6 +96,28 @@ TEST(Summary, ShowsBothBoundsImbalanceAndSlowest) {
   EXPECT_NE(text.find("clocks not comparable"), std::string::npos);
 }
 
+TEST(Summary, TotalsIoOverRanks) {
+  auto rec = four_ranks();
+  rec.ranks[0].io_bytes_written = 1000;
+  rec.ranks[2].io_bytes_written = 24;
+  rec.ranks[3].io_bytes_read = 7;
+  rec.ranks[1].io_s = 0.5;
+  rec.ranks[2].io_s = 0.25;
+  const auto t = summary_table(rec);
+  int seen = 0;
+  for (const auto& row : t.rows) {
+    if (row[0] == "I/O bytes read / written, all ranks") {
+      EXPECT_EQ(row[1], "7 / 1024");
+      ++seen;
+    }
+    if (row[0] == "I/O time, all ranks") {
+      EXPECT_EQ(row[1], "0.750000");
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 2);
+}
+
 TEST(Summary, ComputesImbalanceWhenRecordLacksIt) {
   auto rec = four_ranks();
   rec.imbalance = {};

@@ -133,5 +133,80 @@ TEST(RunJob, SetsOurEnvironmentOnlyInTheJob) {
   fs::remove(dump);
 }
 
+TEST(RunJob, KeepsTheUsersOwnLdPreloadAfterOurs) {
+  const auto out = scratch("ldpreload");
+  const auto dump = scratch("ldpreload-dump");
+  ::setenv("LD_PRELOAD", "libm.so.6", 1);
+  RunRequest req;
+  req.argv = {"/bin/sh", "-c", "printf %s \"$LD_PRELOAD\" > " + dump.string()};
+  req.out_dir = out.string();
+  req.quiet = true;
+  const auto res = run_job(req);
+  ::unsetenv("LD_PRELOAD");
+  EXPECT_EQ(res.exit_status, 0);
+  std::ifstream in(dump);
+  std::string value;
+  std::getline(in, value);
+  EXPECT_EQ(value, find_preload_library() + ":libm.so.6");
+  fs::remove_all(out);
+  fs::remove(dump);
+}
+
+TEST(RunJob, UnidentifiedMpirunRunsUnmeasuredWithItsStatus) {
+  // An `mpirun` whose --version names no MPI we know: the job must run as given, and nothing
+  // (no LD_PRELOAD) may be added to its environment.
+  const auto dir = scratch("fake-mpirun");
+  fs::create_directories(dir);
+  const auto fake = dir / "mpirun";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "if [ \"$1\" = --version ]; then echo 'SomeMPI launcher 1.0'; exit 0; fi\n"
+                         "[ -z \"$LD_PRELOAD\" ] || exit 99\n"
+                         "exit 5\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  RunRequest req;
+  req.argv = {fake.string(), "-np", "2", "./app"};
+  req.out_dir = (dir / "out").string();
+  req.quiet = true;
+  const auto res = run_job(req);
+  EXPECT_EQ(res.launcher, "unknown");
+  EXPECT_EQ(res.exit_status, 5) << "99 would mean LD_PRELOAD reached the launcher";
+  ASSERT_FALSE(res.warnings.empty());
+  EXPECT_NE(res.warnings[0].find("without measurement"), std::string::npos);
+  EXPECT_TRUE(res.record_path.empty());
+  fs::remove_all(dir);
+}
+
+TEST(RunJob, OpenMpiGetsDashXArgumentsAndNoPreloadInItsOwnEnvironment) {
+  // A stand-in `mpirun` that answers --version like Open MPI and records what it was given.
+  const auto dir = scratch("ompi-mpirun");
+  fs::create_directories(dir);
+  const auto fake = dir / "mpirun";
+  const auto args = dir / "args";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "if [ \"$1\" = --version ]; then echo 'mpirun (Open MPI) 4.1.4'; exit 0; fi\n"
+                         "[ -z \"$LD_PRELOAD\" ] || exit 99\n"
+                         "for a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + args.string() + "\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  RunRequest req;
+  req.argv = {fake.string(), "-np", "2", "./app", "x y"};
+  req.out_dir = (dir / "out").string();
+  req.run_id = "R";
+  req.quiet = true;
+  const auto res = run_job(req);
+  EXPECT_EQ(res.launcher, "openmpi");
+  ASSERT_EQ(res.exit_status, 0) << "99: LD_PRELOAD leaked into the launcher";
+  std::ifstream in(args);
+  std::vector<std::string> got;
+  for (std::string line; std::getline(in, line);) got.push_back(line);
+  ASSERT_EQ(got.size(), 2 * 7 + 4u);
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(got[2 * i], "-x");
+  EXPECT_EQ(got[1].substr(0, std::string("HPCSENS_OUT=").size()), "HPCSENS_OUT=");
+  EXPECT_EQ(got[3], "HPCSENS_RUN_ID=R");
+  EXPECT_EQ(got[13], "LD_PRELOAD=" + find_preload_library());
+  EXPECT_EQ((std::vector<std::string>(got.end() - 4, got.end())),
+            (std::vector<std::string>{"-np", "2", "./app", "x y"}));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace hpcsens::run
