@@ -115,7 +115,7 @@ RankRecord rank_from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw InputError(where, "expected a rank object");
   RankRecord r;
   r.rank = need<int>(j, "rank", where);
-  const std::string w = where + ".ranks[" + std::to_string(r.rank) + "]";
+  const std::string w = where + ": ranks[" + std::to_string(r.rank) + "]";
   r.host = opt<std::string>(j, "host", "", w);
   r.pid = opt<int>(j, "pid", 0, w);
   r.t0 = opt<double>(j, "t0", 0, w);
