@@ -17,13 +17,13 @@ libdir=$(dirname "$lib")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-measure() {  # $1: label, $2: preload library or ""
+measure() {  # $1: label, $2: preload library or "", $3: extra mpirun args for the ping-pong
   x=""
   [ -n "$2" ] && x="-x LD_PRELOAD=$2 -x HPCSENS_OUT=$out/records -x HPCSENS_EVENTS=none"
   i=0
   while [ $i -lt "$reps" ]; do
     c=$(timeout 300 mpirun -np 1 $x "$harness" 30 0 | awk '/^call_added_ns/ {print $2}')
-    p=$(timeout 300 mpirun -np 2 --bind-to core $x "$harness" 0 400 |
+    p=$(timeout 300 mpirun -np 2 --bind-to core ${3:-} $x "$harness" 0 400 |
         awk '/^pingpong_us_pmpi/ {b=$2} /^pingpong_added_ns/ {a=$2} /^pingpong_overhead_pct/ {o=$2}
              END {print b, a, o}')
     echo "$c $p" >> "$out/$1"
@@ -39,6 +39,11 @@ measure none ""
 [ -f "$libdir/libpreload_floor_passthrough.so" ] && measure passthrough "$libdir/libpreload_floor_passthrough.so"
 [ -f "$libdir/libpreload_floor_timed.so" ] && measure timed "$libdir/libpreload_floor_timed.so"
 measure hpcsens "$lib"
+# The shared-memory ping-pong (~0.2-0.6 us here) is the worst case; a network-like latency shows
+# what the same per-call cost is on an interconnect. TCP over loopback stands in for one here.
+echo "ping-pong through Open MPI's TCP transport on loopback (network-like latency):"
+measure none-tcp "" "--mca btl self,tcp"
+measure hpcsens-tcp "$lib" "--mca btl self,tcp"
 # What the preload adds beyond the unavoidable cost of reading the clock twice per call.
 if [ -f "$out/timed.median" ]; then
   paste "$out/timed.median" "$out/hpcsens.median" | awk '{

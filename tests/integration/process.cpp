@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <sstream>
 
 namespace hpcsens::testing {
 
@@ -65,6 +66,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   res.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return res;
+}
+
+ProcessResult run_words(const std::string& command_line, double timeout_s) {
+  std::istringstream in(command_line);
+  std::vector<std::string> argv;
+  for (std::string w; in >> w;) argv.push_back(w);
+  return run_process(argv, timeout_s);
 }
 
 }  // namespace hpcsens::testing

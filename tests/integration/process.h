@@ -16,4 +16,8 @@ struct ProcessResult {
 
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s);
 
+// The same for a command line split on white space (no quoting: for tests whose paths and
+// arguments have no spaces).
+ProcessResult run_words(const std::string& command_line, double timeout_s);
+
 }  // namespace hpcsens::testing

@@ -11,17 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "record/run_record.h"
+#include "tests/integration/process.h"
 #include "tests/model/ground_truth.h"
 
 namespace hpcsens::model {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
 
 class CliTest : public ::testing::Test {
  protected:
@@ -41,19 +37,8 @@ class CliTest : public ::testing::Test {
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   // Runs the binary with a time limit so a hang fails the test instead of the suite.
-  Result run(const std::string& args) {
-    const std::string err = path("stderr.txt");
-    const std::string cmd = "timeout 60 " + std::string(HPCSENS_BIN) + " " + args + " 2>" + err;
-    Result r;
-    FILE* p = popen(cmd.c_str(), "r");
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    std::ifstream e(err);
-    r.err.assign(std::istreambuf_iterator<char>(e), {});
-    return r;
+  static hpcsens::testing::ProcessResult run(const std::string& args) {
+    return hpcsens::testing::run_words(std::string(HPCSENS_BIN) + " " + args, 60);
   }
 
   std::string good_csv(const testing::Truth& truth, const std::string& name = "good.csv") {
@@ -81,13 +66,13 @@ TEST_F(CliTest, BadCsvInputsExitTwoNamingFileLineAndField) {
   const char* names[] = {"nan.csv", "neg.csv", "zero.csv", "missing.csv", "word.csv"};
   for (size_t i = 0; i < std::size(cases); ++i) {
     const std::string f = file(names[i], cases[i].text);
-    const Result r = run("fit " + f);
-    EXPECT_EQ(r.status, 2) << names[i] << ": " << r.err;
+    const auto r = run("fit " + f);
+    EXPECT_EQ(r.exit_status, 2) << names[i] << ": " << r.err;
     EXPECT_NE(r.err.find(cases[i].expect), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
   }
-  const Result r = run("fit " + path("does-not-exist.csv"));
-  EXPECT_EQ(r.status, 2);
+  const auto r = run("fit " + path("does-not-exist.csv"));
+  EXPECT_EQ(r.exit_status, 2);
   EXPECT_NE(r.err.find("does-not-exist.csv: cannot read"), std::string::npos) << r.err;
 }
 
@@ -96,17 +81,17 @@ TEST_F(CliTest, CollinearDesignExitsTwoNamingTheCause) {
   for (double f : {1.0, 1.5, 2.0, 2.5, 3.0})
     text += "p" + std::to_string(f) + "," + std::to_string(f) + "," + std::to_string(20 * f) + "," +
             std::to_string(24 / f + 600 / (20 * f)) + "\n";
-  const Result r = run("fit " + file("collinear.csv", text) + " --model cpu+mem");
-  EXPECT_EQ(r.status, 2) << r.err;
+  const auto r = run("fit " + file("collinear.csv", text) + " --model cpu+mem");
+  EXPECT_EQ(r.exit_status, 2) << r.err;
   EXPECT_NE(r.err.find("collinear"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("cpu_ghz and mem_gbs were varied together"), std::string::npos) << r.err;
-  EXPECT_EQ(run("fit " + path("collinear.csv")).status, 2);  // --model auto refuses too
+  EXPECT_EQ(run("fit " + path("collinear.csv")).exit_status, 2);  // --model auto refuses too
 }
 
 TEST_F(CliTest, FitWritesModelAndPredictUsesIt) {
   const std::string csv = good_csv({24.0, 600.0, 4.0});
-  const Result fit = run("fit " + csv + " --model auto -o " + path("model.json"));
-  ASSERT_EQ(fit.status, 0) << fit.err;
+  const auto fit = run("fit " + csv + " --model auto -o " + path("model.json"));
+  ASSERT_EQ(fit.exit_status, 0) << fit.err;
   EXPECT_NE(fit.out.find("model cpu+mem+io"), std::string::npos) << fit.out;
   EXPECT_NE(fit.out.find("LOOCV MAPE"), std::string::npos);
   std::ifstream in(path("model.json"));
@@ -115,8 +100,8 @@ TEST_F(CliTest, FitWritesModelAndPredictUsesIt) {
   EXPECT_EQ(j["model"], "cpu+mem+io");
   EXPECT_LT(j["diagnostics"]["mape"].get<double>(), 0.02);
 
-  const Result p = run("predict " + path("model.json") + " --cpu-ghz 2.6 --mem-gbs 40 --format json");
-  ASSERT_EQ(p.status, 0) << p.err;
+  const auto p = run("predict " + path("model.json") + " --cpu-ghz 2.6 --mem-gbs 40 --format json");
+  ASSERT_EQ(p.exit_status, 0) << p.err;
   const auto pj = nlohmann::json::parse(p.out);
   const double t = testing::true_time({24.0, 600.0, 4.0}, {2.6, 40});
   EXPECT_NEAR(pj["predicted_s"].get<double>(), t, 0.02 * t);
@@ -126,34 +111,34 @@ TEST_F(CliTest, FitWritesModelAndPredictUsesIt) {
   const std::string sys = file("systems.yaml",
                                "systems:\n  - name: slowmem\n    cpu_ghz: 3.0\n    mem_gbs: 20\n"
                                "  - name: fastmem\n    cpu_ghz: 2.4\n    mem_gbs: 90\n");
-  const Result ranked = run("predict " + path("model.json") + " --system " + sys);
-  ASSERT_EQ(ranked.status, 0) << ranked.err;
+  const auto ranked = run("predict " + path("model.json") + " --system " + sys);
+  ASSERT_EQ(ranked.exit_status, 0) << ranked.err;
   EXPECT_LT(ranked.out.find("fastmem"), ranked.out.find("slowmem")) << ranked.out;
   EXPECT_NE(ranked.out.find("speedup"), std::string::npos);
   EXPECT_NE(ranked.out.find("extrapolating"), std::string::npos) << "90 GB/s is far above the measured 60";
 
   const std::string bad = file("bad.yaml", "- name: x\n  cpu_ghz: 2\n  mem_gbs: lots\n");
-  const Result b = run("predict " + path("model.json") + " --system " + bad);
-  EXPECT_EQ(b.status, 2);
+  const auto b = run("predict " + path("model.json") + " --system " + bad);
+  EXPECT_EQ(b.exit_status, 2);
   EXPECT_NE(b.err.find("bad.yaml:3: field 'mem_gbs'"), std::string::npos) << b.err;
-  EXPECT_EQ(run("predict " + path("model.json")).status, 2);  // neither rates nor systems
-  EXPECT_EQ(run("predict " + csv + " --cpu-ghz 2 --mem-gbs 3").status, 2);  // not a model file
+  EXPECT_EQ(run("predict " + path("model.json")).exit_status, 2);  // neither rates nor systems
+  EXPECT_EQ(run("predict " + csv + " --cpu-ghz 2 --mem-gbs 3").exit_status, 2);  // not a model file
 }
 
 TEST_F(CliTest, OtherFormats) {
   const std::string csv = good_csv({24.0, 600.0, 0.0});
-  const Result c = run("fit " + csv + " --model cpu+mem --format csv");
-  ASSERT_EQ(c.status, 0) << c.err;
+  const auto c = run("fit " + csv + " --model cpu+mem --format csv");
+  ASSERT_EQ(c.exit_status, 0) << c.err;
   EXPECT_EQ(c.out.rfind("label,cpu_ghz,mem_gbs,observed_s,predicted_s,error", 0), 0u) << c.out;
   EXPECT_EQ(std::count(c.out.begin(), c.out.end(), '\n'), 13);
-  const Result m = run("fit " + csv + " --model cpu+mem --format md");
-  ASSERT_EQ(m.status, 0);
+  const auto m = run("fit " + csv + " --model cpu+mem --format md");
+  ASSERT_EQ(m.exit_status, 0);
   EXPECT_NE(m.out.find("| term |"), std::string::npos) << m.out;
-  const Result j = run("fit " + csv + " --model overlap --format json");
-  ASSERT_EQ(j.status, 0) << j.err;
+  const auto j = run("fit " + csv + " --model overlap --format json");
+  ASSERT_EQ(j.exit_status, 0) << j.err;
   EXPECT_TRUE(nlohmann::json::parse(j.out)["overlap"]["w"].is_number());
-  EXPECT_EQ(run("fit " + csv + " --format yaml").status, 2);
-  EXPECT_EQ(run("fit " + csv + " --model cpu").status, 2);
+  EXPECT_EQ(run("fit " + csv + " --format yaml").exit_status, 2);
+  EXPECT_EQ(run("fit " + csv + " --model cpu").exit_status, 2);
 }
 
 TEST_F(CliTest, PerRankFromCsvGroupsRanksAndCapsTheTable) {
@@ -165,8 +150,8 @@ TEST_F(CliTest, PerRankFromCsvGroupsRanksAndCapsTheTable) {
       text += p.label + "," + std::to_string(p.cpu_ghz) + "," + std::to_string(p.mem_gbs) + "," +
               std::to_string(p.time_s) + "," + std::to_string(r) + "\n";
   }
-  const Result res = run("fit " + file("ranks.csv", text) + " --model cpu+mem+io --per-rank -o " + path("m.json"));
-  ASSERT_EQ(res.status, 0) << res.err;
+  const auto res = run("fit " + file("ranks.csv", text) + " --model cpu+mem+io --per-rank -o " + path("m.json"));
+  ASSERT_EQ(res.exit_status, 0) << res.err;
   EXPECT_NE(res.out.find("36 more ranks"), std::string::npos) << res.out;
   EXPECT_NE(res.out.find("0-59"), std::string::npos) << res.out;
   EXPECT_NE(res.out.find("60-99"), std::string::npos) << res.out;
@@ -179,8 +164,8 @@ TEST_F(CliTest, PerRankFromCsvGroupsRanksAndCapsTheTable) {
 TEST_F(CliTest, CeresDoesNotLogToStderr) {
   // Rank-deficient covariance (no memory work in the overlap model): handled as a warning in
   // the output, not as solver log lines on stderr.
-  const Result r = run("fit " + good_csv({24.0, 0.0, 2.0}) + " --model overlap");
-  ASSERT_EQ(r.status, 0) << r.err;
+  const auto r = run("fit " + good_csv({24.0, 0.0, 2.0}) + " --model overlap");
+  ASSERT_EQ(r.exit_status, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_NE(r.out.find("stderr by bootstrap"), std::string::npos) << r.out;
 }
@@ -203,8 +188,8 @@ TEST_F(CliTest, EmulatedRecordsAreLabelledEverywhere) {
     r.emulated = true;
     file("records/run" + std::to_string(i++) + ".json", record::to_json(r).dump());
   }
-  const Result fit = run("fit " + path("records") + " --per-rank -o " + path("m.json"));
-  ASSERT_EQ(fit.status, 0) << fit.err;
+  const auto fit = run("fit " + path("records") + " --per-rank -o " + path("m.json"));
+  ASSERT_EQ(fit.exit_status, 0) << fit.err;
   EXPECT_EQ(fit.out.rfind("EMULATED", 0), 0u) << fit.out;
   EXPECT_NE(fit.out.find("per-rank bottlenecks"), std::string::npos);
   EXPECT_NE(fit.err.find("(EMULATED)"), std::string::npos);
@@ -213,8 +198,8 @@ TEST_F(CliTest, EmulatedRecordsAreLabelledEverywhere) {
   EXPECT_TRUE(j["emulated"].get<bool>());
   EXPECT_EQ(j["per_rank"]["ranks"].size(), 4u);
   EXPECT_EQ(j["points"][0]["reps"], 2);
-  const Result p = run("predict " + path("m.json") + " --cpu-ghz 2 --mem-gbs 30");
-  ASSERT_EQ(p.status, 0);
+  const auto p = run("predict " + path("m.json") + " --cpu-ghz 2 --mem-gbs 30");
+  ASSERT_EQ(p.exit_status, 0);
   EXPECT_EQ(p.out.rfind("EMULATED", 0), 0u) << p.out;
 }
 

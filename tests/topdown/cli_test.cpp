@@ -12,30 +12,24 @@
 #include <string>
 
 #include "record/run_record.h"
+#include "tests/integration/process.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
+// stdout and stderr together, as a user sees them; a hang fails the test, not the suite.
 struct Result {
   int status = -1;
-  std::string out;  // stdout and stderr together
+  std::string out;
 };
 
 Result run(const std::string& cmd) {
   // Open MPI refuses root without these (ctest sets them too; direct runs need them here).
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  Result r;
-  const std::string full = "timeout 60 " + cmd + " 2>&1";
-  FILE* p = ::popen(full.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  const auto r = hpcsens::testing::run_words(cmd, 60);
+  return {r.exit_status, r.out + r.err};
 }
 
 bool has_pmu() {
