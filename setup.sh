@@ -10,7 +10,7 @@ build_dir="${HPCSENS_BUILD_DIR:-$here/build}"
 
 packages=(
   cmake ninja-build g++ gfortran pkg-config
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev mpich libmpich-dev
   libpapi-dev papi-tools libpfm4-dev
   libceres-dev libglpk-dev
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libfmt-dev libsimdjson-dev

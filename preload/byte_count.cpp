@@ -1,4 +1,5 @@
 // Byte counts of intercepted calls (see the "bytes" column of mpi_calls.tbl).
+#include "preload/mpi_abi.h"
 #include "preload/wrapper_support.h"
 
 namespace hpcsens::preload {
@@ -78,11 +79,11 @@ std::int64_t nonneg(std::int64_t v) { return v < 0 ? 0 : v; }
 MPI_Fint fint(const void* p) { return p == nullptr ? 0 : *static_cast<const MPI_Fint*>(p); }
 MPI_Datatype ftype(const void* p) {
   if (p == nullptr || !pmpi::handles().resolved) return pmpi::handles().datatype_null;
-  return pmpi::Type_f2c.get()(fint(p));
+  return abi::type_f2c(fint(p));
 }
 MPI_Comm fcomm(const void* p) {
   if (p == nullptr || !pmpi::handles().resolved) return pmpi::handles().comm_null;
-  return pmpi::Comm_f2c.get()(fint(p));
+  return abi::comm_f2c(fint(p));
 }
 
 }  // namespace

@@ -30,8 +30,10 @@ HPCSENS_PMPI(Cartdim_get)
 HPCSENS_PMPI(Type_size)
 HPCSENS_PMPI(Type_get_envelope)
 HPCSENS_PMPI(Get_count)
+#ifndef PMPI_Type_f2c  // MPICH's f2c are casts (macros): mpi_abi.h
 HPCSENS_PMPI(Type_f2c)
 HPCSENS_PMPI(Comm_f2c)
+#endif
 HPCSENS_PMPI(Barrier)
 HPCSENS_PMPI(Bcast)
 HPCSENS_PMPI(Gather)

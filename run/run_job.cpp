@@ -19,6 +19,7 @@
 
 #include "common/preload_env.h"
 #include "mpi/launcher.h"
+#include "mpi/rank_mpi.h"
 #include "run/collect_record.h"
 
 extern char** environ;
@@ -251,11 +252,14 @@ int exit_status_of(int wait_status) {
   return 1;
 }
 
-std::string find_preload_library() {
+std::string find_preload_library() { return find_preload_library(mpi::RankMpi::kOpenMpi); }
+
+std::string find_preload_library(mpi::RankMpi rank_mpi) {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
-  const fs::path lib = exe.parent_path().parent_path() / "lib" / "libhpcsens_preload.so";
+  const fs::path lib =
+      exe.parent_path().parent_path() / "lib" / std::string(mpi::preload_file_name(rank_mpi));
   return fs::exists(lib, ec) ? lib.string() : std::string();
 }
 
@@ -285,9 +289,15 @@ RunResult run_job(const RunRequest& req) {
     result.error = fmt::format("no record: output directory '{}' is not writable ({})", out_dir, why);
     measure = false;
   }
-  const std::string preload = find_preload_library();
+  // The preload is ABI-specific: the one built against the MPI the ranks will load.
+  const mpi::RankMpi rank_mpi = mpi::detect_rank_mpi(kind, req.argv);
+  const std::string preload = find_preload_library(rank_mpi);
   if (measure && preload.empty()) {
-    warn(result, req.quiet, "libhpcsens_preload.so not found next to hpcsens (../lib/); running unmeasured");
+    warn(result, req.quiet,
+         fmt::format("{} (for {} jobs) not found next to hpcsens (../lib/); running unmeasured{}",
+                     mpi::preload_file_name(rank_mpi), mpi::rank_mpi_name(rank_mpi),
+                     rank_mpi == mpi::RankMpi::kMpich
+                         ? " (was hpcsens built without MPICH's headers?)" : ""));
     result.error = "no record: preload library not found";
     measure = false;
   }

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mpi/rank_mpi.h"
+
 namespace hpcsens::run {
 
 struct RunRequest {
@@ -44,5 +46,8 @@ int exit_status_of(int wait_status);
 
 // libhpcsens_preload.so, found relative to the running hpcsens binary (../lib/).
 std::string find_preload_library();
+// The preload built for the ranks' MPI (libhpcsens_preload_mpich.so for MPICH), in the same place;
+// empty if it is not there.
+std::string find_preload_library(mpi::RankMpi rank_mpi);
 
 }  // namespace hpcsens::run

@@ -1,0 +1,32 @@
+#pragma once
+// What differs between the MPI ABIs the preload is built for. The same sources are compiled once
+// against Open MPI's mpi.h (libhpcsens_preload.so, with mpi_abi_openmpi.cpp) and once against
+// MPICH's (libhpcsens_preload_mpich.so, with mpi_abi_mpich.cpp); CMake picks the .cpp.
+//   Open MPI: handles are pointers to data symbols in libmpi (looked up with dlsym, so the preload
+//             loads into non-MPI programs), f2c conversions are functions.
+//   MPICH:    handles are integer constants and f2c conversions are casts (macros in mpi.h).
+#include "preload/pmpi.h"
+
+namespace hpcsens::preload::abi {
+
+// Fills the predefined handles and the Fortran MPI_IN_PLACE addresses of this ABI, and looks up
+// the conversion functions used on the hot path. False if this process has no MPI.
+bool resolve_handles(pmpi::Handles& h) noexcept;
+
+inline MPI_Datatype type_f2c(MPI_Fint f) noexcept {
+#ifdef PMPI_Type_f2c
+  return PMPI_Type_f2c(f);
+#else
+  return pmpi::Type_f2c.get()(f);
+#endif
+}
+
+inline MPI_Comm comm_f2c(MPI_Fint f) noexcept {
+#ifdef PMPI_Comm_f2c
+  return PMPI_Comm_f2c(f);
+#else
+  return pmpi::Comm_f2c.get()(f);
+#endif
+}
+
+}  // namespace hpcsens::preload::abi

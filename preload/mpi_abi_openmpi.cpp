@@ -1,0 +1,32 @@
+// Open MPI's ABI (see mpi_abi.h).
+#include "preload/mpi_abi.h"
+
+#ifndef OPEN_MPI
+#error "mpi_abi_openmpi.cpp must be compiled against Open MPI's mpi.h"
+#endif
+
+namespace hpcsens::preload::abi {
+namespace {
+template <class H>
+H lookup(const char* symbol) {
+  return reinterpret_cast<H>(dlsym(RTLD_DEFAULT, symbol));
+}
+}  // namespace
+
+bool resolve_handles(pmpi::Handles& h) noexcept {
+  // MPI_COMM_WORLD etc. are &ompi_mpi_comm_world etc.: undefined data symbols if named directly.
+  h.world = lookup<MPI_Comm>("ompi_mpi_comm_world");
+  h.comm_null = lookup<MPI_Comm>("ompi_mpi_comm_null");
+  h.byte = lookup<MPI_Datatype>("ompi_mpi_byte");
+  h.datatype_null = lookup<MPI_Datatype>("ompi_mpi_datatype_null");
+  if (h.world == nullptr || h.byte == nullptr) return false;
+  // Fortran MPI_IN_PLACE is the address of a common block, under each compiler's mangling.
+  const char* names[4] = {"mpi_fortran_in_place_", "mpi_fortran_in_place",
+                          "mpi_fortran_in_place__", "MPI_FORTRAN_IN_PLACE"};
+  for (int i = 0; i < 4; ++i) h.fortran_in_place[i] = dlsym(RTLD_DEFAULT, names[i]);
+  pmpi::Type_f2c.find();
+  pmpi::Comm_f2c.find();
+  return true;
+}
+
+}  // namespace hpcsens::preload::abi

@@ -1,0 +1,147 @@
+// MPICH end to end: programs compiled with MPICH's mpicc.mpich / mpifort.mpich, launched by
+// MPICH's Hydra (or bare, as a singleton) through build/bin/hpcsens run, which must pick
+// libhpcsens_preload_mpich.so. Counts are what mpich_prog.c / mpich_prog.f90 provably make.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+
+namespace hpcsens::testing {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr double kTimeout = 60;
+const std::string kHpcsens = HPCSENS_BIN;
+const std::string kProgC = MPICH_PROG_C;
+const std::string kProgF = MPICH_PROG_F;
+const std::string kProgF08 = MPICH_PROG_F08;
+const std::string kHydra = MPICH_HYDRA;
+
+class Mpich : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    out_ = fs::temp_directory_path() /
+           ("hpcsens-mpich-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(out_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(out_);
+  }
+  ProcessResult wrap(const std::vector<std::string>& job) {
+    std::vector<std::string> v = {kHpcsens, "run", "--out", out_.string(), "--"};
+    v.insert(v.end(), job.begin(), job.end());
+    return run_process(v, kTimeout);
+  }
+  json record(const ProcessResult& r) {
+    std::smatch m;
+    static const std::regex re("hpcsens: record: (\\S+)");
+    EXPECT_TRUE(std::regex_search(r.err, m, re)) << "no record path on stderr:\n" << r.err;
+    if (m.empty()) return json::object();
+    std::ifstream in(m[1].str());
+    return json::parse(in);
+  }
+  // Every rank made exactly these MPI calls (and no other intercepted ones).
+  static void expect_calls(const json& rec, const std::map<std::string, std::uint64_t>& want) {
+    for (const auto& rank : rec.at("ranks")) {
+      std::map<std::string, std::uint64_t> got;
+      for (const auto& [name, s] : rank.at("mpi_calls").items()) got[name] = s.at("count");
+      EXPECT_EQ(got, want) << "rank " << rank.at("rank");
+    }
+  }
+  static void expect_mpich_job(const json& rec, const std::string& launcher, int nranks) {
+    EXPECT_EQ(rec.at("job").at("launcher"), launcher);
+    EXPECT_NE(rec.at("job").at("mpi_library").get<std::string>().find("MPICH"), std::string::npos)
+        << rec.at("job").at("mpi_library");
+    EXPECT_EQ(rec.at("job").at("nranks"), nranks);
+    ASSERT_EQ(rec.at("ranks").size(), static_cast<std::size_t>(nranks));
+    EXPECT_EQ(rec.at("complete"), true);
+    for (const auto& r : rec.at("ranks")) {
+      EXPECT_GT(r.at("wall_s").get<double>(), 0);
+      EXPECT_GE(r.at("mpi_s").get<double>(), 0);
+    }
+  }
+  void expect_same_stdout(const std::vector<std::string>& job, const ProcessResult& wrapped) {
+    const auto direct = run_process(job, kTimeout);
+    EXPECT_EQ(direct.exit_status, wrapped.exit_status);
+    EXPECT_EQ(wrapped.out, direct.out);
+    EXPECT_FALSE(direct.out.empty());
+  }
+  fs::path out_;
+};
+
+TEST_F(Mpich, HydraCProgramCountsAndBytes) {
+  const std::vector<std::string> job = {kHydra, "-n", "2", kProgC};
+  const auto r = wrap(job);
+  ASSERT_FALSE(r.timed_out);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.err.find("not found"), std::string::npos) << r.err;
+  const json rec = record(r);
+  expect_mpich_job(rec, "mpich-hydra", 2);
+  expect_calls(rec, {{"MPI_Sendrecv", 4}, {"MPI_Bcast", 2}, {"MPI_Allreduce", 3}, {"MPI_Barrier", 1}});
+  for (const auto& rank : rec.at("ranks"))
+    EXPECT_EQ(rank.at("mpi_calls").at("MPI_Sendrecv").at("bytes"), 512) << rank.at("rank");
+  expect_same_stdout(job, r);
+}
+
+TEST_F(Mpich, HydraFortranCallsCountedOnce) {
+  // MPICH's mpi_send_ (libmpichfort) calls the C MPI_Send: both are interposed, and the call
+  // must be counted once, with the Fortran datatype converted for the byte count.
+  const std::vector<std::string> job = {kHydra, "-n", "2", kProgF};
+  const auto r = wrap(job);
+  ASSERT_FALSE(r.timed_out);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const json rec = record(r);
+  expect_mpich_job(rec, "mpich-hydra", 2);
+  expect_calls(rec, {{"MPI_Send", 3}, {"MPI_Recv", 3}, {"MPI_Allreduce", 2}, {"MPI_Gather", 1},
+                     {"MPI_Barrier", 1}});
+  for (const auto& rank : rec.at("ranks")) {
+    EXPECT_EQ(rank.at("mpi_calls").at("MPI_Send").at("bytes"), 60) << rank.at("rank");
+    EXPECT_EQ(rank.at("mpi_calls").at("MPI_Recv").at("bytes"), 60) << rank.at("rank");
+    // Rank 0 passed the Fortran MPI_IN_PLACE (sendcount 0): counted as its recvcount x 4 bytes.
+    EXPECT_EQ(rank.at("mpi_calls").at("MPI_Gather").at("bytes"), 4) << rank.at("rank");
+  }
+  expect_same_stdout(job, r);
+}
+
+TEST_F(Mpich, HydraFortran2008CallsCountedOnce) {
+  const std::vector<std::string> job = {kHydra, "-n", "2", kProgF08};
+  const auto r = wrap(job);
+  ASSERT_FALSE(r.timed_out);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const json rec = record(r);
+  expect_mpich_job(rec, "mpich-hydra", 2);
+  expect_calls(rec, {{"MPI_Allreduce", 1}, {"MPI_Bcast", 2}, {"MPI_Barrier", 1}});
+  for (const auto& rank : rec.at("ranks"))
+    EXPECT_EQ(rank.at("mpi_calls").at("MPI_Bcast").at("bytes"), 32) << rank.at("rank");
+  expect_same_stdout(job, r);
+}
+
+TEST_F(Mpich, HydraExitStatusPropagates) {
+  const auto r = wrap({kHydra, "-n", "2", kProgC, "3"});
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_status, 3) << r.err;
+  expect_mpich_job(record(r), "mpich-hydra", 2);
+}
+
+TEST_F(Mpich, BareExecutableLinkedToMpichUsesMpichPreload) {
+  // No launcher: a singleton, recognised as MPICH by the libraries the executable needs.
+  const auto r = wrap({kProgC});
+  ASSERT_FALSE(r.timed_out);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const json rec = record(r);
+  expect_mpich_job(rec, "singleton", 1);
+  expect_calls(rec, {{"MPI_Sendrecv", 4}, {"MPI_Bcast", 2}, {"MPI_Allreduce", 3}, {"MPI_Barrier", 1}});
+  expect_same_stdout({kProgC}, r);
+}
+
+}  // namespace
+}  // namespace hpcsens::testing
