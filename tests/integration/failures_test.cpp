@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "process.h"
+#include "run_fixture.h"
 
 namespace hpcsens::testing {
 namespace {
@@ -19,13 +19,6 @@ using nlohmann::json;
 
 const std::string kHpcsens = HPCSENS_BIN;
 const std::string kExamples = HPCSENS_EXAMPLES_DIR;
-constexpr double kTimeout = 60;
-
-const bool kEnvSet = [] {
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  return true;
-}();
 
 std::vector<std::string> mpirun4(const std::string& example, std::vector<std::string> args = {}) {
   std::vector<std::string> v = {"mpirun", "-np", "4", "--oversubscribe", kExamples + "/example_" + example};
@@ -33,36 +26,7 @@ std::vector<std::string> mpirun4(const std::string& example, std::vector<std::st
   return v;
 }
 
-class Failure : public ::testing::Test {
- protected:
-  void SetUp() override {
-    out_ = fs::temp_directory_path() /
-           ("hpcsens-fail-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(out_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(out_);
-  }
-  ProcessResult wrap(const std::vector<std::string>& job, std::vector<std::string> opts = {}) {
-    std::vector<std::string> v = {kHpcsens, "run"};
-    if (std::find(opts.begin(), opts.end(), "--out") == opts.end()) opts.insert(opts.begin(), {"--out", out_.string()});
-    v.insert(v.end(), opts.begin(), opts.end());
-    v.push_back("--");
-    v.insert(v.end(), job.begin(), job.end());
-    return run_process(v, kTimeout);
-  }
-  json record(const ProcessResult& r) {
-    std::smatch m;
-    if (!std::regex_search(r.err, m, std::regex("hpcsens: record: (\\S+)"))) {
-      ADD_FAILURE() << "no record path on stderr:\n" << r.err;
-      return json::object();
-    }
-    std::ifstream in(m[1].str());
-    return json::parse(in);
-  }
-  fs::path out_;
-};
+class Failure : public HpcsensRunTest {};
 
 TEST_F(Failure, UnwritableOutDirRunsTheJobAndSaysWhy) {
   const auto r = wrap(mpirun4("exit", {"3"}), {"--out", "/dev/null/hpcsens"});

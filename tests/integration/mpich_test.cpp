@@ -11,52 +11,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include "process.h"
+#include "run_fixture.h"
 
 namespace hpcsens::testing {
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr double kTimeout = 60;
-const std::string kHpcsens = HPCSENS_BIN;
 const std::string kProgC = MPICH_PROG_C;
 const std::string kProgF = MPICH_PROG_F;
 const std::string kProgF08 = MPICH_PROG_F08;
 const std::string kHydra = MPICH_HYDRA;
 
-class Mpich : public ::testing::Test {
+class Mpich : public HpcsensRunTest {
  protected:
-  void SetUp() override {
-    out_ = fs::temp_directory_path() /
-           ("hpcsens-mpich-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(out_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(out_);
-  }
-  ProcessResult wrap(const std::vector<std::string>& job) {
-    std::vector<std::string> v = {kHpcsens, "run", "--out", out_.string(), "--"};
-    v.insert(v.end(), job.begin(), job.end());
-    return run_process(v, kTimeout);
-  }
-  json record(const ProcessResult& r) {
-    std::smatch m;
-    static const std::regex re("hpcsens: record: (\\S+)");
-    EXPECT_TRUE(std::regex_search(r.err, m, re)) << "no record path on stderr:\n" << r.err;
-    if (m.empty()) return json::object();
-    std::ifstream in(m[1].str());
-    return json::parse(in);
-  }
-  // Every rank made exactly these MPI calls (and no other intercepted ones).
-  static void expect_calls(const json& rec, const std::map<std::string, std::uint64_t>& want) {
-    for (const auto& rank : rec.at("ranks")) {
-      std::map<std::string, std::uint64_t> got;
-      for (const auto& [name, s] : rank.at("mpi_calls").items()) got[name] = s.at("count");
-      EXPECT_EQ(got, want) << "rank " << rank.at("rank");
-    }
-  }
   static void expect_mpich_job(const json& rec, const std::string& launcher, int nranks) {
     EXPECT_EQ(rec.at("job").at("launcher"), launcher);
     EXPECT_NE(rec.at("job").at("mpi_library").get<std::string>().find("MPICH"), std::string::npos)
@@ -69,13 +37,6 @@ class Mpich : public ::testing::Test {
       EXPECT_GE(r.at("mpi_s").get<double>(), 0);
     }
   }
-  void expect_same_stdout(const std::vector<std::string>& job, const ProcessResult& wrapped) {
-    const auto direct = run_process(job, kTimeout);
-    EXPECT_EQ(direct.exit_status, wrapped.exit_status);
-    EXPECT_EQ(wrapped.out, direct.out);
-    EXPECT_FALSE(direct.out.empty());
-  }
-  fs::path out_;
 };
 
 TEST_F(Mpich, HydraCProgramCountsAndBytes) {

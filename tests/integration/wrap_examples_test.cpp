@@ -10,23 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "process.h"
+#include "run_fixture.h"
 
 namespace hpcsens::testing {
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kHpcsens = HPCSENS_BIN;
 const std::string kExamples = HPCSENS_EXAMPLES_DIR;
-constexpr double kTimeout = 60;
-
-// Open MPI refuses root without these; set here too so the binary also runs outside ctest.
-const bool kEnvSet = [] {
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  return true;
-}();
 
 std::string example(const std::string& name) { return kExamples + "/example_" + name; }
 
@@ -36,59 +27,12 @@ std::vector<std::string> mpirun(int np, const std::vector<std::string>& prog) {
   return v;
 }
 
-class Wrapped : public ::testing::Test {
+class Wrapped : public HpcsensRunTest {
  protected:
-  void SetUp() override {
-    out_ = fs::temp_directory_path() /
-           ("hpcsens-it-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(out_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(out_);
-  }
-  ProcessResult wrap(const std::vector<std::string>& job, const std::vector<std::string>& opts = {}) {
-    std::vector<std::string> v = {kHpcsens, "run", "--out", out_.string()};
-    v.insert(v.end(), opts.begin(), opts.end());
-    v.push_back("--");
-    v.insert(v.end(), job.begin(), job.end());
-    return run_process(v, kTimeout);
-  }
-  // The record path hpcsens printed on stderr (it must say where the record is).
-  std::string record_path(const ProcessResult& r) {
-    std::smatch m;
-    static const std::regex re("hpcsens: record: (\\S+)");
-    if (!std::regex_search(r.err, m, re)) return {};
-    return m[1];
-  }
-  json record(const ProcessResult& r) {
-    const std::string p = record_path(r);
-    EXPECT_FALSE(p.empty()) << "no record path on stderr:\n" << r.err;
-    if (p.empty()) return json::object();
-    EXPECT_EQ(fs::path(p).parent_path(), out_);
-    std::ifstream in(p);
-    return json::parse(in);
-  }
   static std::uint64_t count(const json& rank, const std::string& call) {
     const auto& calls = rank.at("mpi_calls");
     return calls.contains(call) ? calls.at(call).at("count").get<std::uint64_t>() : 0;
   }
-  // Every rank made exactly these MPI calls (and no others of the intercepted kinds).
-  static void expect_calls(const json& rec, const std::map<std::string, std::uint64_t>& want) {
-    for (const auto& rank : rec.at("ranks")) {
-      std::map<std::string, std::uint64_t> got;
-      for (const auto& [name, s] : rank.at("mpi_calls").items()) got[name] = s.at("count");
-      EXPECT_EQ(got, want) << "rank " << rank.at("rank");
-    }
-  }
-  // stdout through the wrapper is byte-identical to a run without it.
-  void expect_same_stdout(const std::vector<std::string>& job, const ProcessResult& wrapped) {
-    const auto direct = run_process(job, kTimeout);
-    ASSERT_EQ(direct.exit_status, wrapped.exit_status);
-    EXPECT_EQ(wrapped.out, direct.out);
-    EXPECT_FALSE(direct.out.empty());
-  }
-  fs::path out_;
 };
 
 void expect_design_keys(const json& rec, int nranks) {
