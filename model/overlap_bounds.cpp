@@ -129,6 +129,21 @@ std::optional<TimeRange> overlap_time_range(const std::vector<Term>& terms, cons
     if (!lo) return std::nullopt;
     r.lo = *lo;
   }
+  // The LP lets the overlap differ freely between configurations, so on its own it allows a
+  // machine faster in every rate to be slower than a measured run. Time never grows when every
+  // rate improves: a measured run that is no faster in any term caps the time, one that is no
+  // slower in any term floors it (each with the same noise slack as the LP).
+  for (const auto& p : points) {
+    bool measured_slower = true, measured_faster = true;
+    for (int a = 0; a < k; ++a) {
+      const double xp = basis(terms[a], p);  // seconds per unit of work there; larger = slower
+      measured_slower = measured_slower && xp >= x[a];
+      measured_faster = measured_faster && xp <= x[a];
+    }
+    if (measured_slower) r.hi = std::min(r.hi, p.time_s * (1.0 + slack));
+    if (measured_faster) r.lo = std::max(r.lo, p.time_s * (1.0 - slack));
+  }
+  r.lo = std::min(r.lo, r.hi);  // noisy repeats of one configuration may cross; keep an interval
   return r;
 }
 

@@ -1,6 +1,8 @@
 // Overlap bounds (GLPK) against data with known partial overlap.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "model/overlap_bounds.h"
 #include "tests/model/ground_truth.h"
 
@@ -76,6 +78,28 @@ TEST(OverlapBounds, TimeRangeAtNewConfigurationContainsTruth) {
     EXPECT_LE(r->lo, testing::true_time(truth, c));
     EXPECT_GE(r->hi, testing::true_time(truth, c));
   }
+}
+
+// A machine at least as fast in every rate cannot be slower than a measured run (and one at most
+// as fast cannot be quicker), whatever overlap the LP would allow between configurations.
+TEST(OverlapBounds, TimeRangeIsMonotoneInTheRates) {
+  const Truth truth{24.0, 600.0, 3.0, 0.0, 0.3};
+  const auto pts = testing::generate_points(truth, testing::acceptance_grid(), {0.01, 2, 1});
+  double fastest_measured = 1e300, slowest_measured = 0;
+  for (const auto& p : pts) {
+    fastest_measured = std::min(fastest_measured, p.time_s);
+    slowest_measured = std::max(slowest_measured, p.time_s);
+  }
+  // Faster than every grid point (3.0 GHz, 60 GB/s at most): capped by the quickest run.
+  const auto fast = overlap_time_range(kTerms, pts, kDefaultBoundsSlack, 3.5, 80, std::nullopt);
+  ASSERT_TRUE(fast.has_value());
+  EXPECT_LE(fast->hi, fastest_measured * (1 + kDefaultBoundsSlack) + 1e-9);
+  EXPECT_GE(fast->hi, testing::true_time(truth, {3.5, 80}));
+  // Slower than every grid point (1.2 GHz, 15 GB/s at least): floored by the slowest run.
+  const auto slow = overlap_time_range(kTerms, pts, kDefaultBoundsSlack, 1.0, 10, std::nullopt);
+  ASSERT_TRUE(slow.has_value());
+  EXPECT_GE(slow->lo, slowest_measured * (1 - kDefaultBoundsSlack) - 1e-9);
+  EXPECT_LE(slow->lo, testing::true_time(truth, {1.0, 10}));
 }
 
 }  // namespace
