@@ -35,8 +35,12 @@ EventPlan plan_events(std::string_view spec, const CpuId& cpu) {
   if (spec.empty() || spec == "default") {
     // Software events work everywhere PAPI's perf_event component does (VMs included);
     // cycles and instructions are added where a PMU exists and dropped quietly where not.
+    // Context switches happen in the kernel: PAPI's default user-only domain counts none of
+    // them, so the event asks for kernel counting (k=1). That needs perf_event_paranoid <= 1
+    // or root, hence its own optional group.
     plan.name = "default";
-    plan.groups.push_back({{"perf::TASK-CLOCK", "perf::CONTEXT-SWITCHES"}, true});
+    plan.groups.push_back({{"perf::TASK-CLOCK"}, true});
+    plan.groups.push_back({{"perf::CONTEXT-SWITCHES:k=1"}, false});
     plan.groups.push_back({{"PAPI_TOT_CYC", "PAPI_TOT_INS"}, false});
     plan.note = "software events, plus cycles and instructions where a PMU exists";
     return plan;

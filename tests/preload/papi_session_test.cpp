@@ -2,6 +2,11 @@
 #include "preload/papi_session.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "topdown/event_plan.h"
 
 namespace hpcsens::preload {
 namespace {
@@ -29,6 +34,25 @@ TEST(PapiSession, CountsTaskClock) {
   EXPECT_FALSE(s.multiplexed());
   ASSERT_EQ(s.values().count("perf::TASK-CLOCK"), 1u);
   EXPECT_GT(s.values().at("perf::TASK-CLOCK"), 1e6);  // nanoseconds of CPU time
+}
+
+// Context switches happen in the kernel; counted in PAPI's default user-only domain they read 0
+// however often the process sleeps. The default plan must count them for real where allowed.
+TEST(PapiSession, DefaultPlanCountsContextSwitchesOfASleepingProcess) {
+  PapiSession s;
+  s.prepare(topdown::plan_events("default", topdown::detect_cpu()));
+  s.start();
+  for (int i = 0; i < 20; ++i) ::usleep(1000);  // each sleep is a voluntary context switch
+  s.stop();
+  EXPECT_EQ(s.status(), "ok");
+  int paranoid = 2;
+  std::ifstream("/proc/sys/kernel/perf_event_paranoid") >> paranoid;
+  if (::geteuid() == 0 || paranoid <= 1) {
+    ASSERT_EQ(s.values().count("perf::CONTEXT-SWITCHES:k=1"), 1u);
+    EXPECT_GE(s.values().at("perf::CONTEXT-SWITCHES:k=1"), 20.0);
+  } else {
+    EXPECT_EQ(s.values().count("perf::CONTEXT-SWITCHES:k=1"), 0u) << "kernel counting is not allowed here";
+  }
 }
 
 TEST(PapiSession, RefusedRequiredEventIsReportedAndOthersStillCount) {
