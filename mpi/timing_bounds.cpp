@@ -25,13 +25,36 @@ TimingBounds barrier_corrected_bounds(std::span<const RankClock> ranks, bool one
   return b;
 }
 
+TimingBounds incomplete_bounds(std::span<const RankClock> ranks, bool one_clock) {
+  TimingBounds b;
+  if (ranks.empty()) return b;
+  double min_t1 = std::numeric_limits<double>::infinity();
+  double max_t2 = -std::numeric_limits<double>::infinity();
+  for (const auto& r : ranks) {
+    b.job_s = std::max(b.job_s, r.t3 - r.t0);
+    min_t1 = std::min(min_t1, r.t1);
+    max_t2 = std::max(max_t2, r.t2);
+  }
+  if (one_clock) b.job_sync_s = max_t2 - min_t1;
+  return b;
+}
+
 void fill_timing(record::RunRecord& record) {
   std::vector<RankClock> clocks;
   clocks.reserve(record.ranks.size());
-  bool one_clock = true;
+  bool one_clock = true, all_complete = true;
   for (const auto& r : record.ranks) {
     clocks.push_back({r.t0, r.t1, r.t2, r.t3});
     one_clock = one_clock && r.host == record.ranks.front().host;
+    all_complete = all_complete && r.complete;
+  }
+  if (!all_complete) {
+    const TimingBounds b = incomplete_bounds(clocks, one_clock);
+    record.timing.job_s = b.job_s;
+    record.timing.job_sync_s = b.job_sync_s;
+    record.timing.barrier_s = 0;
+    record.timing.method = "incomplete: longest rank span max(t_stop - t0), a lower bound on the job time";
+    return;
   }
   const TimingBounds b = barrier_corrected_bounds(clocks, one_clock);
   record.timing.job_s = b.job_s;

@@ -25,7 +25,14 @@ struct TimingBounds {
 // `one_clock` is true when every rank read the same clock (a single host).
 TimingBounds barrier_corrected_bounds(std::span<const RankClock> ranks, bool one_clock);
 
-// Fills record.timing from its ranks (one clock when every rank names the same host).
+// When some rank never reached MPI_Finalize it skipped the second barrier, and its t3 is just the
+// moment it stopped: min_k (t3 - t0) could land on a rank that stopped early and bound nothing.
+// What still holds is that the job ran at least as long as the longest rank span:
+// job_s = max_k (t3 - t0), a lower bound; job_sync_s = max t2 - min t1 with one clock.
+TimingBounds incomplete_bounds(std::span<const RankClock> ranks, bool one_clock);
+
+// Fills record.timing from its ranks (one clock when every rank names the same host); uses
+// incomplete_bounds when any rank is incomplete, and says so in timing.method.
 void fill_timing(record::RunRecord& record);
 
 }  // namespace hpcsens::mpi

@@ -3,8 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -194,7 +197,37 @@ RunRecord run_from_json(const json& j, const std::string& src) {
   return r;
 }
 
+void validate(const RunRecord& r, const std::string& src) {
+  const auto n = static_cast<std::size_t>(std::max(r.job.nranks, 0));
+  if (r.ranks.size() > n)
+    throw InputError(src, "job.nranks is " + std::to_string(r.job.nranks) + " but 'ranks' has " +
+                              std::to_string(r.ranks.size()) + " entries");
+  if (r.ranks.size() < n && r.complete)
+    throw InputError(src, "job.nranks is " + std::to_string(r.job.nranks) + " but 'ranks' has only " +
+                              std::to_string(r.ranks.size()) + " entries in a record marked complete");
+  std::vector<bool> seen(n, false);
+  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
+    const RankRecord& k = r.ranks[i];
+    const std::string w = src + ": ranks[" + std::to_string(i) + "]";
+    if (k.rank < 0 || static_cast<std::size_t>(k.rank) >= n)
+      throw InputError(w, "field 'rank' is " + std::to_string(k.rank) + ", outside 0.." +
+                              std::to_string(r.job.nranks - 1) + " (job.nranks)");
+    if (seen[static_cast<std::size_t>(k.rank)])
+      throw InputError(w, "field 'rank': rank " + std::to_string(k.rank) + " appears twice");
+    seen[static_cast<std::size_t>(k.rank)] = true;
+    const std::pair<const char*, double> times[] = {
+        {"wall_s", k.wall_s}, {"mpi_s", k.mpi_s}, {"io_s", k.io_s}, {"compute_s", k.compute_s}};
+    for (const auto& [name, v] : times)
+      if (!std::isfinite(v) || v < 0)
+        throw InputError(w, std::string("field '") + name + "' must be a finite, non-negative time");
+  }
+  if (!std::isfinite(r.timing.job_s) || r.timing.job_s < 0)
+    throw InputError(src + ": timing", "field 'job_s' must be a finite, non-negative time");
+}
+
 RunRecord load_run_record(const std::string& path) {
+  if (std::filesystem::is_directory(path))
+    throw InputError(path, "is a directory, not a run record file");
   std::ifstream in(path);
   if (!in) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
   json j;
@@ -203,7 +236,9 @@ RunRecord load_run_record(const std::string& path) {
   } catch (const json::parse_error& e) {
     throw InputError(path, std::string("not valid JSON (") + e.what() + ")");
   }
-  return run_from_json(j, path);
+  RunRecord r = run_from_json(j, path);
+  validate(r, path);
+  return r;
 }
 
 bool write_json_atomic(const std::string& path, const json& j, std::string* error) {

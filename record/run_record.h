@@ -88,6 +88,11 @@ nlohmann::json to_json(const RunRecord& r);
 RankRecord rank_from_json(const nlohmann::json& j, const std::string& source);
 RunRecord run_from_json(const nlohmann::json& j, const std::string& source);
 
+// Checks what the JSON types cannot: every rank number within 0..nranks-1 and present once,
+// no more ranks than job.nranks (fewer only in an incomplete record), times finite and not
+// negative. Throws hpcsens::InputError naming `source`, the rank and the field.
+void validate(const RunRecord& r, const std::string& source);
+
 // Reads and validates a run record file; errors name the file and field.
 RunRecord load_run_record(const std::string& path);
 // Writes JSON to `path` atomically (temp file in the same directory, fsync, rename).

@@ -187,7 +187,9 @@ record::RunRecord fast_read(const std::string& path) {
 
 record::RunRecord read_run_record(const std::string& path) {
   try {
-    return fast_read(path);
+    record::RunRecord rec = fast_read(path);
+    record::validate(rec, path);  // the same checks, and messages, as load_run_record
+    return rec;
   } catch (const NotFast&) {
   } catch (const simdjson::simdjson_error&) {
   } catch (const nlohmann::json::exception&) {

@@ -32,12 +32,12 @@ std::string rank_list(const std::vector<int>& ranks, std::size_t limit = 16) {
 }
 
 // Older or hand-made records may lack the imbalance section; it is a pure function of ranks.
+// Always from ranks[]: derived numbers are recomputed, never trusted from the file.
 record::Imbalance imbalance_or_computed(const RunRecord& rec) {
-  if (rec.ranks.empty() || rec.imbalance.max_s > 0 || rec.imbalance.mean_s > 0) return rec.imbalance;
-  RunRecord copy;
-  copy.ranks = rec.ranks;
-  mpi::fill_imbalance(copy);
-  return copy.imbalance;
+  std::vector<mpi::RankTimes> times;
+  times.reserve(rec.ranks.size());
+  for (const auto& r : rec.ranks) times.push_back({r.rank, r.wall_s, r.compute_s});
+  return mpi::imbalance_of(times);
 }
 
 std::vector<std::size_t> ordered_by_compute(const RunRecord& rec, std::size_t n, bool slowest) {
@@ -129,20 +129,24 @@ Table summary_table(const RunRecord& rec) {
   t.title = "Summary";
   t.header = {"metric", "value", "unit"};
   t.numeric = {false, true, false};
-  t.rows.push_back({"job time bound, min over ranks of t3-t0", fixed(rec.timing.job_s, 6), "s"});
+  t.rows.push_back({rec.complete ? "job time bound, min over ranks of t3-t0"
+                                  : "job time (INCOMPLETE: longest rank span, a lower bound)",
+                    fixed(rec.timing.job_s, 6), "s"});
   t.rows.push_back({"job time, max t2 - min t1 (one clock)",
                     rec.timing.job_sync_s ? fixed(*rec.timing.job_sync_s, 6) : "-",
                     rec.timing.job_sync_s ? "s" : "s (clocks not comparable)"});
   t.rows.push_back({"barrier cost (the two timing barriers)", fixed(rec.timing.barrier_s, 6), "s"});
   t.rows.push_back({"timing method", rec.timing.method, ""});
-  t.rows.push_back({"compute per rank: mean", fixed(im.mean_s, 6), "s"});
-  t.rows.push_back({"compute per rank: min", fixed(im.min_s, 6), "s"});
-  t.rows.push_back({"compute per rank: max", fixed(im.max_s, 6), "s"});
-  t.rows.push_back({"imbalance max/mean of compute", fixed(im.max_over_mean, 3), "ratio"});
-  t.rows.push_back({"load-balance efficiency (mean/max)", fixed(im.lbe, 3), "fraction"});
-  t.rows.push_back({"communication efficiency (max compute/wall)", fixed(im.comm_eff, 3), "fraction"});
-  t.rows.push_back({"coefficient of variation of compute", fixed(im.cov, 3), "fraction"});
-  t.rows.push_back({"slowest ranks (most compute first)", rank_list(im.slowest), "rank"});
+  if (!rec.ranks.empty()) {  // no ranks, no statistics (not zeros)
+    t.rows.push_back({"compute per rank: mean", fixed(im.mean_s, 6), "s"});
+    t.rows.push_back({"compute per rank: min", fixed(im.min_s, 6), "s"});
+    t.rows.push_back({"compute per rank: max", fixed(im.max_s, 6), "s"});
+    t.rows.push_back({"imbalance max/mean of compute", fixed(im.max_over_mean, 3), "ratio"});
+    t.rows.push_back({"load-balance efficiency (mean/max)", fixed(im.lbe, 3), "fraction"});
+    t.rows.push_back({"communication efficiency (max compute/wall)", fixed(im.comm_eff, 3), "fraction"});
+    t.rows.push_back({"coefficient of variation of compute", fixed(im.cov, 3), "fraction"});
+    t.rows.push_back({"slowest ranks (most compute first)", rank_list(im.slowest), "rank"});
+  }
   std::uint64_t read = 0, written = 0;
   double io_s = 0;
   for (const auto& r : rec.ranks) {

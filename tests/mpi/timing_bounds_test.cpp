@@ -43,5 +43,23 @@ TEST(TimingBounds, FillTimingUsesHostsToDecideClock) {
   EXPECT_TRUE(rec.timing.job_sync_s.has_value());
 }
 
+// QA found "job time bound" 0.0002 s below the work span when a rank stopped early: an
+// incomplete rank's t3 bounds nothing, so the record reports the longest span, labelled.
+TEST(TimingBounds, IncompleteRanksGiveTheLongestSpanAsALowerBound) {
+  record::RunRecord rec;
+  rec.ranks.resize(3);
+  for (auto& r : rec.ranks) r.host = "a";
+  rec.ranks[0].t0 = 0; rec.ranks[0].t1 = 0.1; rec.ranks[0].t2 = 0.3; rec.ranks[0].t3 = 0.3;
+  rec.ranks[1].t0 = 0; rec.ranks[1].t1 = 0.1; rec.ranks[1].t2 = 1.0; rec.ranks[1].t3 = 1.0;
+  rec.ranks[2].t0 = 0; rec.ranks[2].t1 = 0.1; rec.ranks[2].t2 = 0.2; rec.ranks[2].t3 = 0.2;
+  for (auto& r : rec.ranks) r.complete = false;
+  fill_timing(rec);
+  EXPECT_DOUBLE_EQ(rec.timing.job_s, 1.0);          // max(0.3, 1.0, 0.2), not min = 0.2
+  EXPECT_DOUBLE_EQ(*rec.timing.job_sync_s, 0.9);    // 1.0 - 0.1
+  EXPECT_GE(rec.timing.job_s, *rec.timing.job_sync_s);
+  EXPECT_EQ(rec.timing.barrier_s, 0.0);
+  EXPECT_EQ(rec.timing.method.rfind("incomplete", 0), 0u) << rec.timing.method;
+}
+
 }  // namespace
 }  // namespace hpcsens::mpi

@@ -97,6 +97,42 @@ TEST(RunRecord, ErrorsNameTheFileAndField) {
   EXPECT_NE(error_of(bad_calls).find("mpi_calls.MPI_Send: missing field 'count'"), std::string::npos);
 }
 
+std::string validation_error(const RunRecord& r) {
+  try {
+    validate(r, "rec.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// QA edited good records into impossible ones and `hpcsens report` printed them as if fine.
+TEST(RunRecord, ValidateRefusesImpossibleRecords) {
+  EXPECT_EQ(validation_error(sample()), "");
+
+  RunRecord dup = sample();
+  dup.ranks[1].rank = 0;
+  EXPECT_EQ(validation_error(dup), "rec.json: ranks[1]: field 'rank': rank 0 appears twice");
+
+  RunRecord outside = sample();
+  outside.ranks[1].rank = 99;
+  EXPECT_EQ(validation_error(outside), "rec.json: ranks[1]: field 'rank' is 99, outside 0..1 (job.nranks)");
+
+  RunRecord negative = sample();
+  negative.ranks[0].wall_s = -5;
+  EXPECT_EQ(validation_error(negative), "rec.json: ranks[0]: field 'wall_s' must be a finite, non-negative time");
+
+  RunRecord missing = sample();
+  missing.job.nranks = 5;
+  EXPECT_NE(validation_error(missing).find("job.nranks is 5 but 'ranks' has only 2"), std::string::npos);
+  missing.complete = false;  // an incomplete record may lack ranks that never reported
+  EXPECT_EQ(validation_error(missing), "");
+
+  RunRecord extra = sample();
+  extra.job.nranks = 1;
+  EXPECT_NE(validation_error(extra).find("job.nranks is 1 but 'ranks' has 2"), std::string::npos);
+}
+
 class RecordFiles : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -133,6 +169,15 @@ TEST_F(RecordFiles, UnwritableDirectoryIsReportedNotThrown) {
   std::string err;
   EXPECT_FALSE(write_json_atomic((dir_ / "run.json").string(), json::object(), &err));
   EXPECT_NE(err.find("cannot create"), std::string::npos) << err;
+}
+
+TEST_F(RecordFiles, ADirectoryIsNotARecord) {
+  try {
+    load_run_record(dir_.string());
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), dir_.string() + ": is a directory, not a run record file");
+  }
 }
 
 TEST_F(RecordFiles, LoadNamesFileForMissingAndInvalidJson) {
