@@ -22,9 +22,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 uses exit code 0 for --help; everything else is bad usage.
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : hpcsens::kExitBadInput;
+    // --help and --version are "errors" with exit code 0 that CLI11 prints itself.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    // Everything else is bad usage: one line, in the same form as every other error.
+    fmt::print(stderr, "hpcsens: error: {} (see hpcsens --help)\n", e.what());
+    return hpcsens::kExitBadInput;
   }
   try {
     return registry.run_selected();

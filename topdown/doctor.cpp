@@ -159,6 +159,10 @@ Check check_preload(const std::string& exe_path) {
   const fs::path lib = exe.parent_path().parent_path() / "lib" / "libhpcsens_preload.so";
   if (fs::exists(lib, ec)) {
     c.detail = lib.string();
+    // MPICH jobs need the variant built against MPICH's ABI; without it they run unmeasured.
+    const fs::path mpich = lib.parent_path() / "libhpcsens_preload_mpich.so";
+    c.detail += fs::exists(mpich, ec) ? "; MPICH variant " + mpich.string()
+                                      : "; no MPICH variant (MPICH jobs run unmeasured; install libmpich-dev and rebuild)";
   } else {
     c.status = Status::kBroken;
     c.detail = lib.string() + " not found";
@@ -342,6 +346,13 @@ Report run_all(const std::string& exe_path) {
     r.checks.push_back(check_hardware_events(cpu, "/"));
   }
   r.checks.push_back(check_topdown_plan(cpu, "/", ::geteuid() == 0));
+  // The set is only usable where hardware events count; say so here too rather than "ok".
+  for (const auto& c : r.checks)
+    if (c.name == "hardware events" && c.status != Status::kOk && r.checks.back().status == Status::kOk) {
+      r.checks.back().status = Status::kMissing;
+      r.checks.back().detail = "would use " + r.checks.back().detail + "; unavailable: hardware events cannot be counted here";
+      r.checks.back().fix = "see 'hardware events'";
+    }
   r.checks.push_back(check_cpufreq("/"));
   r.checks.push_back(check_uncore("/"));
   const char* path = std::getenv("PATH");

@@ -100,6 +100,11 @@ TEST_F(FakeRoot, PreloadRelativeToBinary) {
   write("lib/libhpcsens_preload.so", "");
   c = doctor::check_preload((root_ / "bin/hpcsens").string());
   EXPECT_EQ(c.status, doctor::Status::kOk);
+  EXPECT_NE(c.detail.find("no MPICH variant"), std::string::npos) << c.detail;
+  write("lib/libhpcsens_preload_mpich.so", "");
+  c = doctor::check_preload((root_ / "bin/hpcsens").string());
+  EXPECT_NE(c.detail.find("MPICH variant " + (root_ / "lib/libhpcsens_preload_mpich.so").string()),
+            std::string::npos) << c.detail;
 }
 
 TEST(DoctorMpi, MissingLauncherIsMissingNotBroken) {
