@@ -1,7 +1,9 @@
 // `hpcsens fit`: thin layer over model::load_dataset -> model::analyze -> render/write.
 #include <fmt/core.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "cli/commands.h"
@@ -12,6 +14,24 @@
 #include "record/run_record.h"
 
 namespace hpcsens::cli {
+namespace {
+
+// CLI11's Range accepts "nan" and words its message oddly; say what is wanted instead.
+CLI::Validator slack_in(double lo, double hi) {
+  const std::string want = fmt::format("must be a number from {:g} to {:g}", lo, hi);
+  return CLI::Validator(
+      [lo, hi, want](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        const bool decimal = !text.empty() && end == text.c_str() + text.size() &&
+                             text.find_first_of("xXnNiI") == std::string::npos;
+        if (!decimal || !std::isfinite(v) || v < lo || v > hi) return want + " (got '" + text + "')";
+        return "";
+      },
+      fmt::format("{:g}..{:g}", lo, hi), "SLACK");
+}
+
+}  // namespace
 
 void add_fit(CLI::App& app, Registry& reg) {
   struct Options {
@@ -35,7 +55,7 @@ void add_fit(CLI::App& app, Registry& reg) {
       ->check(CLI::IsMember({"none", "huber", "cauchy"}));
   sub->add_option("--bounds-slack", o->slack, "relative noise allowed on each time in the overlap bounds")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 0.5));
+      ->check(slack_in(0.0, 0.5));
   sub->add_option("-o,--output", o->out, "write the model JSON (hpcsens.model.v1) to this file");
   sub->add_option("--format", o->format, "stdout format: table | json | csv | md")
       ->capture_default_str()

@@ -1,16 +1,37 @@
 // `hpcsens predict`: thin layer over model::load_model -> model::predict -> render.
 #include <fmt/core.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
 #include "cli/commands.h"
 #include "common/errors.h"
+#include "model/dataset.h"
 #include "model/fit_output.h"
 #include "model/model_json.h"
 #include "model/predict.h"
 
 namespace hpcsens::cli {
+namespace {
+
+// CLI11's Range/PositiveNumber accept "nan" and print DBL_MAX in full; say what is wanted instead.
+CLI::Validator rate_in(model::PlausibleRange r, const std::string& unit) {
+  const std::string want = fmt::format("must be a positive finite number from {:g} to {:g} {}", r.lo, r.hi, unit);
+  return CLI::Validator(
+      [r, want](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        const bool decimal = !text.empty() && end == text.c_str() + text.size() &&
+                             text.find_first_of("xXnNiI") == std::string::npos;
+        if (!decimal || !std::isfinite(v) || v < r.lo || v > r.hi) return want + " (got '" + text + "')";
+        return "";
+      },
+      fmt::format("{:g}..{:g}", r.lo, r.hi), "RATE");
+}
+
+}  // namespace
 
 void add_predict(CLI::App& app, Registry& reg) {
   struct Options {
@@ -23,11 +44,11 @@ void add_predict(CLI::App& app, Registry& reg) {
       "predict", "Project the run time of a fitted model onto other CPU/memory rates or candidate systems");
   sub->add_option("model", o->model_path, "model JSON written by `hpcsens fit -o`")->required();
   sub->add_option("--system", o->systems, "YAML file(s) with candidate systems: name, cpu_ghz, mem_gbs[, lat_ns]");
-  sub->add_option("--cpu-ghz", o->cpu_ghz, "CPU rate of the target")->check(CLI::PositiveNumber);
+  sub->add_option("--cpu-ghz", o->cpu_ghz, "CPU rate of the target")->check(rate_in(model::kCpuGhzRange, "GHz"));
   sub->add_option("--mem-gbs", o->mem_gbs, "sustained memory bandwidth (STREAM triad) of the target")
-      ->check(CLI::PositiveNumber);
+      ->check(rate_in(model::kMemGbsRange, "GB/s"));
   sub->add_option("--lat-ns", o->lat_ns, "memory latency of the target (models with a lat term)")
-      ->check(CLI::PositiveNumber);
+      ->check(rate_in(model::kLatNsRange, "ns"));
   sub->add_option("--name", o->name, "name of the --cpu-ghz/--mem-gbs target in the output")->capture_default_str();
   sub->add_option("--format", o->format, "table | json")->capture_default_str()->check(CLI::IsMember({"table", "json"}));
   reg.add(sub, [o] {
@@ -41,7 +62,13 @@ void add_predict(CLI::App& app, Registry& reg) {
       auto s = model::load_systems(f);
       systems.insert(systems.end(), s.begin(), s.end());
     }
-    if (rates) systems.push_back({o->name, *o->cpu_ghz, *o->mem_gbs, o->lat_ns, ""});
+    model::check_unique_names(systems);
+    if (rates) {
+      if (o->lat_ns && !m.spec.has(model::Term::lat))
+        fmt::print(stderr, "hpcsens predict: warning: --lat-ns ignored: model '{}' has no latency term\n",
+                   m.spec.name());
+      systems.push_back({o->name, *o->cpu_ghz, *o->mem_gbs, o->lat_ns, ""});
+    }
     std::vector<model::Prediction> preds;
     for (const auto& s : systems) preds.push_back(model::predict(m, s));
     model::rank_predictions(preds);

@@ -172,7 +172,9 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
 
   rep.baseline = pick_baseline(pts);
   rep.bounds = overlap_bounds(rep.spec.terms, pts, opts.bounds_slack);
-  if (!rep.bounds.feasible)
+  if (!rep.bounds.unavailable.empty())
+    rep.warnings.push_back("overlap bounds unavailable: " + rep.bounds.unavailable);
+  else if (!rep.bounds.feasible)
     rep.warnings.push_back("no work values satisfy the overlap constraints even with 32% slack: the times are not "
                            "consistent with any mix of these components");
   else if (rep.bounds.slack > opts.bounds_slack + 1e-12)

@@ -1,7 +1,9 @@
 #include "model/dataset.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "common/errors.h"
@@ -46,31 +49,60 @@ std::string where_line(const std::string& path, int line, const std::string& fie
   return path + ":" + std::to_string(line) + ": field '" + field + "'";
 }
 
-// A finite number; `positive` also refuses zero and negatives (times and rates).
+// Plain decimal only ("12", "-3.5", "1e-3"): strtod would also take hex ("0x41"), "inf" and "nan".
+bool is_decimal(const std::string& t) {
+  size_t i = 0, n = t.size();
+  if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
+  size_t digits = 0;
+  while (i < n && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++digits;
+  if (i < n && t[i] == '.') {
+    ++i;
+    while (i < n && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
+    size_t exp_digits = 0;
+    while (i < n && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++exp_digits;
+    if (exp_digits == 0) return false;
+  }
+  return i == n;
+}
+
+// A finite decimal number; `positive` also refuses zero and negatives (times and rates).
 double parse_number(const std::string& text, const std::string& where, bool positive) {
   if (text.empty()) throw InputError(where, "empty value");
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw InputError(where, "'" + text + "' is not a number");
+  if (!is_decimal(text)) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size()) throw InputError(where, "'" + text + "' is not a number");
+    throw InputError(where, "'" + text + (std::isfinite(v) ? "' is not a decimal number" : "' is not a finite number"));
   }
-  if (used != text.size()) throw InputError(where, "'" + text + "' is not a number");
-  if (!std::isfinite(v)) throw InputError(where, "'" + text + "' is not a finite number");
+  errno = 0;
+  const double v = std::strtod(text.c_str(), nullptr);
+  if (!std::isfinite(v) || errno == ERANGE) throw InputError(where, "'" + text + "' is not a finite number");
   if (positive && v <= 0) throw InputError(where, "'" + text + "' must be greater than zero");
+  return v;
+}
+
+// A CSV rate or time: decimal, then within its plausible range.
+double parse_measure(const std::string& text, const std::string& where, PlausibleRange r) {
+  const double v = parse_number(text, where, true);
+  check_plausible(v, r, where);
   return v;
 }
 
 // Rates and times from a record's JSON: must be present, numeric, finite and positive.
 double record_number(const nlohmann::json& obj, const char* key, const std::string& path,
-                     const std::string& prefix) {
+                     const std::string& prefix, PlausibleRange range) {
   const std::string where = path + ": field '" + prefix + key + "'";
   if (!obj.is_object() || !obj.contains(key) || obj.at(key).is_null()) throw InputError(where, "missing");
   const auto& v = obj.at(key);
   if (!v.is_number()) throw InputError(where, "not a number");
   const double d = v.get<double>();
   if (!std::isfinite(d) || d <= 0) throw InputError(where, "must be a finite number greater than zero");
+  check_plausible(d, range, where);
   return d;
 }
 
@@ -87,6 +119,12 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void check_plausible(double v, PlausibleRange r, const std::string& where) {
+  if (!std::isfinite(v)) throw InputError(where, "must be a finite number");
+  if (v < r.lo || v > r.hi)
+    throw InputError(where, fmt::format("{:g} is outside the plausible range {:g} to {:g}", v, r.lo, r.hi));
 }
 
 std::vector<Observation> parse_fit_csv(const std::string& text, const std::string& path) {
@@ -124,11 +162,11 @@ std::vector<Observation> parse_fit_csv(const std::string& text, const std::strin
     Observation o;
     o.label = f[col["label"]];
     if (o.label.empty()) throw InputError(where_line(path, lineno, "label"), "empty value");
-    o.cpu_ghz = parse_number(f[col["cpu_ghz"]], where_line(path, lineno, "cpu_ghz"), true);
-    o.mem_gbs = parse_number(f[col["mem_gbs"]], where_line(path, lineno, "mem_gbs"), true);
-    const double time = parse_number(f[col["time_s"]], where_line(path, lineno, "time_s"), true);
+    o.cpu_ghz = parse_measure(f[col["cpu_ghz"]], where_line(path, lineno, "cpu_ghz"), kCpuGhzRange);
+    o.mem_gbs = parse_measure(f[col["mem_gbs"]], where_line(path, lineno, "mem_gbs"), kMemGbsRange);
+    const double time = parse_measure(f[col["time_s"]], where_line(path, lineno, "time_s"), kTimeSRange);
     if (has_lat && !f[col["lat_ns"]].empty())
-      o.lat_ns = parse_number(f[col["lat_ns"]], where_line(path, lineno, "lat_ns"), true);
+      o.lat_ns = parse_measure(f[col["lat_ns"]], where_line(path, lineno, "lat_ns"), kLatNsRange);
     if (has_rank) {
       const std::string w = where_line(path, lineno, "rank");
       const double r = parse_number(f[col["rank"]], w, false);
@@ -155,21 +193,23 @@ std::vector<Observation> read_fit_csv(const std::string& path) {
 Observation read_run_record_observation(const std::string& path) {
   const record::RunRecord r = record::load_run_record(path);
   Observation o;
-  o.cpu_ghz = record_number(r.config, "cpu_ghz", path, "config.");
-  o.mem_gbs = record_number(r.config, "mem_gbs", path, "config.");
+  o.cpu_ghz = record_number(r.config, "cpu_ghz", path, "config.", kCpuGhzRange);
+  o.mem_gbs = record_number(r.config, "mem_gbs", path, "config.", kMemGbsRange);
   if (r.config.contains("lat_ns") && !r.config.at("lat_ns").is_null())
-    o.lat_ns = record_number(r.config, "lat_ns", path, "config.");
+    o.lat_ns = record_number(r.config, "lat_ns", path, "config.", kLatNsRange);
   if (r.config.contains("label") && r.config.at("label").is_string())
     o.label = r.config.at("label").get<std::string>();
   if (o.label.empty()) o.label = default_label(o.cpu_ghz, o.mem_gbs);
   if (!std::isfinite(r.timing.job_s) || r.timing.job_s <= 0)
     throw InputError(path + ": field 'timing.job_s'", "must be a finite number greater than zero");
+  check_plausible(r.timing.job_s, kTimeSRange, path + ": field 'timing.job_s'");
   o.time_s = r.timing.job_s;
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     const auto& rk = r.ranks[i];
     if (!std::isfinite(rk.wall_s) || rk.wall_s <= 0)
       throw InputError(path + ": field 'ranks[" + std::to_string(i) + "].wall_s'",
                        "must be a finite number greater than zero");
+    check_plausible(rk.wall_s, kTimeSRange, path + ": field 'ranks[" + std::to_string(i) + "].wall_s'");
     o.rank_times[rk.rank] = rk.wall_s;
   }
   o.emulated = r.emulated;

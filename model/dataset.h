@@ -10,6 +10,19 @@
 
 namespace hpcsens::model {
 
+// Plausible ranges for measured inputs and prediction targets (inclusive). Values outside are
+// typos or unit mix-ups, and extreme magnitudes make the overlap LP numerically meaningless.
+struct PlausibleRange {
+  double lo, hi;
+};
+inline constexpr PlausibleRange kTimeSRange{1e-9, 1e7};   // up to ~116 days
+inline constexpr PlausibleRange kCpuGhzRange{0.01, 100};
+inline constexpr PlausibleRange kMemGbsRange{0.01, 1e5};
+inline constexpr PlausibleRange kLatNsRange{0.1, 1e6};
+
+// Throws InputError(where, ...) unless v is finite and inside r.
+void check_plausible(double v, PlausibleRange r, const std::string& where);
+
 // One measurement before combining: a run record or a CSV row.
 struct Observation {
   std::string label;

@@ -1,5 +1,7 @@
 #include "model/overlap_bounds.h"
 
+#include "model/glpk_guard.h"
+
 #include <glpk.h>
 
 #include <algorithm>
@@ -15,58 +17,76 @@ class WorkPolytope {
  public:
   WorkPolytope(const std::vector<Term>& terms, const std::vector<Point>& points, double slack,
                const std::vector<double>* t_above = nullptr)
-      : k_(static_cast<int>(terms.size())), lp_(glp_create_prob()) {
-    const int nvar = k_ + (t_above ? 1 : 0);
-    glp_add_cols(lp_, nvar);
-    for (int c = 1; c <= nvar; ++c) glp_set_col_bnds(lp_, c, GLP_LO, 0.0, 0.0);
-    std::vector<int> ia{0}, ja{0};
-    std::vector<double> ar{0};
-    int row = 0;
-    auto add_row = [&](int type, double lo, double hi, const std::vector<std::pair<int, double>>& coefs) {
-      row = glp_add_rows(lp_, 1);
-      glp_set_row_bnds(lp_, row, type, lo, hi);
-      for (auto [c, v] : coefs) ia.push_back(row), ja.push_back(c), ar.push_back(v);
-    };
+      : k_(static_cast<int>(terms.size())), nvar_(k_ + (t_above ? 1 : 0)) {
+    ia_ = {0}, ja_ = {0}, ar_ = {0};
     for (const auto& p : points) {
-      std::vector<std::pair<int, double>> sum;
+      const size_t sum_first = ia_.size();
       for (int k = 0; k < k_; ++k) {
         const double x = basis(terms[k], p) / p.time_s;
         add_row(GLP_UP, 0.0, 1.0 + slack, {{k + 1, x}});  // no component longer than the run
-        sum.push_back({k + 1, x});
       }
+      std::vector<std::pair<int, double>> sum;
+      for (size_t e = sum_first; e < ia_.size(); ++e) sum.push_back({ja_[e], ar_[e]});
       add_row(GLP_LO, 1.0 - slack, 0.0, sum);  // the run no longer than all components in series
     }
     if (t_above)
-      for (int k = 0; k < k_; ++k) add_row(GLP_LO, 0.0, 0.0, {{nvar, 1.0}, {k + 1, -(*t_above)[k]}});
-    glp_load_matrix(lp_, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
-    glp_scale_prob(lp_, GLP_SF_AUTO);
+      for (int k = 0; k < k_; ++k) add_row(GLP_LO, 0.0, 0.0, {{nvar_, 1.0}, {k + 1, -(*t_above)[k]}});
+    // Every GLPK call runs guarded: all data it reads lives in members, so a longjmp skips nothing.
+    glpk_guarded([this] {
+      generation_ = glpk_generation();
+      lp_ = glp_create_prob();
+      glp_add_cols(lp_, nvar_);
+      for (int c = 1; c <= nvar_; ++c) glp_set_col_bnds(lp_, c, GLP_LO, 0.0, 0.0);
+      glp_add_rows(lp_, static_cast<int>(rows_.size()));
+      for (size_t r = 0; r < rows_.size(); ++r)
+        glp_set_row_bnds(lp_, static_cast<int>(r) + 1, rows_[r].type, rows_[r].lo, rows_[r].hi);
+      glp_load_matrix(lp_, static_cast<int>(ia_.size()) - 1, ia_.data(), ja_.data(), ar_.data());
+      glp_scale_prob(lp_, GLP_SF_AUTO);
+    });
   }
-  ~WorkPolytope() { glp_delete_prob(lp_); }
+  ~WorkPolytope() {
+    if (lp_ && generation_ == glpk_generation()) glp_delete_prob(lp_);
+  }
   WorkPolytope(const WorkPolytope&) = delete;
   WorkPolytope& operator=(const WorkPolytope&) = delete;
 
-  // Optimum of sum_c obj[c] * var_c, or nullopt when infeasible/unbounded.
+  // Optimum of sum_c obj[c] * var_c, or nullopt when infeasible/unbounded. Throws GlpkError.
   std::optional<double> optimize(const std::vector<double>& obj, bool maximize) {
-    glp_set_obj_dir(lp_, maximize ? GLP_MAX : GLP_MIN);
-    for (int c = 1; c <= glp_get_num_cols(lp_); ++c)
-      glp_set_obj_coef(lp_, c, c - 1 < static_cast<int>(obj.size()) ? obj[c - 1] : 0.0);
-    glp_smcp parm;
-    glp_init_smcp(&parm);
-    parm.msg_lev = GLP_MSG_OFF;
-    parm.presolve = GLP_ON;
-    if (glp_simplex(lp_, &parm) != 0 || glp_get_status(lp_) != GLP_OPT) return std::nullopt;
-    return glp_get_obj_val(lp_);
+    bool ok = false;
+    double value = 0;
+    glpk_guarded([&] {
+      glp_set_obj_dir(lp_, maximize ? GLP_MAX : GLP_MIN);
+      for (int c = 1; c <= nvar_; ++c)
+        glp_set_obj_coef(lp_, c, c - 1 < static_cast<int>(obj.size()) ? obj[c - 1] : 0.0);
+      glp_smcp parm;
+      glp_init_smcp(&parm);
+      parm.msg_lev = GLP_MSG_OFF;
+      parm.presolve = GLP_ON;
+      ok = glp_simplex(lp_, &parm) == 0 && glp_get_status(lp_) == GLP_OPT;
+      if (ok) value = glp_get_obj_val(lp_);
+    });
+    if (!ok) return std::nullopt;
+    return value;
   }
 
  private:
-  int k_;
-  glp_prob* lp_;
-};
+  struct RowBounds {
+    int type;
+    double lo, hi;
+  };
+  void add_row(int type, double lo, double hi, const std::vector<std::pair<int, double>>& coefs) {
+    rows_.push_back({type, lo, hi});
+    const int row = static_cast<int>(rows_.size());
+    for (auto [c, v] : coefs) ia_.push_back(row), ja_.push_back(c), ar_.push_back(v);
+  }
 
-bool quiet_glpk() {
-  glp_term_out(GLP_OFF);
-  return true;
-}
+  int k_, nvar_;
+  std::vector<RowBounds> rows_;
+  std::vector<int> ia_, ja_;
+  std::vector<double> ar_;
+  glp_prob* lp_ = nullptr;
+  std::uint64_t generation_ = 0;
+};
 
 std::optional<OverlapBounds> bounds_at(const std::vector<Term>& terms, const std::vector<Point>& points,
                                        double slack) {
@@ -95,22 +115,22 @@ std::optional<OverlapBounds> bounds_at(const std::vector<Term>& terms, const std
 }  // namespace
 
 OverlapBounds overlap_bounds(const std::vector<Term>& terms, const std::vector<Point>& points, double slack) {
-  static const bool quiet = quiet_glpk();
-  (void)quiet;
-  for (double s = slack; s <= 0.32 + 1e-12; s *= 2) {
-    if (auto b = bounds_at(terms, points, s)) return *b;
-    if (s <= 0) s = 0.005;  // a zero slack can only grow by starting somewhere
-  }
   OverlapBounds none;
   none.feasible = false;
+  try {
+    for (double s = slack; s <= 0.32 + 1e-12; s *= 2) {
+      if (auto b = bounds_at(terms, points, s)) return *b;
+      if (s <= 0) s = 0.005;  // a zero slack can only grow by starting somewhere
+    }
+  } catch (const GlpkError& e) {
+    none.unavailable = e.what();
+  }
   return none;
 }
 
 std::optional<TimeRange> overlap_time_range(const std::vector<Term>& terms, const std::vector<Point>& points,
                                             double slack, double cpu_ghz, double mem_gbs,
                                             std::optional<double> lat_ns) {
-  static const bool quiet = quiet_glpk();
-  (void)quiet;
   const int k = static_cast<int>(terms.size());
   std::vector<double> x(k);
   for (int a = 0; a < k; ++a) x[a] = basis(terms[a], cpu_ghz, mem_gbs, lat_ns);

@@ -6,6 +6,7 @@
 // Measured times are noisy, so T_j is widened by a relative slack: W_k x_k(j) <= T_j (1 + s)
 // and sum_k W_k x_k(j) >= T_j (1 - s).
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "model/model_spec.h"
@@ -24,6 +25,7 @@ struct OverlapBounds {
   bool feasible = false;
   double slack = kDefaultBoundsSlack;  // the slack actually used (widened if the data needed it)
   std::vector<TermBounds> terms;       // in `terms` order
+  std::string unavailable;             // GLPK failed (message); then feasible is false
 };
 
 // Interval of every W_k. If the set is empty at `slack` (noise larger than the slack), the
@@ -33,6 +35,7 @@ OverlapBounds overlap_bounds(const std::vector<Term>& terms, const std::vector<P
 
 // Range of the time at a new configuration over every W consistent with the measurements
 // (same constraints): lo = min over W of max_k W_k x_k, hi = max over W of sum_k W_k x_k.
+// Throws GlpkError (model/glpk_guard.h) when GLPK fails.
 struct TimeRange {
   double lo = 0, hi = 0;
 };

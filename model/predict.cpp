@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "common/errors.h"
+#include "model/dataset.h"
+#include "model/glpk_guard.h"
 
 namespace hpcsens::model {
 namespace {
@@ -28,7 +31,7 @@ std::string at(const std::string& path, const YAML::Node& n) {
 }
 
 double yaml_number(const YAML::Node& sys, const char* key, const std::string& path, bool required,
-                   bool* present = nullptr) {
+                   PlausibleRange range, bool* present = nullptr) {
   const YAML::Node v = sys[key];
   if (present) *present = bool(v);
   if (!v) {
@@ -43,6 +46,7 @@ double yaml_number(const YAML::Node& sys, const char* key, const std::string& pa
   }
   if (!std::isfinite(d) || d <= 0)
     throw InputError(at(path, v) + ": field '" + key + "'", "must be a finite number greater than zero");
+  check_plausible(d, range, at(path, v) + ": field '" + key + "'");
   return d;
 }
 
@@ -60,10 +64,10 @@ SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
   if (!n["name"] || !n["name"].IsScalar() || n["name"].as<std::string>().empty())
     throw InputError(at(path, n) + ": field 'name'", "missing");
   s.name = n["name"].as<std::string>();
-  s.cpu_ghz = yaml_number(n, "cpu_ghz", path, true);
-  s.mem_gbs = yaml_number(n, "mem_gbs", path, true);
+  s.cpu_ghz = yaml_number(n, "cpu_ghz", path, true, kCpuGhzRange);
+  s.mem_gbs = yaml_number(n, "mem_gbs", path, true, kMemGbsRange);
   bool has_lat = false;
-  const double lat = yaml_number(n, "lat_ns", path, false, &has_lat);
+  const double lat = yaml_number(n, "lat_ns", path, false, kLatNsRange, &has_lat);
   if (has_lat) s.lat_ns = lat;
   return s;
 }
@@ -87,11 +91,15 @@ Prediction predict(const ModelReport& m, const SystemSpec& sys) {
   p.low_s = p.fit_low_s;
   p.high_s = p.fit_high_s;
   if (m.bounds.feasible) {
-    if (auto r = overlap_time_range(m.spec.terms, m.points, m.bounds.slack, sys.cpu_ghz, sys.mem_gbs, sys.lat_ns)) {
-      p.overlap_low_s = r->lo;
-      p.overlap_high_s = r->hi;
-      p.low_s = std::min(p.low_s, r->lo);
-      p.high_s = std::max(p.high_s, r->hi);
+    try {
+      if (auto r = overlap_time_range(m.spec.terms, m.points, m.bounds.slack, sys.cpu_ghz, sys.mem_gbs, sys.lat_ns)) {
+        p.overlap_low_s = r->lo;
+        p.overlap_high_s = r->hi;
+        p.low_s = std::min(p.low_s, r->lo);
+        p.high_s = std::max(p.high_s, r->hi);
+      }
+    } catch (const GlpkError& e) {
+      p.warnings.push_back(std::string("overlap bounds unavailable: ") + e.what());
     }
   }
   p.speedup = m.points[m.baseline].time_s / p.predicted_s;
@@ -126,6 +134,7 @@ std::vector<SystemSpec> parse_systems(const std::string& text, const std::string
     throw InputError(path, "expected a system (name, cpu_ghz, mem_gbs) or a list of them under 'systems:'");
   }
   if (out.empty()) throw InputError(path + ": field 'systems'", "empty list");
+  check_unique_names(out);
   return out;
 }
 
@@ -135,6 +144,17 @@ std::vector<SystemSpec> load_systems(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_systems(ss.str(), path);
+}
+
+void check_unique_names(const std::vector<SystemSpec>& systems) {
+  std::map<std::string, const SystemSpec*> seen;
+  for (const auto& s : systems) {
+    auto [it, fresh] = seen.emplace(s.name, &s);
+    if (!fresh)
+      throw InputError((s.where.empty() ? std::string("--name") : s.where) + ": field 'name'",
+                       "duplicate system name '" + s.name + "'" +
+                           (it->second->where.empty() ? "" : " (first at " + it->second->where + ")"));
+  }
 }
 
 void rank_predictions(std::vector<Prediction>& preds) {

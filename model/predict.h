@@ -35,6 +35,9 @@ Prediction predict(const ModelReport& model, const SystemSpec& sys);
 std::vector<SystemSpec> load_systems(const std::string& path);
 std::vector<SystemSpec> parse_systems(const std::string& yaml_text, const std::string& path);
 
+// Throws InputError naming the later system's file, line and field 'name' when two share a name.
+void check_unique_names(const std::vector<SystemSpec>& systems);
+
 // Fastest first.
 void rank_predictions(std::vector<Prediction>& preds);
 

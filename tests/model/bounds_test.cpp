@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "model/glpk_guard.h"
 #include "model/overlap_bounds.h"
 #include "tests/model/ground_truth.h"
 
@@ -100,6 +101,22 @@ TEST(OverlapBounds, TimeRangeIsMonotoneInTheRates) {
   ASSERT_TRUE(slow.has_value());
   EXPECT_GE(slow->lo, slowest_measured * (1 - kDefaultBoundsSlack) - 1e-9);
   EXPECT_LE(slow->lo, testing::true_time(truth, {1.0, 10}));
+}
+
+// Regression (QA): a time of 1e300 made GLPK's scaling fail, and GLPK then called abort().
+// The dataset now refuses such times, but a GLPK failure must still only cost the bounds.
+TEST(OverlapBounds, GlpkFailureIsReportedInsteadOfAborting) {
+  const Truth truth{24.0, 600.0, 3.0};
+  auto pts = testing::generate_points(truth, testing::acceptance_grid(), {0.01, 1, 1});
+  auto huge = pts;
+  huge[2].time_s = 1e300;
+  const OverlapBounds b = overlap_bounds(kTerms, huge);
+  EXPECT_FALSE(b.feasible);
+  EXPECT_NE(b.unavailable.find("glp_"), std::string::npos) << b.unavailable;
+  EXPECT_THROW(overlap_time_range(kTerms, huge, 0.02, 2.0, 50.0, std::nullopt), GlpkError);
+  // GLPK works again afterwards (its environment was freed and recreated).
+  EXPECT_TRUE(overlap_bounds(kTerms, pts).feasible);
+  EXPECT_TRUE(overlap_time_range(kTerms, pts, 0.02, 2.0, 50.0, std::nullopt).has_value());
 }
 
 }  // namespace

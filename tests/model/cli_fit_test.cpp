@@ -76,6 +76,22 @@ TEST_F(CliTest, BadCsvInputsExitTwoNamingFileLineAndField) {
   EXPECT_NE(r.err.find("does-not-exist.csv: cannot read"), std::string::npos) << r.err;
 }
 
+// Regression (QA): 1e300 as a time made GLPK abort (exit 134); hex was read as a number.
+TEST_F(CliTest, HugeAndHexTimesExitTwoNamingFileLineAndField) {
+  std::string text = "label,cpu_ghz,mem_gbs,time_s\n";
+  const char* rows[] = {"a,1.2,60,100", "b,1.8,60,78", "c,2.4,60,TIME", "d,3.0,60,58",
+                        "e,1.2,120,92", "f,1.8,120,65", "g,2.4,120,53", "h,3.0,120,45"};
+  for (const char* r : rows) text += std::string(r) + "\n";
+  for (const std::string t : {"1e300", "1e200", "0x41"}) {
+    std::string body = text;
+    body.replace(body.find("TIME"), 4, t);
+    const auto r = run("fit " + file("huge.csv", body));
+    EXPECT_EQ(r.exit_status, 2) << t << ": " << r.err;
+    EXPECT_NE(r.err.find("huge.csv:4: field 'time_s'"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  }
+}
+
 TEST_F(CliTest, CollinearDesignExitsTwoNamingTheCause) {
   std::string text = "label,cpu_ghz,mem_gbs,time_s\n";
   for (double f : {1.0, 1.5, 2.0, 2.5, 3.0})
@@ -122,6 +138,37 @@ TEST_F(CliTest, FitWritesModelAndPredictUsesIt) {
   EXPECT_EQ(b.exit_status, 2);
   EXPECT_NE(b.err.find("bad.yaml:3: field 'mem_gbs'"), std::string::npos) << b.err;
   EXPECT_EQ(run("predict " + path("model.json")).exit_status, 2);  // neither rates nor systems
+
+  // Regression (QA): nan rates printed nan rows; range errors printed DBL_MAX in full.
+  for (const std::string v : {"nan", "inf", "0", "-2", "1e300", "0x2"}) {
+    const auto r = run("predict " + path("model.json") + " --cpu-ghz " + v + " --mem-gbs 100");
+    EXPECT_EQ(r.exit_status, 2) << v << ": " << r.out;
+    EXPECT_NE(r.err.find("--cpu-ghz"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("must be a positive finite number"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("179769"), std::string::npos) << r.err;
+  }
+  const auto mem = run("predict " + path("model.json") + " --cpu-ghz 2 --mem-gbs nan");
+  EXPECT_EQ(mem.exit_status, 2);
+  EXPECT_NE(mem.err.find("--mem-gbs"), std::string::npos) << mem.err;
+  for (const std::string v : {"nan", "-0.1", "0.6", "inf"}) {
+    const auto r = run("fit " + csv + " --bounds-slack " + v);
+    EXPECT_EQ(r.exit_status, 2) << v;
+    EXPECT_NE(r.err.find("--bounds-slack"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("must be a number from 0 to 0.5"), std::string::npos) << r.err;
+  }
+  // Regression (QA): --lat-ns was silently ignored by a model without a latency term.
+  const auto lat = run("predict " + path("model.json") + " --cpu-ghz 2.6 --mem-gbs 40 --lat-ns 90");
+  EXPECT_EQ(lat.exit_status, 0) << lat.err;
+  EXPECT_NE(lat.err.find("--lat-ns ignored: model 'cpu+mem+io' has no latency term"), std::string::npos) << lat.err;
+  // Regression (QA): duplicate system names were accepted.
+  const std::string dup = file("dup.yaml", "systems:\n  - name: a\n    cpu_ghz: 2.4\n    mem_gbs: 31\n"
+                                           "  - name: a\n    cpu_ghz: 2.5\n    mem_gbs: 31\n");
+  const auto d = run("predict " + path("model.json") + " --system " + dup);
+  EXPECT_EQ(d.exit_status, 2);
+  EXPECT_NE(d.err.find("dup.yaml:5: field 'name': duplicate system name 'a'"), std::string::npos) << d.err;
+  const auto d2 = run("predict " + path("model.json") + " --system " + sys + " --system " + sys);
+  EXPECT_EQ(d2.exit_status, 2);
+  EXPECT_NE(d2.err.find("field 'name': duplicate system name 'slowmem'"), std::string::npos) << d2.err;
   EXPECT_EQ(run("predict " + csv + " --cpu-ghz 2 --mem-gbs 3").exit_status, 2);  // not a model file
 }
 

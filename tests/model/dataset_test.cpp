@@ -99,6 +99,23 @@ TEST(FitCsv, BadInputsNameFileLineAndField) {
   EXPECT_EQ(error_of("label,cpu_ghz,mem_gbs,time_s,rank\na,2,50,1,x\n"), "in.csv:2: field 'rank': 'x' is not a number");
 }
 
+// Regression (QA): hex was read as a number, and 1e300 reached GLPK and aborted the process.
+TEST(FitCsv, NumbersMustBeDecimalAndPlausible) {
+  const std::string h = "label,cpu_ghz,mem_gbs,time_s,lat_ns\n";
+  EXPECT_EQ(error_of(h + "a,2,50,0x41,90\n"), "in.csv:2: field 'time_s': '0x41' is not a decimal number");
+  EXPECT_EQ(error_of(h + "a,2,50,inf,90\n"), "in.csv:2: field 'time_s': 'inf' is not a finite number");
+  EXPECT_EQ(error_of(h + "a,2,50,1e300,90\n"),
+            "in.csv:2: field 'time_s': 1e+300 is outside the plausible range 1e-09 to 1e+07");
+  EXPECT_NE(error_of(h + "a,2,50,1e200,90\n").find("in.csv:2: field 'time_s'"), std::string::npos);
+  EXPECT_NE(error_of(h + "a,2,50,1e999,90\n").find("in.csv:2: field 'time_s'"), std::string::npos);
+  EXPECT_NE(error_of(h + "a,2,1e300,10,90\n").find("in.csv:2: field 'mem_gbs': 1e+300 is outside"),
+            std::string::npos);
+  EXPECT_NE(error_of(h + "a,500,50,10,90\n").find("in.csv:2: field 'cpu_ghz': 500 is outside"), std::string::npos);
+  EXPECT_NE(error_of(h + "a,0.001,50,10,90\n").find("field 'cpu_ghz'"), std::string::npos);
+  EXPECT_NE(error_of(h + "a,2,50,10,1e9\n").find("in.csv:2: field 'lat_ns': 1e+09 is outside"), std::string::npos);
+  EXPECT_EQ(error_of(h + "a,2,50,.5,90\nb,1.5e0,5E1,1e1,+90\n"), "");
+}
+
 TEST(FitCsv, UnreadableFileIsNamed) {
   try {
     load_dataset({"/nonexistent/dir/x.csv"});

@@ -84,6 +84,25 @@ TEST(Predict, SystemsYamlIsValidatedWithLineAndField) {
   EXPECT_THROW(parse_systems("name: a\ncpu_ghz: 1\nmem_gbs: 3\nmemory: 5\n", "u.yaml"), InputError);
 }
 
+// Regression (QA): duplicate names were accepted; implausible rates went through.
+TEST(Predict, SystemsYamlRefusesDuplicateNamesAndImplausibleRates) {
+  try {
+    parse_systems("systems:\n  - name: a\n    cpu_ghz: 2.4\n    mem_gbs: 310\n  - name: a\n"
+                  "    cpu_ghz: 2.5\n    mem_gbs: 310\n",
+                  "d.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("d.yaml:5: field 'name': duplicate system name 'a'"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(check_unique_names({{"a", 2, 3, std::nullopt, "x.yaml:2"}, {"a", 2, 3, std::nullopt, "y.yaml:2"}}),
+               InputError);
+  EXPECT_NO_THROW(check_unique_names({{"a", 2, 3, std::nullopt, "x.yaml:2"}, {"b", 2, 3, std::nullopt, "y.yaml:2"}}));
+  EXPECT_THROW(parse_systems("name: a\ncpu_ghz: 1e300\nmem_gbs: 3\n", "u.yaml"), InputError);
+  EXPECT_THROW(parse_systems("name: a\ncpu_ghz: .nan\nmem_gbs: 3\n", "u.yaml"), InputError);
+  EXPECT_THROW(parse_systems("name: a\ncpu_ghz: 2\nmem_gbs: 3\nlat_ns: 1e12\n", "u.yaml"), InputError);
+}
+
 TEST(Predict, LatencyModelNeedsTheTargetLatency) {
   testing::Truth truth{24.0, 300.0, 0.0, 0.05};
   std::vector<testing::Config> cfg;
