@@ -101,7 +101,33 @@ Format parse_format(const std::string& name) {
   throw InputError("--format", "unknown format '" + name + "' (expected table, csv or md)");
 }
 
+namespace {
+
+bool is_control(char c) { return (static_cast<unsigned char>(c) < 0x20) || c == 0x7f; }
+
+bool has_control(const Table& t) {
+  auto row_has = [](const std::vector<std::string>& row) {
+    return std::any_of(row.begin(), row.end(),
+                       [](const std::string& s) { return std::any_of(s.begin(), s.end(), is_control); });
+  };
+  return row_has(t.header) || std::any_of(t.rows.begin(), t.rows.end(), row_has);
+}
+
+// Strings in a record (host names, the command) come from files anyone may have edited: a
+// control character would break the table or drive the terminal, so it is shown as '?'.
+Table printable(Table t) {
+  auto fix_row = [](std::vector<std::string>& row) {
+    for (auto& s : row) std::replace_if(s.begin(), s.end(), is_control, '?');
+  };
+  fix_row(t.header);
+  for (auto& row : t.rows) fix_row(row);
+  return t;
+}
+
+}  // namespace
+
 std::string render(const Table& table, Format format) {
+  if (has_control(table)) return render(printable(table), format);
   switch (format) {
     case Format::kCsv: return render_csv(table);
     case Format::kMarkdown: return render_md(table);

@@ -224,6 +224,17 @@ TEST(Table, CsvQuotesAndMarkdownEscapes) {
             "### T\n\n| a | b |\n|---|---:|\n| x,y | say \"hi\" |\n| p\\|q | 2 |\n\n");
 }
 
+// A host name edited to hold an escape sequence or a newline must not break the table or
+// drive the terminal.
+TEST(Table, ControlCharactersArePrintedAsQuestionMarks) {
+  Table t{"T", {"host", "n"}, {{"evil\x1b[2J\nhost", "1"}}, {false, true}};
+  for (auto f : {Format::kTable, Format::kCsv, Format::kMarkdown}) {
+    const std::string out = render(t, f);
+    EXPECT_EQ(out.find('\x1b'), std::string::npos);
+    EXPECT_NE(out.find("evil?[2J?host"), std::string::npos) << out;
+  }
+}
+
 TEST(Table, FormatNames) {
   EXPECT_EQ(parse_format("table"), Format::kTable);
   EXPECT_EQ(parse_format("csv"), Format::kCsv);
