@@ -2,6 +2,8 @@
 // Everything we print goes to stderr: the job's stdout is passed through untouched.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,9 +21,31 @@ namespace {
 
 struct RunOptions {
   run::RunRequest request;
+  bool events_given = false;
   bool all = false;
   std::vector<std::string> command;
 };
+
+// Refuses specs the preload would misread: an empty spec, empty items ("a,,b", ","), and names
+// with blanks inside ("a b" is not a PAPI name). Checked before the job starts.
+void check_events_spec(const std::string& spec) {
+  if (spec.find_first_not_of(" \t") == std::string::npos)
+    throw InputError("--events", "empty (use default, none, topdown, topdown-l1 or a comma list of PAPI event names)");
+  size_t start = 0;
+  while (true) {
+    const size_t comma = spec.find(',', start);
+    std::string item = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t b = item.find_first_not_of(" \t");
+    const size_t e = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
+    if (item.empty())
+      throw InputError("--events", "empty event name in '" + spec + "' (a comma list of PAPI names, e.g. PAPI_TOT_CYC,PAPI_TOT_INS)");
+    if (item.find_first_of(" \t") != std::string::npos)
+      throw InputError("--events", "event name '" + item + "' contains a blank (separate events with commas)");
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+}
 
 int run_command(CLI::App* sub, RunOptions& opt) {
   // After `--`, CLI11 puts the whole command, in order, into the positional and leaves one "--"
@@ -29,12 +53,19 @@ int run_command(CLI::App* sub, RunOptions& opt) {
   // `--`, and CLI11 would have reordered it: refuse rather than run a different command.
   std::vector<std::string> argv = opt.command;
   const auto rest = sub->remaining();
+  // An option of ours CLI11 does not know stays in remaining() ahead of the "--" marker.
+  if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-' && rest.front() != "--" &&
+      std::find(rest.begin(), rest.end(), "--") != rest.end())
+    throw InputError("hpcsens run", "unknown option " + rest.front() +
+                                        " (options: --out, --events, --quiet, --all, --timeout)");
   if (!rest.empty() && !(rest.size() == 1 && rest.front() == "--"))
     throw InputError("hpcsens run", "put -- before the job's command: hpcsens run [options] -- " +
                                         (argv.empty() ? std::string("LAUNCHER") : argv.front()) + " ARGS...");
   if (argv.empty())
     throw InputError("hpcsens run", "no command given (usage: hpcsens run [options] -- LAUNCHER ARGS...)");
-  if (opt.request.timeout_s < 0) throw InputError("--timeout", "must be >= 0 seconds");
+  if (!std::isfinite(opt.request.timeout_s) || opt.request.timeout_s < 0)
+    throw InputError("--timeout", "must be a finite number of seconds >= 0 (0: never)");
+  if (opt.events_given) check_events_spec(opt.request.events);
   opt.request.argv = argv;
   const run::RunResult res = run::run_job(opt.request);
   if (!res.record_path.empty() && !opt.request.quiet) {
@@ -47,7 +78,7 @@ int run_command(CLI::App* sub, RunOptions& opt) {
       fmt::print(stderr, "hpcsens: cannot show the record: {}\n", e.what());
     }
   }
-  if (!res.error.empty()) fmt::print(stderr, "hpcsens: {}\n", res.error);
+  if (!res.error.empty() && !res.error_warned) fmt::print(stderr, "hpcsens: {}\n", res.error);
   if (!res.record_path.empty())
     fmt::print(stderr, "hpcsens: record: {}{}\n", res.record_path, res.complete ? "" : " (INCOMPLETE)");
   return res.exit_status;
@@ -60,7 +91,8 @@ void add_run(CLI::App& app, Registry& reg) {
   auto* sub = app.add_subcommand("run", "Run an MPI job with per-rank measurement (no recompiling)");
   sub->add_option("--out", opt->request.out_dir, "Directory for the run record")->capture_default_str();
   sub->add_option("--events", opt->request.events, "Counter events: 'default' or a comma list of PAPI names")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([opt](const std::string&) { opt->events_given = true; });
   sub->add_flag("--quiet", opt->request.quiet, "Print only the record path (and problems)");
   sub->add_flag("--all", opt->all, "List every rank in the table printed afterwards");
   sub->add_option("--timeout", opt->request.timeout_s, "Stop the job after this many seconds (0: never)");

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "mpi/elf_needed.h"
 
@@ -48,9 +49,28 @@ std::string find_executable(const std::string& name, std::string_view path_env) 
   }
 }
 
+bool links_open_mpi(const std::vector<std::string>& needed) {
+  for (const auto& lib : needed)
+    if (lib.starts_with("libmpi.so.") && lib != "libmpi.so.12") return true;
+  return false;
+}
+
 RankMpi detect_rank_mpi(LauncherKind kind, const std::vector<std::string>& argv) {
-  if (kind != LauncherKind::kSingleton || argv.empty()) return rank_mpi_for(kind, {});
   const char* path = std::getenv("PATH");
+  if (kind == LauncherKind::kMpichHydra) {
+    // An Open MPI program started by Hydra still loads Open MPI: judge by the program when we
+    // can find it (the first argument that is an executable file; option values are not).
+    for (size_t i = 1; i < argv.size(); ++i) {
+      if (argv[i].empty() || argv[i][0] == '-') continue;
+      const std::string exe = find_executable(argv[i], path ? path : "/usr/bin:/bin");
+      std::error_code ec;
+      if (exe.empty() || !std::filesystem::is_regular_file(exe, ec) || ::access(exe.c_str(), X_OK) != 0)
+        continue;
+      return links_open_mpi(elf_needed_libraries_of_file(exe)) ? RankMpi::kOpenMpi : RankMpi::kMpich;
+    }
+    return RankMpi::kMpich;
+  }
+  if (kind != LauncherKind::kSingleton || argv.empty()) return rank_mpi_for(kind, {});
   const std::string exe = find_executable(argv[0], path ? path : "/usr/bin:/bin");
   return rank_mpi_for(kind, exe.empty() ? std::vector<std::string>{}
                                         : elf_needed_libraries_of_file(exe));

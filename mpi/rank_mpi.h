@@ -27,7 +27,11 @@ RankMpi rank_mpi_for(LauncherKind kind, const std::vector<std::string>& executab
 // `path_env` (a PATH value). Empty if none.
 std::string find_executable(const std::string& name, std::string_view path_env);
 
-// rank_mpi_for(kind, needed libraries of argv[0] when it is the rank itself).
+// True if `needed` names Open MPI's libmpi (libmpi.so.40 etc., not the MPICH ABI's .so.12).
+bool links_open_mpi(const std::vector<std::string>& needed);
+
+// rank_mpi_for(kind, needed libraries of argv[0] when it is the rank itself); for Hydra, MPICH
+// unless the program (first executable file among the arguments) links Open MPI.
 RankMpi detect_rank_mpi(LauncherKind kind, const std::vector<std::string>& argv);
 
 }  // namespace hpcsens::mpi

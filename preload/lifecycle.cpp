@@ -122,7 +122,21 @@ void after_init() noexcept {
   State& s = state();
   if (s.initialized) return;
   InternalScope internal;
-  if (!pmpi::resolve_handles()) return;
+  const char* other = "another";
+  if (!pmpi::resolve_handles(&other)) {
+    // Wrong preload variant for this MPI: using its handles would crash the job, so stay inert
+    // (no barriers, no record). Launchers export the rank before exec: only rank 0 warns.
+    s.initialized = true;
+    s.finalized = true;
+    const char* r = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (r == nullptr) r = std::getenv("PMI_RANK");
+    if (r == nullptr || std::strcmp(r, "0") == 0)
+      std::fprintf(stderr,
+                   "hpcsens: warning: this program uses %s but the %s preload was injected; "
+                   "running unmeasured\n",
+                   other, pmpi::own_mpi_name());
+    return;
+  }
   s.initialized = true;
   try {
     MPI_Comm world = pmpi::handles().world;

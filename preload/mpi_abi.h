@@ -10,8 +10,14 @@
 namespace hpcsens::preload::abi {
 
 // Fills the predefined handles and the Fortran MPI_IN_PLACE addresses of this ABI, and looks up
-// the conversion functions used on the hot path. False if this process has no MPI.
-bool resolve_handles(pmpi::Handles& h) noexcept;
+// the conversion functions used on the hot path. False if this process's MPI library does not
+// have this ABI; then *other names the MPI it has ("Open MPI", "MPICH", ...).
+bool resolve_handles(pmpi::Handles& h, const char** other) noexcept;
+// The other ABI's MPI ("MPICH" in the Open MPI variant, "Open MPI" in the MPICH one) if this
+// process has loaded it, else nullptr. Works before MPI_Init (data symbols of a loaded libmpi).
+const char* foreign_mpi_loaded() noexcept;
+// The MPI this preload variant is built for ("Open MPI" or "MPICH").
+const char* own_mpi_name() noexcept;
 
 inline MPI_Datatype type_f2c(MPI_Fint f) noexcept {
 #ifdef PMPI_Type_f2c

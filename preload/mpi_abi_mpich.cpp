@@ -9,9 +9,24 @@
 
 namespace hpcsens::preload::abi {
 
-bool resolve_handles(pmpi::Handles& h) noexcept {
-  // Handles are compile-time integers; only check that this process really is an MPICH job.
-  if (dlsym(RTLD_DEFAULT, "PMPI_Get_library_version") == nullptr) return false;
+const char* own_mpi_name() noexcept { return "MPICH"; }
+
+const char* foreign_mpi_loaded() noexcept {
+  return dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world") != nullptr ? "Open MPI" : nullptr;
+}
+
+bool resolve_handles(pmpi::Handles& h, const char** other) noexcept {
+  // Handles are compile-time integers, valid only if this process's libmpi has MPICH's ABI: an
+  // Open MPI rank (its handles are pointers) also defines PMPI_*, so look for Open MPI's data
+  // symbols and for one that only MPICH-ABI libraries define.
+  if (dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world") != nullptr) {
+    *other = "Open MPI";
+    return false;
+  }
+  if (dlsym(RTLD_DEFAULT, "MPIR_Err_create_code") == nullptr) {
+    *other = "an unrecognised MPI";
+    return false;
+  }
   h.world = MPI_COMM_WORLD;
   h.comm_null = MPI_COMM_NULL;
   h.byte = MPI_BYTE;

@@ -13,13 +13,22 @@ H lookup(const char* symbol) {
 }
 }  // namespace
 
-bool resolve_handles(pmpi::Handles& h) noexcept {
+const char* own_mpi_name() noexcept { return "Open MPI"; }
+
+const char* foreign_mpi_loaded() noexcept {
+  return dlsym(RTLD_DEFAULT, "MPIR_Err_create_code") != nullptr ? "MPICH" : nullptr;
+}
+
+bool resolve_handles(pmpi::Handles& h, const char** other) noexcept {
   // MPI_COMM_WORLD etc. are &ompi_mpi_comm_world etc.: undefined data symbols if named directly.
   h.world = lookup<MPI_Comm>("ompi_mpi_comm_world");
   h.comm_null = lookup<MPI_Comm>("ompi_mpi_comm_null");
   h.byte = lookup<MPI_Datatype>("ompi_mpi_byte");
   h.datatype_null = lookup<MPI_Datatype>("ompi_mpi_datatype_null");
-  if (h.world == nullptr || h.byte == nullptr) return false;
+  if (h.world == nullptr || h.byte == nullptr) {
+    *other = dlsym(RTLD_DEFAULT, "MPIR_Err_create_code") != nullptr ? "MPICH" : "an unrecognised MPI";
+    return false;
+  }
   // Fortran MPI_IN_PLACE is the address of a common block, under each compiler's mangling.
   const char* names[4] = {"mpi_fortran_in_place_", "mpi_fortran_in_place",
                           "mpi_fortran_in_place__", "MPI_FORTRAN_IN_PLACE"};

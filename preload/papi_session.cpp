@@ -56,6 +56,14 @@ void PapiSession::prepare(const topdown::EventPlan& plan) {
     warn_ = plan.name != "none";
     return;
   }
+  // Only perf_event is ever used. Other components probe at init or on every event-name lookup
+  // (rocm_smi prints "Failed to open drm root directory" into the job's stderr on a refused
+  // name), so switch them off first; names this PAPI was built without are simply not found.
+  for (const char* unused : {"rocm_smi", "rocm", "cuda", "nvml", "sde", "infiniband",
+                             "lmsensors", "net", "powercap", "rapl", "appio", "io", "coretemp",
+                             "stealtime", "lustre", "micpower", "host_micpower", "vmware", "intel_gpu",
+                             "libmsr", "pcp", "bgpm", "emon", "example"})
+    PAPI_disable_component_by_name(unused);
   if (int rc = PAPI_library_init(PAPI_VER_CURRENT); rc != PAPI_VER_CURRENT) {
     fail(std::string("PAPI unavailable: ") + (rc < 0 ? PAPI_strerror(rc) : "version mismatch"));
     return;

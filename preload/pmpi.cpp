@@ -8,9 +8,9 @@ Handles g_handles;
 
 }  // namespace
 
-bool resolve_handles() noexcept {
+bool resolve_handles(const char** other) noexcept {
   if (g_handles.resolved) return true;
-  if (!abi::resolve_handles(g_handles)) return false;
+  if (!abi::resolve_handles(g_handles, other)) return false;
   // The byte-count helpers run inside counted calls: look them up now, not on first use (dlsym
   // may lock and allocate).
   Type_size.find();
@@ -22,6 +22,8 @@ bool resolve_handles() noexcept {
   g_handles.resolved = true;
   return true;
 }
+
+const char* own_mpi_name() noexcept { return abi::own_mpi_name(); }
 
 const Handles& handles() noexcept { return g_handles; }
 

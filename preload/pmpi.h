@@ -55,8 +55,10 @@ struct Handles {
   bool resolved = false;
 };
 
-// Resolves the handles once libmpi is present (from our MPI_Init). Returns false if not MPI.
-bool resolve_handles() noexcept;
+// Resolves the handles once libmpi is present (from our MPI_Init). Returns false if this process's
+// MPI library has another ABI than this preload variant; *other then names that MPI.
+bool resolve_handles(const char** other) noexcept;
+const char* own_mpi_name() noexcept;  // the MPI this variant is built for
 const Handles& handles() noexcept;
 
 }  // namespace hpcsens::preload::pmpi

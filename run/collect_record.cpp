@@ -135,6 +135,7 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
     const auto files = partial_rank_files(out_dir, run_id);
     if (files.empty()) {
       c.error = "no MPI ranks reported (was this an MPI program?)";
+      c.no_ranks = true;
       return c;
     }
     std::string problems;

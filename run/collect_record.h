@@ -20,6 +20,7 @@ struct Collected {
   bool complete = false;    // false: assembled from partial rank files
   int partial_ranks = 0;    // how many partial rank files went into the record
   std::string error;        // why there is no record (or why it could not be updated)
+  bool no_ranks = false;    // neither a record nor any partial rank file exists
 };
 
 // Partial files of this run: "<out_dir>/<run_id>.rank<N>.partial.json", sorted by name.

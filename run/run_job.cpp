@@ -51,9 +51,10 @@ struct SignalForwarding {
   }
 };
 
-void warn(RunResult& result, bool quiet, const std::string& text) {
+// Every warning is a problem worth seeing, so --quiet (which drops the report table) keeps them.
+void warn(RunResult& result, bool /*quiet*/, const std::string& text) {
   result.warnings.push_back(text);
-  if (!quiet) fmt::print(stderr, "hpcsens: warning: {}\n", text);
+  fmt::print(stderr, "hpcsens: warning: {}\n", text);
 }
 
 // Creates the directory and proves we can create files in it (root passes access(2) checks
@@ -160,7 +161,7 @@ void follow_job_stop(pid_t pid, bool interactive) {
 }
 
 // Waits for the job; after `timeout_s` sends SIGTERM to its group, then SIGKILL 5 s later.
-int wait_for(pid_t pid, double timeout_s, bool interactive, bool* timed_out) {
+int wait_for(pid_t pid, double timeout_s, bool interactive, bool* timed_out, int* raw_status) {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   auto kill_at = clock::time_point::max();
@@ -188,6 +189,7 @@ int wait_for(pid_t pid, double timeout_s, bool interactive, bool* timed_out) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   if (*timed_out) ::kill(-pid, SIGKILL);  // leftovers of a job we had to stop
+  *raw_status = status;
   return exit_status_of(status);
 }
 
@@ -246,6 +248,21 @@ std::string utc_iso8601(long long unix_seconds) {
   return buf;
 }
 
+std::string explain_no_ranks(int wait_status, bool timed_out, double timeout_s) {
+  constexpr const char* kTail = " before any rank reached MPI_Finalize: no record";
+  if (timed_out) return fmt::format("the job exceeded --timeout ({} s){}", timeout_s, kTail);
+  if (WIFSIGNALED(wait_status))
+    return fmt::format("the job was killed by signal {}{}", WTERMSIG(wait_status), kTail);
+  if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0) {
+    const int st = WEXITSTATUS(wait_status);
+    // Launchers report a rank killed by signal N as 128 + N.
+    const std::string sig = st > 128 && st <= 128 + 64
+                                ? fmt::format(" (a rank killed by signal {}?)", st - 128) : "";
+    return fmt::format("the job exited with status {}{}{}", st, sig, kTail);
+  }
+  return "no MPI ranks reported (was this an MPI program?)";
+}
+
 int exit_status_of(int wait_status) {
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
@@ -287,6 +304,7 @@ RunResult run_job(const RunRequest& req) {
          fmt::format("cannot write to output directory '{}' ({}); running the job without a record",
                      out_dir, why));
     result.error = fmt::format("no record: output directory '{}' is not writable ({})", out_dir, why);
+    result.error_warned = true;  // the warning above is the one line the user sees
     measure = false;
   }
   // The preload is ABI-specific: the one built against the MPI the ranks will load.
@@ -328,6 +346,7 @@ RunResult run_job(const RunRequest& req) {
   bool took_terminal = false;
   std::string exec_error;
   pid_t pid;
+  int raw_status = 0;
   {
     SignalForwarding forwarding;
     pid = spawn(plan.argv, plan.launcher_env, &took_terminal, &exec_error);
@@ -337,7 +356,7 @@ RunResult run_job(const RunRequest& req) {
       return result;
     }
     g_job_pgid = pid;
-    result.exit_status = wait_for(pid, req.timeout_s, took_terminal, &result.timed_out);
+    result.exit_status = wait_for(pid, req.timeout_s, took_terminal, &result.timed_out, &raw_status);
   }
   if (took_terminal) give_terminal_to(::getpgrp());
   if (!exec_error.empty()) {  // exec failed: the shell-like 126/127 is already the exit status
@@ -353,6 +372,7 @@ RunResult run_job(const RunRequest& req) {
   result.record_path = c.record_path;
   result.complete = c.complete;
   if (!c.error.empty()) result.error = c.error;
+  if (c.no_ranks) result.error = explain_no_ranks(raw_status, result.timed_out, req.timeout_s);
   if (c.partial_ranks > 0)
     warn(result, req.quiet,
          fmt::format("incomplete record: {} rank(s) did not reach MPI_Finalize; assembled from their "

@@ -29,8 +29,13 @@ struct RunResult {
   std::string error;        // why there is no record, or our own failure; empty when fine
   bool complete = false;    // the record covers every rank through MPI_Finalize
   std::string launcher;     // launcher kind used ("openmpi", "singleton", ...)
-  std::vector<std::string> warnings;  // said on stderr already unless quiet; kept for callers
+  std::vector<std::string> warnings;  // said on stderr already (also with quiet); kept for callers
+  bool error_warned = false;          // `error` was already said as one of the warnings
 };
+
+// Why a measured job left no rank data, from its wait(2) status: killed by a signal, stopped by
+// --timeout, a non-zero exit; "was this an MPI program?" only for a clean exit.
+std::string explain_no_ranks(int wait_status, bool timed_out, double timeout_s);
 
 // Runs the job to completion (or timeout) with our settings injected into its ranks. Never
 // throws for the job's sake: any failure of ours leaves the job running unmeasured.

@@ -13,19 +13,21 @@
 namespace hpcsens::topdown {
 namespace {
 
+// Items trimmed of surrounding blanks; blanks inside an item are kept, so "a b" stays one
+// (invalid) name that PAPI refuses by name instead of silently becoming "ab".
 std::vector<std::string> split_commas(std::string_view s) {
   std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == ',') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else if (c != ' ') {
-      cur.push_back(c);
+  while (true) {
+    const size_t comma = s.find(',');
+    std::string_view item = s.substr(0, comma);
+    const size_t b = item.find_first_not_of(" \t");
+    if (b != std::string_view::npos) {
+      item = item.substr(b, item.find_last_not_of(" \t") - b + 1);
+      out.emplace_back(item);
     }
+    if (comma == std::string_view::npos) return out;
+    s.remove_prefix(comma + 1);
   }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
 }
 
 }  // namespace
@@ -92,7 +94,13 @@ EventPlan plan_events(std::string_view spec, const CpuId& cpu) {
     return plan;
   }
   plan.name = "custom";
-  plan.groups.push_back({split_commas(spec), true});
+  std::vector<std::string> events = split_commas(spec);
+  if (events.empty()) {
+    plan.available = false;
+    plan.note = "--events '" + std::string(spec) + "' names no event";
+    return plan;
+  }
+  plan.groups.push_back({std::move(events), true});
   plan.note = "events named by --events";
   return plan;
 }

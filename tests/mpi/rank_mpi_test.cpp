@@ -60,5 +60,26 @@ TEST(ElfNeeded, TruncatedImageStaysInsideTheBuffer) {
     EXPECT_LE(elf_needed_libraries(std::string_view(image).substr(0, n)).size(), 4u) << n;
 }
 
+TEST(RankMpi, LinksOpenMpiOnlyForOpenMpisLibmpi) {
+  EXPECT_TRUE(links_open_mpi({"libc.so.6", "libmpi.so.40"}));
+  EXPECT_FALSE(links_open_mpi({"libmpi.so.12"}));  // the MPICH ABI (Intel MPI)
+  EXPECT_FALSE(links_open_mpi({"libmpich.so.12", "libc.so.6"}));
+  EXPECT_FALSE(links_open_mpi({}));
+}
+
+TEST(RankMpi, HydraJudgesTheProgramByItsElf) {
+  // ompi_info is a real Open MPI executable (links libmpi.so.40); an Open MPI program started by
+  // Hydra still loads Open MPI, so it must get the Open MPI preload.
+  ASSERT_TRUE(links_open_mpi(elf_needed_libraries_of_file("/usr/bin/ompi_info")));
+  EXPECT_EQ(detect_rank_mpi(LauncherKind::kMpichHydra,
+                            {"mpiexec.hydra", "-n", "2", "-ppn", "1", "/usr/bin/ompi_info", "-a"}),
+            RankMpi::kOpenMpi);
+  // No MPI of its own, or no program found: Hydra's own MPICH.
+  EXPECT_EQ(detect_rank_mpi(LauncherKind::kMpichHydra, {"mpiexec.hydra", "-n", "2", "/bin/sh"}),
+            RankMpi::kMpich);
+  EXPECT_EQ(detect_rank_mpi(LauncherKind::kMpichHydra, {"mpiexec.hydra", "-n", "2", "./no-such-prog"}),
+            RankMpi::kMpich);
+}
+
 }  // namespace
 }  // namespace hpcsens::mpi

@@ -208,5 +208,27 @@ TEST(RunJob, OpenMpiGetsDashXArgumentsAndNoPreloadInItsOwnEnvironment) {
   fs::remove_all(dir);
 }
 
+TEST(ExplainNoRanks, SaysWhatHappenedToTheJob) {
+  const std::string tail = " before any rank reached MPI_Finalize: no record";
+  EXPECT_EQ(explain_no_ranks(0, true, 2), "the job exceeded --timeout (2 s)" + tail);
+  EXPECT_EQ(explain_no_ranks(SIGKILL, false, 0), "the job was killed by signal 9" + tail);
+  EXPECT_EQ(explain_no_ranks(3 << 8, false, 0), "the job exited with status 3" + tail);
+  EXPECT_EQ(explain_no_ranks(139 << 8, false, 0),
+            "the job exited with status 139 (a rank killed by signal 11?)" + tail);
+  EXPECT_EQ(explain_no_ranks(0, false, 0), "no MPI ranks reported (was this an MPI program?)");
+}
+
+TEST(RunJob, QuietStillPrintsTheTimeoutProblem) {
+  RunRequest req;
+  req.argv = {"/bin/sleep", "30"};
+  req.timeout_s = 0.3;
+  req.quiet = true;
+  ::testing::internal::CaptureStderr();
+  const RunResult r = run_job(req);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_NE(err.find("hpcsens: warning: the job exceeded its time limit"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace hpcsens::run
