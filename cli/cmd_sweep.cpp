@@ -48,7 +48,23 @@ void add_sweep(CLI::App& app, Registry& reg) {
                   "Multi-node helper: apply point N's knobs on this node (run once per node through srun)");
   sub->add_option("--dir", o->dir, "Sweep directory for --apply-point");
   reg.add(sub, [o] {
-    if (!o->restore.empty()) return sweep::restore_from_journal(o->restore);
+    // The modes exclude each other: a silently ignored option would do something the user did
+    // not ask for (e.g. restore instead of resume, or resume with another spec than journalled).
+    auto refuse = [](const std::string& what) { throw InputError("hpcsens sweep", what); };
+    if (!o->restore.empty()) {
+      if (!o->resume.empty()) refuse("--restore and --resume exclude each other (restore knobs, or continue the sweep)");
+      if (!o->spec.empty()) refuse("--restore DIR takes no spec file (the journal in DIR has all it needs)");
+      if (o->dry_run || o->no_fit || !o->out.empty() || o->apply_point >= 0 || !o->dir.empty())
+        refuse("--restore DIR takes no other option");
+      return sweep::restore_from_journal(o->restore);
+    }
+    if (!o->resume.empty()) {
+      if (!o->spec.empty()) refuse("--resume DIR takes no spec file (it resumes with the spec named in DIR's journal)");
+      if (!o->out.empty()) refuse("--resume DIR and -o/--out exclude each other (DIR is the output directory)");
+      if (o->apply_point >= 0 || !o->dir.empty()) refuse("--resume and --apply-point/--dir exclude each other");
+    }
+    if (o->apply_point >= 0 && (o->dry_run || !o->out.empty()))
+      refuse("--apply-point takes only a spec and --dir");
     std::string spec_path = o->spec;
     if (spec_path.empty() && !o->resume.empty()) spec_path = spec_from_journal(o->resume);
     if (spec_path.empty()) throw InputError("hpcsens sweep", "needs a spec file (or --resume DIR / --restore DIR)");

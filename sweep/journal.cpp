@@ -83,6 +83,9 @@ JournalState replay_journal(const std::vector<nlohmann::json>& lines) {
       } else {
         ++s.failed_attempts[id];
       }
+    } else if (type == "lost") {
+      // Journalled as done, but its record was gone at a resume: it has to run again.
+      s.done.erase(j.value("id", ""));
     } else if (type == "skipped") {
       s.skipped.insert(j.value("id", ""));
     } else if (type == "finished") {

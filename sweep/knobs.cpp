@@ -6,6 +6,14 @@
 #include "common/errors.h"
 
 namespace hpcsens::sweep {
+namespace {
+
+// "<spec>:<line>" of the knob a backend error is about, so the user finds it in one go.
+std::string at_line(const SweepSpec& spec, int line) {
+  return line > 0 ? spec.source + ":" + std::to_string(line) : spec.source;
+}
+
+}  // namespace
 
 KnobSet::KnobSet(const SweepSpec& spec, const SysfsIo& io) : spec_(spec) {
   cpu_values_ = spec.cpu_ghz;
@@ -15,7 +23,7 @@ KnobSet::KnobSet(const SweepSpec& spec, const SysfsIo& io) : spec_(spec) {
     try {
       cpufreq_.emplace(io, spec.sysfs_root);
     } catch (const std::exception& e) {
-      throw InputError(spec.source, std::string("knobs.cpu_ghz: ") + e.what());
+      throw InputError(at_line(spec, spec.cpu_ghz_line), std::string("knobs.cpu_ghz: ") + e.what());
     }
     if (spec.cpu_all_available) cpu_values_ = cpufreq_->available_ghz();
     for (double g : cpu_values_) {
@@ -24,17 +32,17 @@ KnobSet::KnobSet(const SweepSpec& spec, const SysfsIo& io) : spec_(spec) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "%g GHz is outside this machine's range %g-%g GHz", g,
                       cpufreq_->cpuinfo_min_khz() / 1e6, cpufreq_->cpuinfo_max_khz() / 1e6);
-        throw InputError(spec.source, std::string("knobs.cpu_ghz: ") + buf);
+        throw InputError(at_line(spec, spec.cpu_ghz_line), std::string("knobs.cpu_ghz: ") + buf);
       }
     }
   } else if (spec.cpu_all_available) {
-    throw InputError(spec.source, "knobs.cpu_ghz: \"all\" needs cpu_backend: cpufreq (it reads the list from sysfs)");
+    throw InputError(at_line(spec, spec.cpu_ghz_line), "knobs.cpu_ghz: \"all\" needs cpu_backend: cpufreq (it reads the list from sysfs)");
   }
   if (!spec.uncore.empty() && !spec.emulation && spec.cpu_backend != CpuBackend::kLikwid) {
     try {
       uncore_.emplace(io, spec.sysfs_root);
     } catch (const std::exception& e) {
-      throw InputError(spec.source, std::string("knobs.uncore_ghz: ") + e.what());
+      throw InputError(at_line(spec, spec.uncore_line), std::string("knobs.uncore_ghz: ") + e.what());
     }
   }
 }

@@ -157,6 +157,16 @@ nlohmann::json point_json(const Point& p, const SweepSpec& spec) {
   return j;
 }
 
+bool record_readable(const std::string& path) {
+  if (!fs::exists(path)) return false;
+  try {
+    record::load_run_record(path);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 std::vector<std::string> plan_ids(const Plan& plan) {
   std::vector<std::string> ids;
   for (const auto& r : plan.runs) ids.push_back(r.id);
@@ -213,10 +223,14 @@ void print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, c
              spec.randomized ? std::to_string(spec.seed) : "", spec.retries,
              spec.timeout_s > 0 ? num(spec.timeout_s) + " s" : "none");
   const auto saved = knobs.files_to_save();
-  if (!saved.empty()) {
-    fmt::print("saved to the journal before the first change, restored at the end ({} files):\n", saved.size());
-    for (const auto& f : saved) fmt::print("  {}\n", f);
-  }
+  if (saved.empty())
+    fmt::print("knob files saved to the journal before the first change: none (no sysfs knob is written)\n");
+  else
+    fmt::print("knob files saved to the journal before the first change, restored at the end ({} files):\n",
+               saved.size());
+  for (const auto& f : saved) fmt::print("  {}\n", f);
+  fmt::print("output files: {0}/{1} (journal), {0}/records/<run id>.json, {0}/results.csv{2}\n", dir,
+             kJournalName, opt.run_fit ? ", " + dir + "/model.json" : "");
   for (const auto& c : knobs.restore_commands()) fmt::print("restore command: {}\n", shell_join(c));
 
   DryRunSysfs io;
@@ -279,6 +293,7 @@ void print_summary(const SweepSpec& spec, const Plan& plan, const std::string& d
     std::string cpu_src;
   };
   std::map<int, Agg> agg;
+  int small_stream = 0;  // STREAM arrays below 4x LLC: the cache inflates mem_gbs
   std::ofstream csv(dir + "/results.csv");
   csv << "label,cpu_ghz,mem_gbs,time_s,run_id,emulated\n";
   for (const auto& r : plan.runs) {
@@ -294,6 +309,9 @@ void print_summary(const SweepSpec& spec, const Plan& plan, const std::string& d
       a.cpu += rec.config.value("cpu_ghz", 0.0);
       a.mem += rec.config.value("mem_gbs", 0.0);
       a.cpu_src = rec.config.value("cpu_ghz_source", "");
+      const auto stream = rec.config.find("stream");
+      if (stream != rec.config.end() && stream->is_object() && stream->value("meets_4x_llc", true) == false)
+        ++small_stream;
       csv << plan.points[std::size_t(r.point)].label << ',' << rec.config.value("cpu_ghz", 0.0) << ','
           << rec.config.value("mem_gbs", 0.0) << ',' << t << ',' << r.id << ',' << (rec.emulated ? 1 : 0) << '\n';
     } catch (const std::exception& e) {
@@ -314,6 +332,10 @@ void print_summary(const SweepSpec& spec, const Plan& plan, const std::string& d
     fmt::print("{:<28} {:>9.3f} {:>10} {:>9.2f} {:>3} {:>10.4f} {:>10.4f} {:>10.4f}{}\n", p.label, a.cpu / a.n,
                a.cpu_src, a.mem / a.n, a.n, a.sum / a.n, a.min, a.max, emu ? "  EMULATED" : "");
   }
+  if (small_stream > 0)
+    fmt::print("warning: {} records have STREAM arrays not shown to be >= 4x the last-level cache "
+               "(config.stream.meets_4x_llc: false), so mem_gbs may include cache bandwidth; raise "
+               "calibration.stream_array_mb\n", small_stream);
   fmt::print("records: {}/records   journal: {}/{}   table: {}/results.csv\n", dir, dir, kJournalName, dir);
 }
 
@@ -357,6 +379,20 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   } else if (opt.resume) {
     throw InputError(dir, "has no sweep journal to resume");
   }
+  // The records are the results, the journal only says what happened: a run the journal calls
+  // done whose record is gone or unreadable (deleted, truncated, disk lost) is run again.
+  std::vector<std::pair<std::string, std::string>> lost;
+  for (const auto& r : plan.runs) {
+    if (!st.done.count(r.id)) continue;
+    const std::string path = dir + "/records/" + r.id + ".json";
+    std::string why;
+    if (!fs::exists(path)) why = "record " + path + " is missing";
+    else if (!record_readable(path)) why = "record " + path + " is unreadable";
+    if (why.empty()) continue;
+    st.done.erase(r.id);
+    st.failed_attempts.erase(r.id);
+    lost.emplace_back(r.id, why);
+  }
   std::error_code ec;
   fs::create_directories(dir + "/records", ec);
   fs::create_directories(dir + "/attempts", ec);
@@ -371,6 +407,10 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
                     {"repetitions", spec.repetitions}, {"points", pts}, {"runs", plan_ids(plan)}});
   } else {
     journal.append({{"type", "resumed"}, {"utc", utc_now()}, {"done", st.done.size()}});
+  }
+  for (const auto& [id, why] : lost) {
+    journal.append({{"type", "lost"}, {"utc", utc_now()}, {"id", id}, {"reason", why}});
+    fmt::print(stderr, "hpcsens sweep: {} was journalled as done but its {}; running it again\n", id, why);
   }
 
   install_stop_handlers();
@@ -417,7 +457,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
       if (st.done.count(run.id) || st.skipped.count(run.id)) continue;
       // A run whose record landed but whose journal line did not (killed in between) is done.
       const std::string final_path = dir + "/records/" + run.id + ".json";
-      if (fs::exists(final_path)) {
+      if (record_readable(final_path)) {
         journal.append({{"type", "run"}, {"id", run.id}, {"status", "ok"}, {"record", final_path}, {"recovered", true}});
         st.done.insert(run.id);
         progress.update(++done, run.id + " (found)");
@@ -538,8 +578,8 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   if (g_stop) {
     const int sig = g_stop;
     journal.append({{"type", "stopped"}, {"utc", utc_now()}, {"signal", sig}});
-    fmt::print(stderr, "hpcsens sweep: stopped by signal {}; knobs restored; continue with: hpcsens sweep {} --resume {}\n",
-               sig, spec.source, dir);
+    fmt::print(stderr, "hpcsens sweep: stopped by signal {}; knobs restored; continue with: hpcsens sweep --resume {}\n",
+               sig, dir);
     return 128 + sig;
   }
   if (!failure.empty()) {

@@ -2,6 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -31,8 +34,13 @@ class Reader {
   void check_keys(const YAML::Node& map, const std::string& field,
                   const std::set<std::string>& allowed) const {
     if (!map.IsMap()) fail(map, field, "must be a mapping");
+    // yaml-cpp keeps both entries of a repeated key and lookups see only the first, so a
+    // repeated key would silently drop the later value: refuse it like an unknown one.
+    std::set<std::string> seen;
     for (const auto& kv : map) {
       const auto key = kv.first.as<std::string>();
+      if (!seen.insert(key).second)
+        fail(kv.first, join(field, key), "duplicate key (it is already given above in this mapping)");
       if (!allowed.count(key)) {
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
@@ -65,6 +73,24 @@ class Reader {
   double non_negative(const YAML::Node& n, const std::string& field) const {
     const double v = num(n, field);
     if (!(v >= 0)) fail(n, field, "must be >= 0, got " + n.Scalar());
+    return v;
+  }
+  // A number within [lo, hi]: values outside are typos (MHz for GHz, a stray exponent).
+  double in_range(const YAML::Node& n, const std::string& field, double lo, double hi,
+                  const std::string& unit = "") const {
+    const double v = num(n, field);
+    if (!(v >= lo && v <= hi))
+      fail(n, field, fmt_range(lo, hi, unit) + ", got " + n.Scalar());
+    return v;
+  }
+  static std::string fmt_range(double lo, double hi, const std::string& unit) {
+    std::ostringstream o;
+    o << "must be within [" << lo << ", " << hi << "]" << (unit.empty() ? "" : " " + unit);
+    return o.str();
+  }
+  long integer(const YAML::Node& n, const std::string& field, long lo, long hi) const {
+    const long v = integer(n, field, lo);
+    if (v > hi) fail(n, field, "must be <= " + std::to_string(hi) + ", got " + n.Scalar());
     return v;
   }
   long integer(const YAML::Node& n, const std::string& field, long lo) const {
@@ -106,12 +132,12 @@ void parse_calibration(const Reader& r, const YAML::Node& n, Calibration& c) {
   if (n["stream_array_mb"]) {
     const auto& v = n["stream_array_mb"];
     if (!(v.IsScalar() && v.Scalar() == "auto"))
-      c.stream_array_mb = r.positive(v, f + ".stream_array_mb");
+      c.stream_array_mb = r.in_range(v, f + ".stream_array_mb", kMinArrayMb, kMaxArrayMb, "MB");
   }
-  if (n["stream_ntimes"]) c.stream_ntimes = int(r.integer(n["stream_ntimes"], f + ".stream_ntimes", 2));
+  if (n["stream_ntimes"]) c.stream_ntimes = int(r.integer(n["stream_ntimes"], f + ".stream_ntimes", 2, kMaxStreamNtimes));
   if (n["ranks"]) {
     const auto& v = n["ranks"];
-    if (!(v.IsScalar() && v.Scalar() == "job")) c.ranks = int(r.integer(v, f + ".ranks", 1));
+    if (!(v.IsScalar() && v.Scalar() == "job")) c.ranks = int(r.integer(v, f + ".ranks", 1, kMaxRanks));
   }
   if (n["latency"]) c.latency = r.boolean(n["latency"], f + ".latency");
   if (n["clock"]) c.clock = r.boolean(n["clock"], f + ".clock");
@@ -123,18 +149,18 @@ void parse_emulation(const Reader& r, const YAML::Node& n, Emulation& e) {
   r.check_keys(n, f, {"W_cpu", "W_mem", "T_io", "overlap", "noise_pct", "seed", "ranks", "mem_gbs"});
   for (const char* k : {"W_cpu", "W_mem", "T_io"})
     if (!n[k]) r.fail(n, f + "." + k, "missing (the ground-truth model needs W_cpu, W_mem, T_io)");
-  e.w_cpu = r.non_negative(n["W_cpu"], f + ".W_cpu");
-  e.w_mem = r.non_negative(n["W_mem"], f + ".W_mem");
-  e.t_io = r.non_negative(n["T_io"], f + ".T_io");
+  e.w_cpu = r.in_range(n["W_cpu"], f + ".W_cpu", 0, kMaxEmulatedWork, "giga-cycles");
+  e.w_mem = r.in_range(n["W_mem"], f + ".W_mem", 0, kMaxEmulatedWork, "GB");
+  e.t_io = r.in_range(n["T_io"], f + ".T_io", 0, kMaxEmulatedWork, "s");
   if (e.w_cpu + e.w_mem + e.t_io <= 0) r.fail(n, f, "W_cpu, W_mem and T_io are all zero");
   if (n["overlap"]) {
     e.overlap = r.num(n["overlap"], f + ".overlap");
     if (e.overlap < 0 || e.overlap > 1) r.fail(n["overlap"], f + ".overlap", "must be within [0, 1]");
   }
-  if (n["noise_pct"]) e.noise_pct = r.non_negative(n["noise_pct"], f + ".noise_pct");
+  if (n["noise_pct"]) e.noise_pct = r.in_range(n["noise_pct"], f + ".noise_pct", 0, kMaxNoisePct, "percent");
   if (n["seed"]) e.seed = std::uint64_t(r.integer(n["seed"], f + ".seed", 0));
-  if (n["ranks"]) e.ranks = int(r.integer(n["ranks"], f + ".ranks", 1));
-  if (n["mem_gbs"]) e.mem_gbs = r.positive(n["mem_gbs"], f + ".mem_gbs");
+  if (n["ranks"]) e.ranks = int(r.integer(n["ranks"], f + ".ranks", 1, kMaxRanks));
+  if (n["mem_gbs"]) e.mem_gbs = r.in_range(n["mem_gbs"], f + ".mem_gbs", kMinGbs, kMaxGbs, "GB/s");
 }
 
 void parse_memory(const Reader& r, const YAML::Node& list, std::vector<MemoryConfig>& out) {
@@ -160,9 +186,18 @@ void parse_memory(const Reader& r, const YAML::Node& list, std::vector<MemoryCon
     if (n["manual"]) ++ways, m.manual = r.str(n["manual"], fi + ".manual");
     if (ways > 1)
       r.fail(n, fi, "give one way to reach it: slurm_partition, slurm_constraint, nodes or manual");
-    if (n["emulated_gbs"]) m.emulated_gbs = r.positive(n["emulated_gbs"], fi + ".emulated_gbs");
+    if (n["emulated_gbs"]) m.emulated_gbs = r.in_range(n["emulated_gbs"], fi + ".emulated_gbs", kMinGbs, kMaxGbs, "GB/s");
     out.push_back(std::move(m));
   }
+}
+
+// Two GHz values are one setting when the kernel gets the same kHz or the point labels (which
+// print %g) would be the same.
+bool same_setting(double a, double b) {
+  char sa[32], sb[32];
+  std::snprintf(sa, sizeof sa, "%g", a);
+  std::snprintf(sb, sizeof sb, "%g", b);
+  return std::llround(a * 1e6) == std::llround(b * 1e6) || std::string(sa) == sb;
 }
 
 std::vector<double> ghz_list(const Reader& r, const YAML::Node& n, const std::string& f) {
@@ -170,8 +205,11 @@ std::vector<double> ghz_list(const Reader& r, const YAML::Node& n, const std::st
   std::vector<double> out;
   for (std::size_t i = 0; i < n.size(); ++i) {
     const std::string fi = f + "[" + std::to_string(i) + "]";
-    const double v = r.positive(n[i], fi);
-    if (v > 10) r.fail(n[i], fi, "is in GHz; " + n[i].Scalar() + " GHz is not a CPU frequency");
+    const double v = r.in_range(n[i], fi, kMinGhz, kMaxGhz, "GHz");
+    for (std::size_t k = 0; k < out.size(); ++k)
+      if (same_setting(out[k], v))
+        r.fail(n[i], fi, "duplicate value " + n[i].Scalar() + " (same as " + f + "[" + std::to_string(k) +
+                             "]); each point must differ");
     out.push_back(v);
   }
   return out;
@@ -186,6 +224,7 @@ void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
       s.cpu_all_available = true;
     else
       s.cpu_ghz = ghz_list(r, v, f + ".cpu_ghz");
+    s.cpu_ghz_line = v.Mark().line + 1;
   }
   if (n["cpu_backend"]) {
     const auto b = r.str(n["cpu_backend"], f + ".cpu_backend");
@@ -197,6 +236,7 @@ void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
   if (n["uncore_ghz"]) {
     const auto& v = n["uncore_ghz"];
     const std::string fu = f + ".uncore_ghz";
+    s.uncore_line = v.Mark().line + 1;
     if (!v.IsSequence() || v.size() == 0) r.fail(v, fu, "must be a non-empty list (GHz, or {min, max})");
     for (std::size_t i = 0; i < v.size(); ++i) {
       const std::string fi = fu + "[" + std::to_string(i) + "]";
@@ -204,13 +244,15 @@ void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
       if (v[i].IsMap()) {
         r.check_keys(v[i], fi, {"min", "max"});
         if (!v[i]["min"] || !v[i]["max"]) r.fail(v[i], fi, "needs both min and max");
-        u.min_ghz = r.positive(v[i]["min"], fi + ".min");
-        u.max_ghz = r.positive(v[i]["max"], fi + ".max");
+        u.min_ghz = r.in_range(v[i]["min"], fi + ".min", kMinGhz, kMaxGhz, "GHz");
+        u.max_ghz = r.in_range(v[i]["max"], fi + ".max", kMinGhz, kMaxGhz, "GHz");
         if (u.min_ghz > u.max_ghz) r.fail(v[i], fi, "min is above max");
       } else {
-        u.min_ghz = u.max_ghz = r.positive(v[i], fi);
+        u.min_ghz = u.max_ghz = r.in_range(v[i], fi, kMinGhz, kMaxGhz, "GHz");
       }
-      if (u.max_ghz > 10) r.fail(v[i], fi, "is in GHz; too large for an uncore frequency");
+      for (std::size_t k = 0; k < s.uncore.size(); ++k)
+        if (same_setting(s.uncore[k].min_ghz, u.min_ghz) && same_setting(s.uncore[k].max_ghz, u.max_ghz))
+          r.fail(v[i], fi, "duplicate setting (same as " + fu + "[" + std::to_string(k) + "]); each point must differ");
       s.uncore.push_back(u);
     }
   }
@@ -246,7 +288,7 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
     else if (!s.emulation) r.fail(job, "job.command", "missing");
     if (job["timeout_s"]) s.timeout_s = r.non_negative(job["timeout_s"], "job.timeout_s");
   }
-  if (root["repetitions"]) s.repetitions = int(r.integer(root["repetitions"], "repetitions", 1));
+  if (root["repetitions"]) s.repetitions = int(r.integer(root["repetitions"], "repetitions", 1, kMaxRepetitions));
   if (root["order"]) {
     const auto o = r.str(root["order"], "order");
     if (o == "random" || o == "randomized") s.randomized = true;
@@ -254,7 +296,7 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
     else r.fail(root["order"], "order", "must be random or sequential, got '" + o + "'");
   }
   if (root["seed"]) s.seed = std::uint64_t(r.integer(root["seed"], "seed", 0));
-  if (root["retries"]) s.retries = int(r.integer(root["retries"], "retries", 0));
+  if (root["retries"]) s.retries = int(r.integer(root["retries"], "retries", 0, kMaxRetries));
   if (root["output"]) s.output_dir = r.str(root["output"], "output");
   if (root["events"]) s.events = r.str(root["events"], "events");
   if (root["knobs"]) parse_knobs(r, root["knobs"], s);
@@ -266,6 +308,16 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
   if (root["calibration"]) parse_calibration(r, root["calibration"], s.calibration);
 
   // Cross-field rules.
+  {
+    const std::size_t points = std::max<std::size_t>(1, s.cpu_ghz.size()) *
+                               std::max<std::size_t>(1, s.uncore.size()) *
+                               std::max<std::size_t>(1, s.memory.size());
+    if (points * std::size_t(s.repetitions) > kMaxTotalRuns)
+      r.fail(root["repetitions"] ? root["repetitions"] : root["knobs"], "repetitions",
+             std::to_string(points) + " points x " + std::to_string(s.repetitions) + " repetitions = " +
+                 std::to_string(points * std::size_t(s.repetitions)) + " runs, more than the limit of " +
+                 std::to_string(kMaxTotalRuns));
+  }
   if (s.cpu_backend == CpuBackend::kSlurm) {
     if (s.command.empty() || s.command[0].find("srun") == std::string::npos)
       r.fail(root["knobs"]["cpu_backend"], "knobs.cpu_backend",

@@ -1,12 +1,26 @@
 #pragma once
 // The sweep spec: what to run, at which knob settings, how often and in which order.
 // Parsed from YAML; every validation error names the file, the line and the field.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace hpcsens::sweep {
+
+// Plausibility bounds: a value outside them is a typo (MHz for GHz, a stray exponent) or a
+// plan that would never finish, so the spec is refused (documented in docs/spec-format.md).
+inline constexpr double kMinGhz = 0.1, kMaxGhz = 10;         // cpu_ghz, uncore_ghz
+inline constexpr double kMinGbs = 0.1, kMaxGbs = 100000;     // emulated bandwidths
+inline constexpr double kMaxEmulatedWork = 1e9;             // W_cpu, W_mem, T_io
+inline constexpr double kMaxNoisePct = 50;
+inline constexpr double kMinArrayMb = 0.001, kMaxArrayMb = 1e7;  // calibration.stream_array_mb
+inline constexpr long kMaxRepetitions = 1000;
+inline constexpr long kMaxRetries = 100;
+inline constexpr long kMaxStreamNtimes = 1000;
+inline constexpr long kMaxRanks = 1000000;
+inline constexpr std::size_t kMaxTotalRuns = 100000;         // points x repetitions
 
 // How the core frequency is changed.
 enum class CpuBackend {
@@ -71,6 +85,8 @@ struct SweepSpec {
   CpuBackend cpu_backend = CpuBackend::kCpufreq;
   std::vector<double> cpu_ghz;        // empty: the core frequency is not a knob
   bool cpu_all_available = false;     // "all": resolved from sysfs when planning
+  int cpu_ghz_line = 0;               // where knobs.cpu_ghz / uncore_ghz are, for backend errors
+  int uncore_line = 0;
   std::vector<UncoreSetting> uncore;  // empty: uncore is not a knob
   std::vector<MemoryConfig> memory;   // empty: one (the current) memory configuration
   std::string sysfs_root = "/sys";

@@ -44,5 +44,18 @@ TEST(SweepJournal, ReplaysDoneFailedSkippedAndTheFirstOriginalsOnly) {
   EXPECT_EQ(st2.skipped, (std::set<std::string>{"b"}));
 }
 
+// A run whose record was found missing at a resume is journalled "lost": replays after that
+// must not count it done again until a new "ok" line says so.
+TEST(SweepJournal, LostRunIsNoLongerDoneUntilItRunsAgain) {
+  std::vector<nlohmann::json> lines = {{{"type", "run"}, {"id", "a"}, {"status", "ok"}},
+                                       {{"type", "run"}, {"id", "b"}, {"status", "ok"}},
+                                       {{"type", "lost"}, {"id", "a"}}};
+  auto st = replay_journal(lines);
+  EXPECT_EQ(st.done, (std::set<std::string>{"b"}));
+  lines.push_back({{"type", "run"}, {"id", "a"}, {"status", "ok"}});
+  st = replay_journal(lines);
+  EXPECT_EQ(st.done, (std::set<std::string>{"a", "b"}));
+}
+
 }  // namespace
 }  // namespace hpcsens::sweep

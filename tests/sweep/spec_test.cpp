@@ -81,9 +81,9 @@ TEST(SweepSpec, BadSpecsNameFileLineAndField) {
   EXPECT_EQ(error_of("job:\n  timeout_s: 5\n"), "bad.yaml:2: job.command: missing");
   EXPECT_EQ(error_of("job:\n  command: mpirun\n"), "bad.yaml:2: job.command: must be a non-empty list of strings");
   EXPECT_EQ(error_of("job: {command: [a]}\nknobs:\n  cpu_ghz: [1.2, 2400]\n"),
-            "bad.yaml:3: knobs.cpu_ghz[1]: is in GHz; 2400 GHz is not a CPU frequency");
+            "bad.yaml:3: knobs.cpu_ghz[1]: must be within [0.1, 10] GHz, got 2400");
   EXPECT_EQ(error_of("job: {command: [a]}\nknobs:\n  cpu_ghz: [1.2, -1]\n"),
-            "bad.yaml:3: knobs.cpu_ghz[1]: must be > 0, got -1");
+            "bad.yaml:3: knobs.cpu_ghz[1]: must be within [0.1, 10] GHz, got -1");
   EXPECT_EQ(error_of("job: {command: [a]}\norder: shuffled\n"),
             "bad.yaml:2: order: must be random or sequential, got 'shuffled'");
   EXPECT_EQ(error_of("job: {command: [a]}\nknobs:\n  uncore_ghz:\n    - {min: 2.0, max: 1.0}\n"),
@@ -101,6 +101,51 @@ TEST(SweepSpec, BadSpecsNameFileLineAndField) {
   EXPECT_NE(error_of("job: [a\n").find("bad.yaml:"), std::string::npos);
   EXPECT_NE(error_of("job: [a\n").find("not valid YAML"), std::string::npos);
   EXPECT_EQ(error_of("- a\n- b\n"), "bad.yaml:1: the spec must be a YAML mapping (job:, knobs:, ...)");
+}
+
+// QA: each of these was accepted; each now names file:line: field.
+TEST(SweepSpec, DuplicatesAndImplausibleValuesAreRefused) {
+  const std::string emu = "emulated: {W_cpu: 60, W_mem: 2000, T_io: 5, mem_gbs: 50}\n";
+  EXPECT_EQ(error_of(emu + "knobs:\n  cpu_ghz: [1.2, 1.2]\n"),
+            "bad.yaml:3: knobs.cpu_ghz[1]: duplicate value 1.2 (same as knobs.cpu_ghz[0]); each point must differ");
+  // Same label (cpu1) or same kHz: still one point.
+  EXPECT_EQ(error_of(emu + "knobs:\n  cpu_ghz: [1.0, 1.0000001]\n"),
+            "bad.yaml:3: knobs.cpu_ghz[1]: duplicate value 1.0000001 (same as knobs.cpu_ghz[0]); each point must differ");
+  EXPECT_EQ(error_of("job: {command: [a]}\nknobs:\n  uncore_ghz: [1.5, {min: 1.5, max: 1.5}]\n"),
+            "bad.yaml:3: knobs.uncore_ghz[1]: duplicate setting (same as knobs.uncore_ghz[0]); each point must differ");
+  // yaml-cpp keeps both entries of a repeated key; the second would be silently ignored.
+  EXPECT_EQ(error_of("emulated:\n  W_cpu: 60\n  W_mem: 2000\n  T_io: 5\n  mem_gbs: 50\n  seed: 1\n  seed: 2\n"
+                     "knobs: {cpu_ghz: [1]}\n"),
+            "bad.yaml:7: emulated.seed: duplicate key (it is already given above in this mapping)");
+  EXPECT_EQ(error_of("job: {command: [a]}\nseed: 1\nrepetitions: 2\nseed: 3\n"),
+            "bad.yaml:4: seed: duplicate key (it is already given above in this mapping)");
+  EXPECT_EQ(error_of("job: {command: [a]}\nknobs:\n  memory:\n    - {name: a, name: b}\n"),
+            "bad.yaml:4: knobs.memory[0].name: duplicate key (it is already given above in this mapping)");
+  EXPECT_EQ(error_of(emu + "knobs: {cpu_ghz: [1]}\nrepetitions: 100000000\n"),
+            "bad.yaml:3: repetitions: must be <= 1000, got 100000000");
+  EXPECT_EQ(error_of(emu + "knobs:\n  cpu_ghz: [1, 2, 3, 4, 5, 6, 7, 8, 9, 9.5]\n  memory:\n" +
+                     [] {
+                       std::string m;
+                       for (int i = 0; i < 11; ++i)
+                         m += "    - {name: m" + std::to_string(i) + ", emulated_gbs: 10}\n";
+                       return m;
+                     }() + "repetitions: 1000\n"),
+            "bad.yaml:16: repetitions: 110 points x 1000 repetitions = 110000 runs, more than the limit of 100000");
+  EXPECT_EQ(error_of(emu + "knobs: {cpu_ghz: [1e-300]}\n"),
+            "bad.yaml:2: knobs.cpu_ghz[0]: must be within [0.1, 10] GHz, got 1e-300");
+  EXPECT_EQ(error_of("job: {command: [a]}\nknobs: {uncore_ghz: [0.01]}\n"),
+            "bad.yaml:2: knobs.uncore_ghz[0]: must be within [0.1, 10] GHz, got 0.01");
+  EXPECT_EQ(error_of("emulated: {W_cpu: 60, W_mem: 2000, T_io: 5, mem_gbs: 50, noise_pct: 500}\nknobs: {cpu_ghz: [1]}\n"),
+            "bad.yaml:1: emulated.noise_pct: must be within [0, 50] percent, got 500");
+  EXPECT_EQ(error_of("emulated: {W_cpu: 1e300, W_mem: 2000, T_io: 5, mem_gbs: 50}\nknobs: {cpu_ghz: [1]}\n"),
+            "bad.yaml:1: emulated.W_cpu: must be within [0, 1e+09] giga-cycles, got 1e300");
+  EXPECT_EQ(error_of("emulated: {W_cpu: 6, W_mem: 2000, T_io: 5, mem_gbs: 1e-9}\nknobs: {cpu_ghz: [1]}\n"),
+            "bad.yaml:1: emulated.mem_gbs: must be within [0.1, 100000] GB/s, got 1e-9");
+  EXPECT_EQ(error_of("emulated: {W_cpu: 6, W_mem: 2, T_io: 5}\nknobs:\n  cpu_ghz: [1]\n  memory:\n"
+                     "    - {name: a, emulated_gbs: 1e12}\n"),
+            "bad.yaml:5: knobs.memory[0].emulated_gbs: must be within [0.1, 100000] GB/s, got 1e12");
+  // The bounds themselves are accepted.
+  EXPECT_NO_THROW(parse_spec_text(emu + "knobs: {cpu_ghz: [0.1, 10]}\nrepetitions: 1000\n", "ok.yaml"));
 }
 
 TEST(SweepSpec, EmulatedNeedsTruthAndRates) {

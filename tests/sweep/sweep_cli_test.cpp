@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -353,6 +354,86 @@ TEST(SweepCli, KilledSweepResumedRunsEveryPlannedRunExactlyOnce) {
   expect_original_tree(root);
 }
 
+// QA: a journal "done" line whose record is gone was trusted; the resume said 36 of 36 done.
+TEST(SweepCli, ResumeRerunsRunsWhoseRecordsAreMissingOrUnreadable) {
+  TempDir t;
+  put(t.path() + "/spec.yaml", "emulated: {W_cpu: 6, W_mem: 20, T_io: 1, mem_gbs: 50, seed: 2}\n"
+                               "knobs: {cpu_ghz: [1.0, 2.0]}\nrepetitions: 3\n");
+  const std::string out = t.path() + "/out";
+  auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 60);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> ids = {"p00-r1", "p00-r2", "p00-r3", "p01-r1", "p01-r2", "p01-r3"};
+  for (const char* id : {"p00-r1", "p00-r2", "p00-r3"}) fs::remove(out + "/records/" + id + ".json");
+  put(out + "/records/p01-r2.json", "{\"schema\": \"hpcsens.run");  // torn
+  r = run({kHpcsens, "sweep", "--resume", out, "--no-fit"}, t.path(), 60);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("6 of 6 runs done"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("p00-r1 was journalled as done but its record"), std::string::npos) << r.err;
+  const auto j = journal(out);
+  EXPECT_EQ(count_type(j, "lost"), 4);
+  for (const auto& id : ids) {
+    std::ifstream in(out + "/records/" + id + ".json");
+    ASSERT_TRUE(in.good()) << id;
+    const auto rec = json::parse(in, nullptr, false);
+    ASSERT_FALSE(rec.is_discarded()) << id;
+    EXPECT_EQ(rec["config"]["sweep_run_id"], id);
+  }
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(out + "/records")) files += e.path().extension() == ".json";
+  EXPECT_EQ(files, 6);
+  // Every planned run ran exactly once after the loss: two ok lines for the lost, one for the rest.
+  std::map<std::string, int> ok;
+  for (const auto& e : j)
+    if (e["type"] == "run" && e["status"] == "ok") ++ok[e["id"].get<std::string>()];
+  for (const auto& id : ids)
+    EXPECT_EQ(ok[id], (id.rfind("p00", 0) == 0 || id == "p01-r2") ? 2 : 1) << id;
+  std::ifstream csv(out + "/results.csv");
+  int rows = -1;  // header
+  for (std::string line; std::getline(csv, line);) ++rows;
+  EXPECT_EQ(rows, 6);
+  EXPECT_EQ(r.err.find("cannot read"), std::string::npos) << r.err;
+}
+
+// QA: `--resume D --restore D` silently restored; `SPEC --resume D` ignored nothing visibly.
+TEST(SweepCli, ExclusiveModesAreRefusedWithExit2) {
+  TempDir t;
+  put(t.path() + "/spec.yaml", "emulated: {W_cpu: 6, W_mem: 20, T_io: 1, mem_gbs: 50}\nknobs: {cpu_ghz: [1.0]}\n");
+  const std::string out = t.path() + "/out";
+  auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 60);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto lines_before = journal(out).size();
+  const std::vector<std::vector<std::string>> bad = {
+      {"--resume", out, "--restore", out},
+      {t.path() + "/spec.yaml", "--resume", out},
+      {"--restore", out, t.path() + "/spec.yaml"},
+      {"--resume", out, "-o", t.path() + "/other"},
+  };
+  for (const auto& args : bad) {
+    std::vector<std::string> argv = {kHpcsens, "sweep"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    r = run(argv, t.path());
+    EXPECT_EQ(r.status, 2) << args[0] << " " << args[1] << " " << args[2];
+    EXPECT_NE(r.err.find("hpcsens sweep: --"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 0) << r.err;  // one line (get() trims the end)
+  }
+  EXPECT_EQ(journal(out).size(), lines_before);  // nothing was restored or resumed
+  EXPECT_FALSE(fs::exists(t.path() + "/other"));
+}
+
+// QA: only the records' config.stream.meets_4x_llc said the STREAM arrays were too small.
+TEST(SweepCli, SummaryWarnsWhenStreamArraysAreBelowFourTimesTheLlc) {
+  TempDir t;
+  put(t.path() + "/spec.yaml", "job:\n  command: " + mpi_job(1) + "\n  timeout_s: 60\n"
+                               "calibration: {stream_array_mb: 0.5, stream_ntimes: 3}\n");
+  const std::string out = t.path() + "/out";
+  const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 60);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(out + "/records/p00-r1.json");
+  ASSERT_EQ(json::parse(in)["config"]["stream"]["meets_4x_llc"], false);
+  EXPECT_NE(r.out.find("warning: 1 records have STREAM arrays not shown to be >= 4x the last-level cache"),
+            std::string::npos) << r.out;
+}
+
 TEST(SweepCli, FailedRunsAreRetriedThenSkippedAndTheSweepGoesOn) {
   TempDir t;
   put(t.path() + "/spec.yaml", "job: {command: ['false']}\nrepetitions: 2\nretries: 1\ncalibration: {stream: false}\n");
@@ -413,6 +494,11 @@ TEST(SweepCli, DryRunPrintsThePlanAndTouchesNothing) {
                        "/scaling_min_freq <- 2000000"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("command srun -n 4 ./app"), std::string::npos);
   EXPECT_NE(r.out.find("runs: 2 = 2 points x 1 repetitions"), std::string::npos);
+  // The guide promises the files that will be saved.
+  EXPECT_NE(r.out.find("knob files saved to the journal before the first change, restored at the end"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  " + pol + "/scaling_max_freq\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("output files: " + out + "/journal.jsonl (journal)"), std::string::npos) << r.out;
 }
 
 TEST(SweepCli, SlurmBackendPutsCpuFreqOnTheJobsSrunLine) {
@@ -445,7 +531,7 @@ TEST(SweepCli, BadSpecsExit2NamingFileLineAndField) {
   put(spec, "job: {command: [mpirun, ./a]}\nknobs: {cpu_ghz: [1.2]}\nbackends: {sysfs_root: " + t.path() + "}\n");
   r = run({kHpcsens, "sweep", spec, "--dry-run"}, t.path());
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("knobs.cpu_ghz: no cpufreq policies under"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(spec + ":2: knobs.cpu_ghz: no cpufreq policies under"), std::string::npos) << r.err;
   r = run({kHpcsens, "sweep", "--resume", t.path() + "/nothing"}, t.path());
   EXPECT_EQ(r.status, 2);
   EXPECT_FALSE(fs::exists(t.path() + "/nothing"));
