@@ -15,6 +15,18 @@ bool null_comm(MPI_Comm comm) {
 }
 
 // Size of the group a collective on `comm` sends to: the remote group of an intercommunicator.
+// This process's rank in an intracommunicator, for the in-place collectives whose contribution is
+// its own entry of a count array; -1 for a null or inter-communicator (MPI_IN_PLACE is not allowed
+// there).
+int own_rank(MPI_Comm comm) {
+  if (null_comm(comm)) return -1;
+  int inter = 0, rank = -1;
+  pmpi::Comm_test_inter.get()(comm, &inter);
+  if (inter) return -1;
+  pmpi::Comm_rank.get()(comm, &rank);
+  return rank;
+}
+
 int group_size(MPI_Comm comm) {
   if (null_comm(comm)) return 0;
   int inter = 0, size = 0;
@@ -105,6 +117,10 @@ std::int64_t sumn(const int counts[], MPI_Comm comm) noexcept {
   for (int i = 0; counts != nullptr && i < k; ++i) s += nonneg(counts[i]);
   return s;
 }
+std::int64_t own(const int counts[], MPI_Comm comm) noexcept {
+  const int rank = own_rank(comm);
+  return counts != nullptr && rank >= 0 ? nonneg(counts[rank]) : 0;
+}
 std::int64_t sumw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept {
   std::int64_t s = 0;
   const int k = group_size(comm);
@@ -149,6 +165,10 @@ std::int64_t sumn(const void* counts, const void* comm) noexcept {
   const auto* c = static_cast<const MPI_Fint*>(counts);
   for (int i = 0; c != nullptr && i < k; ++i) s += nonneg(c[i]);
   return s;
+}
+std::int64_t own(const void* counts, const void* comm) noexcept {
+  const int rank = own_rank(fcomm(comm));
+  return counts != nullptr && rank >= 0 ? nonneg(static_cast<const MPI_Fint*>(counts)[rank]) : 0;
 }
 std::int64_t sumw(const void* counts, const void* types, const void* comm) noexcept {
   std::int64_t s = 0;

@@ -16,7 +16,7 @@ from pathlib import Path
 
 CATEGORIES = ["p2p", "wait", "coll", "icoll", "comm", "rma", "rma_sync", "io_meta", "io_read",
               "io_write", "posix_meta", "posix_read", "posix_write"]
-HELPERS = ["n", "t", "np", "nout", "sum", "sumn", "sumw", "sumnw", "inplace", "rcv"]
+HELPERS = ["n", "t", "np", "nout", "sum", "sumn", "own", "sumw", "sumnw", "inplace", "rcv"]
 
 
 class TableError(Exception):

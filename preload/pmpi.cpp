@@ -17,6 +17,7 @@ bool resolve_handles(const char** other) noexcept {
   Type_get_envelope.find();
   Get_count.find();
   Comm_size.find();
+  Comm_rank.find();
   Comm_remote_size.find();
   Comm_test_inter.find();
   g_handles.resolved = true;

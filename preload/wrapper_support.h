@@ -23,6 +23,7 @@ std::int64_t np(MPI_Comm comm) noexcept;
 std::int64_t nout(MPI_Comm comm) noexcept;
 std::int64_t sum(const int counts[], MPI_Comm comm) noexcept;
 std::int64_t sumn(const int counts[], MPI_Comm comm) noexcept;
+std::int64_t own(const int counts[], MPI_Comm comm) noexcept;  // counts[rank of this process]
 std::int64_t sumw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept;
 std::int64_t sumnw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept;
 bool inplace(const void* buf) noexcept;
@@ -41,6 +42,7 @@ std::int64_t np(const void* comm) noexcept;
 std::int64_t nout(const void* comm) noexcept;
 std::int64_t sum(const void* counts, const void* comm) noexcept;
 std::int64_t sumn(const void* counts, const void* comm) noexcept;
+std::int64_t own(const void* counts, const void* comm) noexcept;
 std::int64_t sumw(const void* counts, const void* types, const void* comm) noexcept;
 std::int64_t sumnw(const void* counts, const void* types, const void* comm) noexcept;
 bool inplace(const void* buf) noexcept;

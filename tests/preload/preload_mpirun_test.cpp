@@ -153,6 +153,21 @@ TEST_F(PreloadMpirun, ThreadMultipleCallsFromAllThreadsAreMerged) {
   }
 }
 
+// QA found in-place v-collectives counted as 0 bytes; they contribute this rank's count entry.
+TEST_F(PreloadMpirun, InPlaceVectorCollectivesCountThisRanksBlock) {
+  ASSERT_EQ(mpirun(std::string(PROG_C) + " inplace"), 0) << log();
+  const auto run = record();
+  ASSERT_EQ(run.ranks.size(), 2u);
+  const auto& r0 = run.ranks[0].rank == 0 ? run.ranks[0] : run.ranks[1];
+  const auto& r1 = run.ranks[0].rank == 0 ? run.ranks[1] : run.ranks[0];
+  EXPECT_EQ(stats(r0.mpi_calls, "MPI_Allgatherv").bytes, 8u);
+  EXPECT_EQ(stats(r1.mpi_calls, "MPI_Allgatherv").bytes, 16u);
+  EXPECT_EQ(stats(r0.mpi_calls, "MPI_Gatherv").bytes, 8u);
+  EXPECT_EQ(stats(r1.mpi_calls, "MPI_Gatherv").bytes, 16u);
+  EXPECT_EQ(stats(r0.mpi_calls, "MPI_Scatterv").bytes, 24u);
+  EXPECT_EQ(stats(r1.mpi_calls, "MPI_Scatterv").bytes, 32u);
+}
+
 TEST_F(PreloadMpirun, ExitWithoutFinalizeKeepsStatusAndLeavesPartialRecords) {
   const std::string cmd = std::string(PROG_C) + " exit " + dir_;
   const int without = sh(std::string(HPCSENS_MPIRUN) + " -np 2 --oversubscribe " + cmd);

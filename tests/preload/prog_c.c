@@ -73,6 +73,29 @@ static void* thread_body(void* arg) {
   return NULL;
 }
 
+/* "inplace" mode, 2 ranks: the v-collectives with MPI_IN_PLACE, whose contribution is this rank's
+   entry of the count array (8 bytes per double):
+     Allgatherv, recvcounts {1,2}:      rank 0: 8,  rank 1: 16
+     Gatherv to 0, recvcounts {1,2}:    rank 0 (in place): 8,  rank 1 sends 2: 16
+     Scatterv from 0, sendcounts {3,4}: rank 0 (in place): 24, rank 1 receives 4: 32 */
+static void in_place_collectives(void) {
+  double buf[8] = {0};
+  int counts12[2] = {1, 2}, displs12[2] = {0, 1};
+  int counts34[2] = {3, 4}, displs34[2] = {0, 3};
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts12, displs12, MPI_DOUBLE,
+                 MPI_COMM_WORLD);
+  if (rank == 0)
+    MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts12, displs12, MPI_DOUBLE, 0,
+                MPI_COMM_WORLD);
+  else
+    MPI_Gatherv(buf, 2, MPI_DOUBLE, NULL, NULL, NULL, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    MPI_Scatterv(buf, counts34, displs34, MPI_DOUBLE, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, 0,
+                 MPI_COMM_WORLD);
+  else
+    MPI_Scatterv(NULL, NULL, NULL, MPI_DOUBLE, buf, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "normal";
   const char* dir = argc > 2 ? argv[2] : ".";
@@ -89,6 +112,11 @@ int main(int argc, char** argv) {
     pthread_t t[4];
     for (long i = 0; i < 4; ++i) pthread_create(&t[i], NULL, thread_body, (void*)i);
     for (int i = 0; i < 4; ++i) pthread_join(t[i], NULL);
+    MPI_Finalize();
+    return 0;
+  }
+  if (strcmp(mode, "inplace") == 0) {
+    in_place_collectives();
     MPI_Finalize();
     return 0;
   }
