@@ -76,6 +76,9 @@ void add_fit(CLI::App& app, Registry& reg) {
       fmt::print(stderr, "hpcsens fit: model written to {}{}\n", o->out, rep.emulated ? " (EMULATED)" : "");
     }
     fmt::print("{}", model::render_fit(rep, o->format));
+    // The CSV is one row per configuration; say where the per-rank results went instead.
+    if (o->format == "csv" && rep.has_per_rank)
+      fmt::print(stderr, "hpcsens fit: per-rank shares and groups are not in the CSV; use --format json or -o FILE\n");
     return 0;
   });
 }

@@ -206,6 +206,10 @@ TEST_F(CliTest, PerRankFromCsvGroupsRanksAndCapsTheTable) {
   const auto j = nlohmann::json::parse(in);
   EXPECT_EQ(j["per_rank"]["ranks"].size(), 100u);
   EXPECT_EQ(j["per_rank"]["groups"].size(), 2u);
+  // The CSV has no room for them: it must say so rather than drop them silently.
+  const auto csv = run("fit " + path("ranks.csv") + " --model cpu+mem+io --per-rank --format csv");
+  ASSERT_EQ(csv.exit_status, 0) << csv.err;
+  EXPECT_NE(csv.err.find("per-rank shares and groups are not in the CSV"), std::string::npos) << csv.err;
 }
 
 TEST_F(CliTest, CeresDoesNotLogToStderr) {
