@@ -86,6 +86,14 @@ TEST_F(ReportCli, BadInputsExit2NamingFileAndField) {
   r = run_process({kHpcsens, "report", good_, "--format", "html"}, 30);
   EXPECT_EQ(r.exit_status, 2);
   EXPECT_NE(r.err.find("html"), std::string::npos);
+
+  // Usage errors are one line in the same form as every other error.
+  r = run_process({kHpcsens, "report"}, 30);
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_EQ(r.err, "hpcsens: error: record is required (see hpcsens --help)\n");
+  r = run_process({kHpcsens, "report", dir_.string()}, 30);
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_EQ(r.err, "hpcsens: error: " + dir_.string() + ": is a directory, not a run record file\n");
 }
 
 }  // namespace
