@@ -179,7 +179,10 @@ std::vector<std::vector<std::size_t>> group_alike(const std::vector<TopdownMetri
       const auto ref = l1_vector(ranks[groups[g].front()]);
       bool close = ref.size() == v.size();
       for (std::size_t k = 0; close && k < v.size(); ++k) close = std::fabs(ref[k] - v[k]) <= tolerance;
-      if (close || key == "unavailable" || key == "mismeasured") {
+      // Mismeasured ranks show their out-of-range values, not a mean: they share a row only
+      // when those values are the same.
+      if (key == "mismeasured") close = ranks[groups[g].front()].mismeasured == ranks[i].mismeasured;
+      if (close || key == "unavailable") {
         groups[g].push_back(i);
         placed = true;
       }
@@ -194,19 +197,6 @@ std::vector<std::vector<std::size_t>> group_alike(const std::vector<TopdownMetri
 
 std::string bottleneck_section(const record::RunRecord& rec, TableFormat format, bool all_ranks) {
   const bool csv = format == TableFormat::kCsv;
-  if (rec.counters_status != "ok") {
-    const std::string& st = rec.counters_status;
-    std::string line = st.rfind("Top-Down", 0) == 0 ? st : "Top-Down unavailable: " + st;
-    // PAPI's "Event does not exist" for a core event means the CPU exposes no such counter,
-    // which on x86 servers almost always means a VM without PMU passthrough.
-    const bool absent = st.find("does not exist") != std::string::npos ||
-                        st.find("not supported") != std::string::npos;
-    if (absent && st.find("PMU") == std::string::npos)
-      line += " (no hardware PMU here? e.g. a virtual machine without PMU passthrough; see hpcsens doctor)";
-    return line_for(line, format);
-  }
-  if (rec.ranks.empty()) return line_for("Top-Down: no ranks in the record", format);
-
   std::vector<TopdownMetrics> ms;
   std::string event_set;
   bool any_mux = false;
@@ -225,13 +215,28 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
       any_fraction = true;
     }
   }
+  const bool any_usable = std::any_of(ms.begin(), ms.end(), [](const TopdownMetrics& m) { return m.ok; });
+  // The record-level status names the first rank that could not count; the section collapses
+  // to one line only when no rank has usable counts (the others are shown as usual).
+  if (rec.counters_status != "ok" && !any_usable) {
+    const std::string& st = rec.counters_status;
+    std::string line = st.rfind("Top-Down", 0) == 0 ? st : "Top-Down unavailable: " + st;
+    // PAPI's "Event does not exist" for a core event means the CPU exposes no such counter,
+    // which on x86 servers almost always means a VM without PMU passthrough.
+    const bool absent = st.find("does not exist") != std::string::npos ||
+                        st.find("not supported") != std::string::npos;
+    if (absent && st.find("PMU") == std::string::npos)
+      line += " (no hardware PMU here? e.g. a virtual machine without PMU passthrough; see hpcsens doctor)";
+    return line_for(line, format);
+  }
+  if (rec.ranks.empty()) return line_for("Top-Down: no ranks in the record", format);
   const TopdownTable table = table_by_name(event_set);
   if (table.name.empty()) {
     return line_for("Top-Down: not measured (event set '" + (event_set.empty() ? "none" : event_set) +
                         "'; run with --events topdown)",
                     format);
   }
-  if (std::none_of(ms.begin(), ms.end(), [](const TopdownMetrics& m) { return m.ok; })) {
+  if (!any_usable) {
     const std::string why = ms.front().why_not.empty() ? "no counts" : ms.front().why_not;
     return line_for("Top-Down unavailable: " + why + " (event set " + event_set + ")", format);
   }
@@ -311,7 +316,8 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
                       (any_mux ? ", MULTIPLEXED" : "") + ")";
   std::string out = render(title, header, rows, format);
 
-  // Job verdict: the path shared by most ranks (ties: the one with the larger total compute).
+  // Job verdict: the path shared by most ranks (ties: the one with the larger total compute),
+  // named as the job's bottleneck only when more than half of the measured ranks share it.
   std::map<std::string, std::pair<int, double>> votes;
   int measured = 0;
   for (std::size_t i = 0; i < ms.size(); ++i) {
@@ -330,9 +336,15 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
       if (it->second.first > best->second.first ||
           (it->second.first == best->second.first && it->second.second > best->second.second))
         best = it;
-    verdict = "Job bottleneck: " +
-              (best->first == "none" ? std::string("none flagged (within the HPC ranges)") : best->first) +
-              " (" + std::to_string(best->second.first) + " of " + std::to_string(ms.size()) + " ranks)";
+    const std::string name =
+        best->first == "none" ? std::string("none flagged (within the HPC ranges)") : best->first;
+    const std::string count =
+        std::to_string(best->second.first) + " of " + std::to_string(ms.size()) + " ranks";
+    if (2 * best->second.first > measured)
+      verdict = "Job bottleneck: " + name + " (" + count + ")";
+    else
+      verdict = "Job bottleneck: no common bottleneck: " + std::to_string(votes.size()) +
+                " different paths (most common: " + name + ", " + count + ")";
   }
   if (measured < static_cast<int>(ms.size()))
     verdict += "; " + std::to_string(ms.size() - measured) + " rank(s) mismeasured or unavailable";

@@ -17,7 +17,8 @@ enum class TableFormat { kText, kCsv, kMarkdown };
 std::string bottleneck_section(const record::RunRecord& rec, TableFormat format, bool all_ranks);
 
 // Ranks that behave alike: same flagged path and every level-1 value (or stall ratio) within
-// `tolerance` of the group's first rank. Mismeasured and unavailable ranks form their own groups.
+// `tolerance` of the group's first rank. Unavailable ranks form one group of their own;
+// mismeasured ranks share a group only when their out-of-range values are the same.
 // Input: per-rank metrics in rank order; output: index lists, groups in order of first member.
 std::vector<std::vector<std::size_t>> group_alike(const std::vector<TopdownMetrics>& ranks,
                                                   double tolerance = 0.05);

@@ -140,3 +140,67 @@ TEST(BottleneckSection, LongRankListsAreShortenedInTextButNotCsv) {
   const std::string csv = bottleneck_section(rec, TableFormat::kCsv, false);
   EXPECT_NE(csv.find(",96,98\",50,"), std::string::npos) << csv;  // full list, quoted
 }
+
+// QA defect: one rank that could not count (PAPI refused its events) hid Top-Down for every rank.
+TEST(BottleneckSection, OneRefusedRankDoesNotHideTheOthers) {
+  record::RunRecord rec;
+  for (int i = 0; i < 3; ++i) rec.ranks.push_back(skx_rank(i, 0.05, 0.35, 0.8, 10.0));
+  record::RankRecord bad;
+  bad.rank = 3;
+  bad.event_set = "topdown-skx";
+  bad.counters = {{"perf::TASK-CLOCK", 1e8}};
+  bad.counters_status = "rank 3: PAPI refused INST_RETIRED:ANY_P: Event does not exist";
+  rec.ranks.push_back(bad);
+  rec.counters_status = bad.counters_status;  // the record-level status repeats the first refusal
+  const std::string s = bottleneck_section(rec, TableFormat::kText, false);
+  EXPECT_EQ(s.find("Top-Down unavailable"), std::string::npos) << s;
+  EXPECT_NE(s.find("Top-Down (topdown-skx, fraction of slots)"), std::string::npos) << s;
+  EXPECT_NE(s.find("  0-2 "), std::string::npos) << s;
+  EXPECT_NE(s.find("unavailable"), std::string::npos) << s;
+  EXPECT_NE(s.find("rank 3: PAPI refused INST_RETIRED:ANY_P"), std::string::npos) << s;
+  EXPECT_NE(s.find("Job bottleneck: Backend > Memory (3 of 4 ranks); 1 rank(s) mismeasured or unavailable"),
+            std::string::npos)
+      << s;
+  // No rank usable: still the one line with the likely cause.
+  rec.ranks.resize(0);
+  rec.ranks.push_back(bad);
+  EXPECT_EQ(bottleneck_section(rec, TableFormat::kText, false).rfind("Top-Down unavailable: rank 3: PAPI", 0), 0u);
+}
+
+// QA defect: a grouped "mismeasured" row showed only its first rank's out-of-range values.
+TEST(GroupAlike, MismeasuredRanksWithDifferentValuesAreNotGrouped) {
+  record::RunRecord rec;
+  rec.ranks.push_back(skx_rank(0, 0.05, 0.35, 0.8, 10.0));
+  rec.ranks.push_back(skx_rank(1, 1.50, 0.30, 0.5, 9.0));  // Frontend Bound = 1.500
+  rec.ranks.push_back(skx_rank(2, 1.80, 0.30, 0.5, 9.0));  // Frontend Bound = 1.800
+  rec.ranks.push_back(skx_rank(3, 1.50, 0.30, 0.5, 9.0));  // same values as rank 1
+  std::vector<TopdownMetrics> ms;
+  for (const auto& r : rec.ranks) ms.push_back(compute_metrics(r.event_set, r.counters));
+  ASSERT_FALSE(ms[1].mismeasured.empty());
+  ASSERT_NE(ms[1].mismeasured, ms[2].mismeasured);
+  const auto groups = group_alike(ms, 0.05);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[1], (std::vector<std::size_t>{1, 3}));
+  EXPECT_EQ(groups[2], (std::vector<std::size_t>{2}));
+  const std::string s = bottleneck_section(rec, TableFormat::kText, false);
+  EXPECT_NE(s.find("Frontend Bound = 1.500"), std::string::npos) << s;
+  EXPECT_NE(s.find("Frontend Bound = 1.800"), std::string::npos) << s;
+}
+
+// QA defect: with no majority the job line named an arbitrary rank's path as the job's bottleneck.
+TEST(BottleneckSection, NoMajorityMeansNoCommonBottleneck) {
+  record::RunRecord rec;
+  rec.ranks.push_back(skx_rank(0, 0.05, 0.35, 0.8, 10.0));  // Backend > Memory
+  rec.ranks.push_back(skx_rank(1, 0.05, 0.35, 0.8, 10.0));  // Backend > Memory
+  rec.ranks.push_back(skx_rank(2, 0.30, 0.60, 0.1, 8.0));   // Frontend > Fetch Latency
+  rec.ranks.push_back(skx_rank(3, 0.05, 0.80, 0.1, 8.0));   // none flagged
+  std::string s = bottleneck_section(rec, TableFormat::kText, false);
+  EXPECT_NE(s.find("Job bottleneck: no common bottleneck: 3 different paths (most common: Backend > "
+                   "Memory, 2 of 4 ranks)"),
+            std::string::npos)
+      << s;
+  // More than half of the ranks: the job's bottleneck.
+  rec.ranks[3] = skx_rank(3, 0.05, 0.35, 0.8, 10.0);
+  s = bottleneck_section(rec, TableFormat::kText, false);
+  EXPECT_NE(s.find("Job bottleneck: Backend > Memory (3 of 4 ranks)"), std::string::npos) << s;
+}
