@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -183,18 +184,21 @@ void run_commands(const std::vector<Argv>& cmds) {
   }
 }
 
-// Restores everything the journal saved; appends "restored". Returns the failures.
-std::vector<std::string> restore_all(Journal& journal, const std::vector<FileWrite>& originals,
-                                     const std::vector<Argv>& commands) {
+// Restores everything the journal saved; appends "restored" saying exactly which files were
+// put back and which were skipped (and why).
+RestoreResult restore_all(Journal& journal, const std::vector<FileWrite>& originals,
+                          const std::vector<Argv>& commands) {
   RealSysfs io;
-  auto errors = restore_files(io, originals);
+  auto r = restore_files(io, originals);
   for (const auto& c : commands) {
-    const auto r = run_child(c, 60, false, nullptr);
-    if (r.exit_status != 0) errors.push_back("restore command failed: " + shell_join(c));
+    const auto res = run_child(c, 60, false, nullptr);
+    if (res.exit_status != 0) r.errors.push_back("restore command failed: " + shell_join(c));
   }
-  journal.append({{"type", "restored"}, {"utc", utc_now()}, {"files", originals.size()},
-                  {"errors", errors}});
-  return errors;
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& k : r.skipped) skipped.push_back({{"path", k.path}, {"reason", k.reason}});
+  journal.append({{"type", "restored"}, {"utc", utc_now()}, {"files", r.restored.size()},
+                  {"skipped", skipped}, {"errors", r.errors}});
+  return r;
 }
 
 void print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, const SweepOptions& opt,
@@ -223,12 +227,26 @@ void print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, c
              spec.randomized ? std::to_string(spec.seed) : "", spec.retries,
              spec.timeout_s > 0 ? num(spec.timeout_s) + " s" : "none");
   const auto saved = knobs.files_to_save();
+  // The same classification the restore will make, from the values the sweep would save now.
+  std::vector<RestoreSkip> skips;
+  try {
+    skips = restore_skips(save_files(DryRunSysfs(), saved));
+  } catch (const std::exception& e) {
+    fmt::print("knob files: {}\n", e.what());
+  }
+  auto skip_of = [&](const std::string& f) {
+    return std::find_if(skips.begin(), skips.end(), [&](const RestoreSkip& k) { return k.path == f; });
+  };
   if (saved.empty())
     fmt::print("knob files saved to the journal before the first change: none (no sysfs knob is written)\n");
   else
-    fmt::print("knob files saved to the journal before the first change, restored at the end ({} files):\n",
-               saved.size());
-  for (const auto& f : saved) fmt::print("  {}\n", f);
+    fmt::print("knob files saved to the journal before the first change, restored at the end ({} files{}):\n",
+               saved.size(), skips.empty() ? "" : fmt::format("; {} restored, {} skipped", saved.size() - skips.size(), skips.size()));
+  for (const auto& f : saved) {
+    const auto k = skip_of(f);
+    if (k == skips.end()) fmt::print("  {}\n", f);
+    else fmt::print("  {}  (not restored: {})\n", f, k->reason);
+  }
   fmt::print("output files: {0}/{1} (journal), {0}/records/<run id>.json, {0}/results.csv{2}\n", dir,
              kJournalName, opt.run_fit ? ", " + dir + "/model.json" : "");
   for (const auto& c : knobs.restore_commands()) fmt::print("restore command: {}\n", shell_join(c));
@@ -570,10 +588,9 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   progress.finish();
 
   if (knobs_touched && (!originals.empty() || !restore_cmds.empty())) {
-    const auto errors = restore_all(journal, originals, restore_cmds);
-    if (errors.empty())
-      fmt::print(stderr, "hpcsens sweep: restored {} knob files to their original values\n", originals.size());
-    for (const auto& e : errors) fmt::print(stderr, "hpcsens sweep: RESTORE FAILED: {}\n", e);
+    const auto r = restore_all(journal, originals, restore_cmds);
+    fmt::print(stderr, "hpcsens sweep: {}\n", restore_summary(r));
+    for (const auto& e : r.errors) fmt::print(stderr, "hpcsens sweep: RESTORE FAILED: {}\n", e);
   }
   if (g_stop) {
     const int sig = g_stop;
@@ -619,10 +636,12 @@ int restore_from_journal(const std::string& dir) {
     return node_status;
   }
   Journal journal(dir);
-  const auto errors = restore_all(journal, st.originals, st.restore_commands);
-  for (const auto& f : st.originals) fmt::print(stderr, "restored {} = {}\n", f.path, f.value);
-  for (const auto& e : errors) fmt::print(stderr, "hpcsens sweep: RESTORE FAILED: {}\n", e);
-  return errors.empty() && node_status == 0 ? 0 : 1;
+  const auto r = restore_all(journal, st.originals, st.restore_commands);
+  for (const auto& f : r.restored) fmt::print(stderr, "restored {} = {}\n", f.path, f.value);
+  for (const auto& k : r.skipped) fmt::print(stderr, "skipped {}: {}\n", k.path, k.reason);
+  fmt::print(stderr, "hpcsens sweep: {}\n", restore_summary(r));
+  for (const auto& e : r.errors) fmt::print(stderr, "hpcsens sweep: RESTORE FAILED: {}\n", e);
+  return r.errors.empty() && node_status == 0 ? 0 : 1;
 }
 
 int apply_point_here(const SweepSpec& spec, int point, const std::string& dir) {

@@ -151,12 +151,16 @@ TEST(SweepRestore, PutsEverythingBackWithoutCrossingAndSkipsUnsupportedSetspeed)
   pstate.apply(io, 1.0);
   unc.apply(io, {1.0, 1.0});
   io.writes.clear();
-  EXPECT_TRUE(restore_files(io, saved).empty());
-  for (const auto& f : saved) {
-    // Real sysfs shows "<unsupported>" again once the governor is back; a plain file cannot.
-    if (f.value == "<unsupported>") continue;
-    EXPECT_EQ(get(f.path), f.value) << f.path;
-  }
+  const auto r = restore_files(io, saved);
+  EXPECT_TRUE(r.errors.empty());
+  // Real sysfs shows "<unsupported>" again once the governor is back; a plain file cannot. So
+  // setspeed is skipped with its reason, never counted as restored.
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_EQ(r.skipped[0].path, testing::policy_dir(t.path(), 0) + "/scaling_setspeed");
+  EXPECT_EQ(r.skipped[0].reason, "was <unsupported> (governor ondemand), restored by restoring the governor");
+  EXPECT_EQ(r.restored.size(), saved.size() - 1);
+  for (const auto& f : r.restored) EXPECT_EQ(get(f.path), f.value) << f.path;
+  EXPECT_EQ(get(testing::policy_dir(t.path(), 0) + "/scaling_governor"), "ondemand");
   // pstate pinned at 1.0 back to 2.0-3.5: max first; setspeed "<unsupported>" is never written.
   const std::string pd = t.path() + "/p/devices/system/cpu/cpufreq/policy0/";
   std::vector<std::string> order;
@@ -165,6 +169,27 @@ TEST(SweepRestore, PutsEverythingBackWithoutCrossingAndSkipsUnsupportedSetspeed)
     if (w.path.rfind(pd, 0) == 0) order.push_back(w.path.substr(pd.size()));
   }
   EXPECT_EQ(order, (std::vector<std::string>{"scaling_max_freq", "scaling_min_freq"}));
+}
+
+TEST(SweepRestore, SetspeedSavedUnderUserspaceIsRestoredAndPlaceholdersAreSkipped) {
+  TempDir t;
+  testing::make_acpi_cpufreq(t.path(), 1);
+  const auto d = testing::policy_dir(t.path(), 0);
+  testing::put(d + "/scaling_governor", "userspace");
+  testing::put(d + "/scaling_setspeed", "2000000");
+  RecordingSysfs io;
+  CpufreqSysfs acpi(io, t.path());
+  const auto saved = save_files(io, acpi.files_to_save());
+  EXPECT_TRUE(restore_skips(saved).empty());
+  acpi.apply(io, 1.2);
+  const auto r = restore_files(io, saved);
+  EXPECT_TRUE(r.errors.empty() && r.skipped.empty());
+  EXPECT_EQ(r.restored.size(), saved.size());
+  EXPECT_EQ(get(d + "/scaling_setspeed"), "2000000");
+  // Any other sysfs placeholder is not a value either.
+  const auto k = restore_skips({{d + "/energy_performance_preference", "<unsupported>"}});
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_EQ(k[0].reason, "was <unsupported>, not a writable value");
 }
 
 TEST(SweepKnobSet, OutOfRangeAndMissingBackendsAreInputErrorsNamingTheField) {

@@ -282,6 +282,45 @@ TEST(SweepCli, KnobsAreAppliedPerRunAndRestoredAfterANormalEnd) {
   EXPECT_LT(originals, first_apply);
 }
 
+// acpi-cpufreq under ondemand: scaling_setspeed reads "<unsupported>" and cannot be written; the
+// governor is what brings that back. The sweep must not count setspeed as restored, and the
+// message, the journal and --dry-run must all say it was skipped and why.
+TEST(SweepCli, UnsupportedSetspeedIsReportedSkippedNotRestored) {
+  TempDir t;
+  const std::string root = t.path() + "/sys";
+  testing::make_acpi_cpufreq(root, 2);
+  put(t.path() + "/spec.yaml", "job:\n  command: " + mpi_job(1) + "\n  timeout_s: 60\nknobs: {cpu_ghz: [1.2, 2.4]}\n"
+                                 "backends: {sysfs_root: '" + root + "'}\ncalibration: {stream: false}\nretries: 0\n");
+  const std::string out = t.path() + "/out";
+  const auto d = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--dry-run"}, t.path());
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_NE(d.out.find("restored at the end (8 files; 6 restored, 2 skipped):\n"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("policy1/scaling_setspeed  (not restored: was <unsupported> (governor ondemand), "
+                       "restored by restoring the governor)"), std::string::npos) << d.out;
+
+  const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (int p = 0; p < 2; ++p) EXPECT_EQ(get(testing::policy_dir(root, p) + "/scaling_governor"), "ondemand");
+  EXPECT_NE(r.err.find("restored 6 knob files to their original values; 2 skipped: scaling_setspeed was "
+                       "<unsupported> (governor ondemand), restored by restoring the governor (2 files)"),
+            std::string::npos) << r.err;
+  json restored;
+  for (const auto& e : journal(out))
+    if (e["type"] == "restored") restored = e;
+  EXPECT_EQ(restored["files"], 6) << restored;
+  ASSERT_EQ(restored["skipped"].size(), 2u) << restored;
+  EXPECT_EQ(restored["skipped"][0]["path"], testing::policy_dir(root, 0) + "/scaling_setspeed");
+  EXPECT_EQ(restored["errors"].size(), 0u);
+
+  // --restore from the same journal says the same, file by file.
+  const auto again = run({kHpcsens, "sweep", "--restore", out}, t.path());
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(again.err.find("restored " + testing::policy_dir(root, 0) + "/scaling_setspeed"), std::string::npos)
+      << again.err;
+  EXPECT_NE(again.err.find("skipped " + testing::policy_dir(root, 0) + "/scaling_setspeed: was <unsupported>"),
+            std::string::npos) << again.err;
+}
+
 TEST(SweepCli, SigtermMidRunEndsTheJobRestoresKnobsAndExits143) {
   TempDir t;
   const std::string root = t.path() + "/sys";
