@@ -307,7 +307,8 @@ void print_summary(const SweepSpec& spec, const Plan& plan, const std::string& d
   const bool emu = spec.emulation.has_value();
   struct Agg {
     int n = 0;
-    double sum = 0, min = 1e300, max = 0, cpu = 0, mem = 0;
+    double min = 1e300, max = 0, cpu = 0, mem = 0;
+    std::vector<double> times;  // the median is shown: the same statistic hpcsens fit uses
     std::string cpu_src;
   };
   std::map<int, Agg> agg;
@@ -321,7 +322,7 @@ void print_summary(const SweepSpec& spec, const Plan& plan, const std::string& d
       auto& a = agg[r.point];
       const double t = rec.timing.job_s;
       ++a.n;
-      a.sum += t;
+      a.times.push_back(t);
       a.min = std::min(a.min, t);
       a.max = std::max(a.max, t);
       a.cpu += rec.config.value("cpu_ghz", 0.0);
@@ -339,16 +340,19 @@ void print_summary(const SweepSpec& spec, const Plan& plan, const std::string& d
   fmt::print("\nSweep summary{}: {} of {} runs done, {} skipped after {} retries\n", emu ? " (EMULATED)" : "",
              st.done.size(), plan.runs.size(), st.skipped.size(), spec.retries);
   fmt::print("{:<28} {:>9} {:>10} {:>9} {:>3} {:>10} {:>10} {:>10}{}\n", "point", "cpu_ghz", "source",
-             "mem_gbs", "n", "mean_s", "min_s", "max_s", emu ? "  " : "");
+             "mem_gbs", "n", "median_s", "min_s", "max_s", emu ? "  " : "");
   for (const auto& p : plan.points) {
     auto it = agg.find(p.index);
     if (it == agg.end()) {
       fmt::print("{:<28} {:>9} {:>10} {:>9} {:>3}{}\n", p.label, "-", "-", "-", 0, emu ? "  EMULATED" : "");
       continue;
     }
-    const auto& a = it->second;
+    auto& a = it->second;
+    std::sort(a.times.begin(), a.times.end());
+    const std::size_t m = a.times.size() / 2;
+    const double median = a.times.size() % 2 ? a.times[m] : 0.5 * (a.times[m - 1] + a.times[m]);
     fmt::print("{:<28} {:>9.3f} {:>10} {:>9.2f} {:>3} {:>10.4f} {:>10.4f} {:>10.4f}{}\n", p.label, a.cpu / a.n,
-               a.cpu_src, a.mem / a.n, a.n, a.sum / a.n, a.min, a.max, emu ? "  EMULATED" : "");
+               a.cpu_src, a.mem / a.n, a.n, median, a.min, a.max, emu ? "  EMULATED" : "");
   }
   if (small_stream > 0)
     fmt::print("warning: {} records have STREAM arrays not shown to be >= 4x the last-level cache "

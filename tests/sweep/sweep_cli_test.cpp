@@ -173,14 +173,31 @@ seed: 3
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(fs::directory_iterator(out + "/records") == fs::directory_iterator(), false);
   int records = 0;
+  std::map<std::string, std::vector<double>> times;  // point label -> job_s of its repetitions
   for (const auto& e : fs::directory_iterator(out + "/records")) {
     ++records;
     std::ifstream in(e.path());
     const auto rec = json::parse(in);
     EXPECT_EQ(rec["emulated"], true) << e.path();
     EXPECT_EQ(rec["config"]["cpu_ghz_source"], "emulated");
+    times[rec["config"]["label"].get<std::string>()].push_back(rec["timing"]["job_s"].get<double>());
   }
   EXPECT_EQ(records, 36);
+  // The summary shows each point's median (what hpcsens fit uses), not the mean.
+  int medians = 0;
+  std::istringstream summary(r.out);
+  for (std::string line; std::getline(summary, line);) {
+    std::istringstream cols(line);
+    std::string label, cpu, source, mem;
+    int n = 0;
+    double median = 0;
+    if (!(cols >> label >> cpu >> source >> mem >> n >> median) || !times.count(label) || n != 3) continue;
+    auto v = times[label];
+    std::sort(v.begin(), v.end());
+    EXPECT_NEAR(median, v[1], 1e-3) << line;
+    ++medians;
+  }
+  EXPECT_EQ(medians, 12) << r.out;
   // Every output says emulated: the progress on stderr, every summary row, the fit, the model.
   EXPECT_NE(r.err.find("EMULATED launcher"), std::string::npos);
   EXPECT_NE(r.out.find("Sweep summary (EMULATED)"), std::string::npos) << r.out;
