@@ -19,7 +19,7 @@
 #include <sstream>
 #include <thread>
 
-#include "fake_sysfs.h"
+#include "sweep_process.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -30,50 +30,12 @@ namespace {
 using testing::get;
 using testing::put;
 using testing::TempDir;
+using testing::Result;
+using testing::run;
 
 const std::string kHpcsens = HPCSENS_EXE;
 const std::string kStream = HPCSENS_STREAM_EXE;
 const std::string kScript = HPCSENS_SOURCE_DIR "/tests/sweep/slurm_localhost.sh";
-
-struct Result {
-  int status;  // exit status, 128 + signal, or -1 after the timeout (the child is then killed)
-  std::string out, err;
-};
-
-Result run(const std::vector<std::string>& args, const std::string& dir, double timeout_s) {
-  const std::string out_path = dir + "/stdout.txt", err_path = dir + "/stderr.txt";
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int o = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int in = ::open("/dev/null", O_RDONLY);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    ::dup2(in, 0);
-    ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  int status = 0, code = -1;
-  for (;;) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
-      code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      break;
-    }
-    if (std::chrono::steady_clock::now() > end) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return {code, get(out_path), get(err_path)};
-}
 
 long khz(double ghz) { return std::lround(ghz * 1e6); }
 

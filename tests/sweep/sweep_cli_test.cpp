@@ -18,7 +18,7 @@
 #include <sstream>
 #include <thread>
 
-#include "fake_sysfs.h"
+#include "sweep_process.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -29,61 +29,14 @@ namespace {
 using testing::get;
 using testing::put;
 using testing::TempDir;
+using testing::Proc;
+using testing::Result;
+using testing::run;
+using testing::spawn;
+using testing::wait_for;
 
 const std::string kHpcsens = HPCSENS_EXE;
 const std::string kStream = HPCSENS_STREAM_EXE;
-
-struct Proc {
-  pid_t pid = -1;
-  std::string out_path, err_path;
-};
-
-Proc spawn(const std::vector<std::string>& args, const std::string& dir) {
-  Proc p{-1, dir + "/stdout.txt", dir + "/stderr.txt"};
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  p.pid = ::fork();
-  if (p.pid == 0) {
-    const int o = ::open(p.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(p.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int in = ::open("/dev/null", O_RDONLY);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    ::dup2(in, 0);
-    ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return p;
-}
-
-// Exit status (128 + signal when killed), or -1 after `timeout_s` (the child is then killed).
-int wait_for(const Proc& p, double timeout_s) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  int status = 0;
-  while (::waitpid(p.pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > end) {
-      ::kill(p.pid, SIGKILL);
-      ::waitpid(p.pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-Result run(const std::vector<std::string>& args, const std::string& dir, double timeout_s = 60) {
-  const auto p = spawn(args, dir);
-  const int st = wait_for(p, timeout_s);
-  return {st, get(p.out_path), get(p.err_path)};
-}
 
 std::vector<json> journal(const std::string& dir) {
   std::vector<json> out;
@@ -513,8 +466,11 @@ TEST(SweepCli, PerRunTimeoutEndsTheJobAndCountsAsAFailure) {
   EXPECT_EQ(r.status, 1) << r.err;
   const auto j = journal(out);
   ASSERT_EQ(count_type(j, "run", "failed"), 1);
-  for (const auto& e : j)
-    if (e["type"] == "run") EXPECT_EQ(e["timed_out"], true) << e;
+  for (const auto& e : j) {
+    if (e["type"] == "run") {
+      EXPECT_EQ(e["timed_out"], true) << e;
+    }
+  }
 }
 
 TEST(SweepCli, PerNodeApplySavesThisNodesOriginalsAndRestoreFindsThem) {
