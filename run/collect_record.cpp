@@ -89,8 +89,7 @@ json assemble(const std::vector<std::string>& files, const JobFacts& facts, std:
   const bool have_stop = !rec.ranks.empty() && std::all_of(rec.ranks.begin(), rec.ranks.end(),
                                                            [](const auto& r) { return r.t3 > r.t0; });
   if (have_stop) {
-    mpi::fill_timing(rec);
-    rec.timing.method += " [incomplete: ranks did not reach MPI_Finalize]";
+    mpi::fill_timing(rec);  // sees the incomplete ranks and says so in timing.method
   } else {
     rec.timing.method = "unavailable: ranks did not reach MPI_Finalize";
   }
