@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/safe_file.h"
 
 namespace hpcsens::record {
 namespace {
@@ -250,34 +251,10 @@ bool write_json_atomic(const std::string& path, const json& j, std::string* erro
     if (error) *error = std::string("cannot serialise record: ") + e.what();
     return false;
   }
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (error) *error = "cannot create " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (error) *error = "cannot write " + tmp + ": " + std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return false;
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    if (error) *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return true;
+  std::string err = safe_file::write_file_atomic(path, text);
+  if (err.empty()) return true;
+  if (error) *error = std::move(err);
+  return false;
 }
 
 }  // namespace hpcsens::record

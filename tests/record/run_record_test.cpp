@@ -162,7 +162,7 @@ TEST_F(RecordFiles, UnwritableDirectoryIsReportedNotThrown) {
     std::ofstream(dir_ / "plain") << "x";
     std::string err;
     EXPECT_FALSE(write_json_atomic((dir_ / "plain" / "run.json").string(), json::object(), &err));
-    EXPECT_NE(err.find("cannot create"), std::string::npos) << err;
+    EXPECT_NE(err.find("plain: is not a directory"), std::string::npos) << err;
     return;
   }
   ::chmod(dir_.c_str(), 0555);

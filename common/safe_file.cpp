@@ -1,0 +1,207 @@
+#include "common/safe_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "common/errors.h"
+
+namespace hpcsens::safe_file {
+namespace {
+
+std::string failed(const std::string& what, const std::string& path) {
+  return what + " " + path + ": " + std::strerror(errno);
+}
+
+// Creates every missing component of `path` (mode 0755). Existing components are the
+// user's choice of path and may be symlinks; the last one is checked by open_dir.
+std::string make_parents(const std::string& path) {
+  for (std::size_t pos = 1; pos <= path.size(); ++pos) {
+    if (pos != path.size() && path[pos] != '/') continue;
+    const std::string prefix = path.substr(0, pos);
+    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
+      return failed("cannot create directory", prefix);
+  }
+  return "";
+}
+
+std::string temp_name(std::string_view name) {
+  static std::atomic<unsigned> counter{0};
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return "." + std::string(name) + ".tmp." + std::to_string(::getpid()) + "." +
+         std::to_string(counter.fetch_add(1)) + "." + std::to_string(ts.tv_nsec);
+}
+
+}  // namespace
+
+Dir& Dir::operator=(Dir&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    path_ = std::move(o.path_);
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+Dir::~Dir() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string Dir::child(std::string_view name) const {
+  return (path_.empty() || path_.back() == '/') ? path_ + std::string(name)
+                                                 : path_ + "/" + std::string(name);
+}
+
+std::string dir_trust_problem(uid_t owner, mode_t mode, uid_t euid) {
+  if (owner != euid && owner != 0)
+    return "is owned by another user (uid " + std::to_string(owner) +
+           "); hpcsens writes only into directories owned by you or root";
+  if ((mode & (S_IWGRP | S_IWOTH)) && !(mode & S_ISVTX))
+    return "is writable by group or others without the sticky bit; use a private directory";
+  return "";
+}
+
+std::string open_dir(const std::string& path, bool create, Dir* out) {
+  if (path.empty()) return "empty directory name";
+  if (create) {
+    if (auto err = make_parents(path); !err.empty()) return err;
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    struct stat lst {};
+    // O_DIRECTORY|O_NOFOLLOW gives ENOTDIR (not ELOOP) for a symlink; lstat tells them apart.
+    if (errno == ELOOP || (errno == ENOTDIR && ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)))
+      return path + ": is a symlink; refusing to follow it";
+    if (errno == ENOTDIR) return path + ": is not a directory";
+    return failed("cannot open directory", path);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    std::string err = failed("cannot stat directory", path);
+    ::close(fd);
+    return err;
+  }
+  if (auto problem = dir_trust_problem(st.st_uid, st.st_mode, ::geteuid()); !problem.empty()) {
+    ::close(fd);
+    return path + ": " + problem;
+  }
+  Dir d;
+  d.fd_ = fd;
+  d.path_ = path;
+  *out = std::move(d);
+  return "";
+}
+
+std::string write_all(int fd, std::string_view data, const std::string& what) {
+  const char* p = data.data();
+  std::size_t left = data.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return failed("cannot write", what);
+    if (n == 0) {
+      errno = EIO;
+      return failed("cannot write", what);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return "";
+}
+
+std::string write_atomic(const Dir& dir, std::string_view name, std::string_view content,
+                         mode_t mode) {
+  if (!dir.is_open()) return "internal: directory not open for " + std::string(name);
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
+    tmp = temp_name(name);
+    fd = ::openat(dir.fd(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  mode);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) return failed("cannot create", dir.child(tmp));
+  std::string err = write_all(fd, content, dir.child(tmp));
+  if (err.empty() && ::fsync(fd) != 0) err = failed("cannot flush (fsync)", dir.child(tmp));
+  if (::close(fd) != 0 && err.empty()) err = failed("cannot close", dir.child(tmp));
+  if (err.empty() && ::renameat(dir.fd(), tmp.c_str(), dir.fd(), std::string(name).c_str()) != 0)
+    err = failed("cannot rename " + dir.child(tmp) + " to", dir.child(name));
+  if (!err.empty()) ::unlinkat(dir.fd(), tmp.c_str(), 0);
+  return err;
+}
+
+std::string write_file_atomic(const std::string& path, std::string_view content,
+                              bool create_dir, mode_t mode) {
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.empty()) return path + ": no file name";
+  Dir d;
+  if (auto err = open_dir(dir, create_dir, &d); !err.empty()) return err;
+  return write_atomic(d, name, content, mode);
+}
+
+std::string open_append(const Dir& dir, std::string_view name, int* fd_out) {
+  const std::string n(name);
+  const int fd = ::openat(dir.fd(), n.c_str(),
+                          O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == ELOOP) return dir.child(name) + ": is a symlink; refusing to write through it";
+    return failed("cannot open", dir.child(name));
+  }
+  struct stat st {};
+  std::string err;
+  if (::fstat(fd, &st) != 0) err = failed("cannot stat", dir.child(name));
+  else if (!S_ISREG(st.st_mode)) err = dir.child(name) + ": is not a regular file";
+  else if (st.st_uid != ::geteuid()) err = dir.child(name) + ": is owned by another user";
+  else if (st.st_nlink != 1) err = dir.child(name) + ": has several hard links; refusing";
+  if (!err.empty()) {
+    ::close(fd);
+    return err;
+  }
+  *fd_out = fd;
+  return "";
+}
+
+std::string read_input_file(const std::string& path, std::size_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(path, S_ISDIR(st.st_mode) ? "is a directory, not a file"
+                                                : "is not a regular file");
+  }
+  if (static_cast<std::size_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw InputError(path, "is larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw InputError(path, std::string("cannot read: ") + std::strerror(e));
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > max_bytes) {  // grew while being read
+      ::close(fd);
+      throw InputError(path, "is larger than " + std::to_string(max_bytes) + " bytes");
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
+}  // namespace hpcsens::safe_file

@@ -1,0 +1,72 @@
+#pragma once
+// Files hpcsens writes, made safe for a tool that runs as root beside other users.
+//
+// Every write goes through a directory descriptor that was opened without following a
+// symlink and checked (owner, mode) once; names inside it are created with
+// O_EXCL|O_NOFOLLOW and moved into place with renameat, so a symlink planted by another
+// user is never written through and a directory swapped after the check is not used.
+//
+// Functions return an empty string on success and a one-line reason naming the path and
+// the cause (strerror) on failure; they never throw, so the preload can call them.
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+
+namespace hpcsens::safe_file {
+
+// An open, checked directory. Move-only; closes its descriptor.
+class Dir {
+ public:
+  Dir() = default;
+  Dir(Dir&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  Dir& operator=(Dir&& o) noexcept;
+  Dir(const Dir&) = delete;
+  Dir& operator=(const Dir&) = delete;
+  ~Dir();
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  bool is_open() const { return fd_ >= 0; }
+  // "<dir>/<name>" for messages.
+  std::string child(std::string_view name) const;
+
+ private:
+  friend std::string open_dir(const std::string&, bool, Dir*);
+  int fd_ = -1;
+  std::string path_;
+};
+
+// Why a directory with this owner and mode must not be written into by this process,
+// or "" when it may. Refused: owned by a user other than the effective user and root;
+// writable by group or others without the sticky bit. Pure, for tests.
+std::string dir_trust_problem(uid_t owner, mode_t mode, uid_t euid);
+
+// Opens `path` as a directory (creating it and missing parents with mode 0755 when
+// `create`), refusing a symlink as the last component and an untrusted directory.
+std::string open_dir(const std::string& path, bool create, Dir* out);
+
+// Writes `content` to dir/name atomically: a private temporary (O_EXCL|O_NOFOLLOW, mode
+// `mode`), write, fsync, close (all checked), then renameat over `name`. On any failure
+// the temporary is removed and `name` is untouched.
+std::string write_atomic(const Dir& dir, std::string_view name, std::string_view content,
+                         mode_t mode = 0644);
+
+// Convenience: open_dir(dirname(path), create_dir) + write_atomic(basename(path)).
+std::string write_file_atomic(const std::string& path, std::string_view content,
+                              bool create_dir = false, mode_t mode = 0644);
+
+// Opens dir/name for appending (created 0644 when missing), refusing a symlink, a
+// non-regular file, a file owned by another user and a file with several hard links.
+// On success *fd_out is the descriptor (O_CLOEXEC); the caller closes it.
+std::string open_append(const Dir& dir, std::string_view name, int* fd_out);
+
+// Writes all of data to fd, retrying on EINTR and short writes. `what` names the file.
+std::string write_all(int fd, std::string_view data, const std::string& what);
+
+// Reads a user-given input file: it must be a regular file (after following symlinks,
+// which is the user's choice for input) of at most max_bytes. Throws InputError naming
+// the path ("is not a regular file", "is larger than N bytes", strerror).
+std::string read_input_file(const std::string& path, std::size_t max_bytes = 256u << 20);
+
+}  // namespace hpcsens::safe_file
