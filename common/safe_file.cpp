@@ -116,25 +116,50 @@ std::string write_all(int fd, std::string_view data, const std::string& what) {
   return "";
 }
 
+std::string AtomicFile::create(const Dir& dir, std::string_view name, mode_t mode) {
+  if (!dir.is_open()) return "internal: directory not open for " + std::string(name);
+  dir_ = &dir;
+  name_ = name;
+  for (int attempt = 0; attempt < 8 && fd_ < 0; ++attempt) {
+    tmp_ = temp_name(name);
+    fd_ = ::openat(dir.fd(), tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                   mode);
+    if (fd_ < 0 && errno != EEXIST) break;
+  }
+  if (fd_ < 0) return failed("cannot create", dir.child(tmp_));
+  return "";
+}
+
+std::string AtomicFile::append(std::string_view data) {
+  if (fd_ < 0) return "internal: " + std::string(name_) + " is not open";
+  return write_all(fd_, data, dir_->child(tmp_));
+}
+
+std::string AtomicFile::commit() {
+  if (fd_ < 0) return "internal: " + std::string(name_) + " is not open";
+  std::string err;
+  if (::fsync(fd_) != 0) err = failed("cannot flush (fsync)", dir_->child(tmp_));
+  if (::close(fd_) != 0 && err.empty()) err = failed("cannot close", dir_->child(tmp_));
+  fd_ = -1;
+  if (err.empty() && ::renameat(dir_->fd(), tmp_.c_str(), dir_->fd(), name_.c_str()) != 0)
+    err = failed("cannot rename " + dir_->child(tmp_) + " to", dir_->child(name_));
+  if (!err.empty()) ::unlinkat(dir_->fd(), tmp_.c_str(), 0);
+  return err;
+}
+
+void AtomicFile::abandon() noexcept {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  fd_ = -1;
+  ::unlinkat(dir_->fd(), tmp_.c_str(), 0);
+}
+
 std::string write_atomic(const Dir& dir, std::string_view name, std::string_view content,
                          mode_t mode) {
-  if (!dir.is_open()) return "internal: directory not open for " + std::string(name);
-  std::string tmp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
-    tmp = temp_name(name);
-    fd = ::openat(dir.fd(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  mode);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) return failed("cannot create", dir.child(tmp));
-  std::string err = write_all(fd, content, dir.child(tmp));
-  if (err.empty() && ::fsync(fd) != 0) err = failed("cannot flush (fsync)", dir.child(tmp));
-  if (::close(fd) != 0 && err.empty()) err = failed("cannot close", dir.child(tmp));
-  if (err.empty() && ::renameat(dir.fd(), tmp.c_str(), dir.fd(), std::string(name).c_str()) != 0)
-    err = failed("cannot rename " + dir.child(tmp) + " to", dir.child(name));
-  if (!err.empty()) ::unlinkat(dir.fd(), tmp.c_str(), 0);
-  return err;
+  AtomicFile f;
+  if (auto err = f.create(dir, name, mode); !err.empty()) return err;
+  if (auto err = f.append(content); !err.empty()) return err;  // the destructor removes it
+  return f.commit();
 }
 
 std::string write_file_atomic(const std::string& path, std::string_view content,

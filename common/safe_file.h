@@ -52,6 +52,27 @@ std::string open_dir(const std::string& path, bool create, Dir* out);
 std::string write_atomic(const Dir& dir, std::string_view name, std::string_view content,
                          mode_t mode = 0644);
 
+// The same in pieces, for content too large to hold in memory (a run record of many ranks):
+// create() makes the private temporary, append() writes to it, commit() fsyncs, closes and
+// renames it over `name`; a file never committed is removed (abandon() or the destructor).
+// The Dir must outlive the AtomicFile.
+class AtomicFile {
+ public:
+  AtomicFile() = default;
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  ~AtomicFile() { abandon(); }
+  std::string create(const Dir& dir, std::string_view name, mode_t mode = 0644);
+  std::string append(std::string_view data);
+  std::string commit();
+  void abandon() noexcept;
+
+ private:
+  const Dir* dir_ = nullptr;
+  std::string name_, tmp_;
+  int fd_ = -1;
+};
+
 // Convenience: open_dir(dirname(path), create_dir) + write_atomic(basename(path)).
 std::string write_file_atomic(const std::string& path, std::string_view content,
                               bool create_dir = false, mode_t mode = 0644);

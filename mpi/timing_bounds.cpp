@@ -39,6 +39,25 @@ TimingBounds incomplete_bounds(std::span<const RankClock> ranks, bool one_clock)
   return b;
 }
 
+record::Timing timing_of(std::span<const RankClock> clocks, bool one_clock, bool all_complete) {
+  record::Timing t;
+  if (!all_complete) {
+    const TimingBounds b = incomplete_bounds(clocks, one_clock);
+    t.job_s = b.job_s;
+    t.job_sync_s = b.job_sync_s;
+    t.barrier_s = 0;
+    t.method = "incomplete: longest rank span max(t_stop - t0), a lower bound on the job time";
+    return t;
+  }
+  const TimingBounds b = barrier_corrected_bounds(clocks, one_clock);
+  t.job_s = b.job_s;
+  t.job_sync_s = b.job_sync_s;
+  t.barrier_s = b.barrier_s.value_or(0.0);
+  t.method = one_clock ? "mccalpin-2019-barrier (single clock)"
+                       : "mccalpin-2019-barrier (unsynchronised clocks: min t3-t0 only)";
+  return t;
+}
+
 void fill_timing(record::RunRecord& record) {
   std::vector<RankClock> clocks;
   clocks.reserve(record.ranks.size());
@@ -48,20 +67,7 @@ void fill_timing(record::RunRecord& record) {
     one_clock = one_clock && r.host == record.ranks.front().host;
     all_complete = all_complete && r.complete;
   }
-  if (!all_complete) {
-    const TimingBounds b = incomplete_bounds(clocks, one_clock);
-    record.timing.job_s = b.job_s;
-    record.timing.job_sync_s = b.job_sync_s;
-    record.timing.barrier_s = 0;
-    record.timing.method = "incomplete: longest rank span max(t_stop - t0), a lower bound on the job time";
-    return;
-  }
-  const TimingBounds b = barrier_corrected_bounds(clocks, one_clock);
-  record.timing.job_s = b.job_s;
-  record.timing.job_sync_s = b.job_sync_s;
-  record.timing.barrier_s = b.barrier_s.value_or(0.0);
-  record.timing.method = one_clock ? "mccalpin-2019-barrier (single clock)"
-                                   : "mccalpin-2019-barrier (unsynchronised clocks: min t3-t0 only)";
+  record.timing = timing_of(clocks, one_clock, all_complete);
 }
 
 }  // namespace hpcsens::mpi

@@ -31,6 +31,10 @@ TimingBounds barrier_corrected_bounds(std::span<const RankClock> ranks, bool one
 // job_s = max_k (t3 - t0), a lower bound; job_sync_s = max t2 - min t1 with one clock.
 TimingBounds incomplete_bounds(std::span<const RankClock> ranks, bool one_clock);
 
+// The record's timing section from every rank's clocks (streamed records, which hold no
+// RankRecords): incomplete_bounds when not all_complete, else barrier_corrected_bounds.
+record::Timing timing_of(std::span<const RankClock> clocks, bool one_clock, bool all_complete);
+
 // Fills record.timing from its ranks (one clock when every rank names the same host); uses
 // incomplete_bounds when any rank is incomplete, and says so in timing.method.
 void fill_timing(record::RunRecord& record);

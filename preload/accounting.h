@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "call_table.h"
+#include "preload/msg_stats.h"
 
 namespace hpcsens::preload {
 
@@ -25,8 +26,15 @@ using CallTotals = std::array<CallSlot, kNumCalls>;
 
 inline constexpr int kMaxThreadSlots = 64;
 
+// Everything one thread counts: calls, message sizes, partners (each thread writes only its own).
+struct ThreadCounts {
+  CallTotals calls{};
+  MsgHistograms hist{};
+  PartnerTable partners{};
+};
+
 struct ThreadState {
-  CallTotals* slot = nullptr;
+  ThreadCounts* slot = nullptr;
   int depth = 0;
 };
 
@@ -36,13 +44,20 @@ extern thread_local constinit ThreadState t_state __attribute__((tls_model("init
 extern std::atomic<bool> g_counting;  // true between our init barrier and our finalize barrier
 
 // The slot this thread writes to (claimed on first use).
-CallTotals* claim_thread_slot() noexcept;
-extern CallTotals g_overflow_slot;  // shared by threads beyond kMaxThreadSlots
-inline bool is_overflow_slot(const CallTotals* slot) noexcept { return slot == &g_overflow_slot; }
-void add_to_slot(CallTotals* slot, int id, std::uint64_t ticks, std::uint64_t bytes) noexcept;
+ThreadCounts* claim_thread_slot() noexcept;
+// This thread's slot, claimed now if it has none (the thread calling MPI_Init marks its own).
+ThreadCounts* own_thread_slot() noexcept;
+extern ThreadCounts g_overflow_slot;  // shared by threads beyond kMaxThreadSlots
+inline bool is_overflow_slot(const ThreadCounts* slot) noexcept { return slot == &g_overflow_slot; }
+void add_to_slot(ThreadCounts* slot, int id, std::uint64_t ticks, std::uint64_t bytes) noexcept;
+void add_hist_to_slot(ThreadCounts* slot, int hist, std::uint64_t bytes) noexcept;
+void add_partner_to_slot(ThreadCounts* slot, std::uint64_t bytes) noexcept;
 
-// Sum of every thread's counters. Call when no other thread is inside MPI (after finalize's barrier).
+// Sum of every thread's call counters. Call when no other thread is inside MPI (after finalize's
+// barrier). Message statistics are merged by msg_report.h.
 CallTotals merged_totals() noexcept;
+// Every slot in use (the overflow slot last); for merging at finalize.
+int used_slots(const ThreadCounts* out[], int capacity) noexcept;
 // Threads that have claimed a slot (including the overflow slot users, counted once each).
 int threads_seen() noexcept;
 // Forget all counts (tests; MPI_Init happens once per process otherwise).
@@ -63,20 +78,45 @@ class Guard {
   bool counting() const noexcept { return counting_; }
 
   [[gnu::always_inline]] void record(int id, std::uint64_t ticks, std::uint64_t bytes) noexcept {
-    CallTotals* slot = state_->slot;
-    if (slot == nullptr) [[unlikely]]
-      slot = state_->slot = claim_thread_slot();
+    ThreadCounts* slot = this_slot();
     if (is_overflow_slot(slot)) [[unlikely]] {
       add_to_slot(slot, id, ticks, bytes);
       return;
     }
-    CallSlot& s = (*slot)[id];
+    CallSlot& s = slot->calls[id];
     ++s.count;
     s.ticks += ticks;
     s.bytes += bytes;
   }
+  // record() plus the message-size histogram `hist` of this call.
+  [[gnu::always_inline]] void record_msg(int id, int hist, std::uint64_t ticks,
+                                         std::uint64_t bytes) noexcept {
+    record(id, ticks, bytes);
+    ThreadCounts* slot = state_->slot;
+    if (is_overflow_slot(slot)) [[unlikely]] {
+      add_hist_to_slot(slot, hist, bytes);
+      return;
+    }
+    ++slot->hist[hist][size_bucket(bytes)];
+  }
+  // Point-to-point bytes sent to `world_rank` (negative: MPI_PROC_NULL or unknown, not counted).
+  [[gnu::always_inline]] void partner(int world_rank, std::uint64_t bytes) noexcept {
+    if (world_rank < 0) return;
+    ThreadCounts* slot = this_slot();
+    if (is_overflow_slot(slot)) [[unlikely]] {
+      add_partner_to_slot(slot, bytes);
+      return;
+    }
+    slot->partners.add(world_rank, bytes);
+  }
 
  private:
+  [[gnu::always_inline]] ThreadCounts* this_slot() noexcept {
+    ThreadCounts* slot = state_->slot;
+    if (slot == nullptr) [[unlikely]]
+      slot = state_->slot = claim_thread_slot();
+    return slot;
+  }
   ThreadState* state_;
   bool counting_;
 };

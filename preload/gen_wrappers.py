@@ -15,7 +15,10 @@ import sys
 from pathlib import Path
 
 CATEGORIES = ["p2p", "wait", "coll", "icoll", "comm", "rma", "rma_sync", "io_meta", "io_read",
-              "io_write", "posix_meta", "posix_read", "posix_write"]
+              "io_write", "posix_meta", "posix_read", "posix_write", "stdio_meta", "stdio_read",
+              "stdio_write", "other"]
+# Calls of these categories with a bytes expression get a message-size histogram.
+HIST_CATEGORIES = {"p2p", "coll", "icoll", "rma"}
 HELPERS = ["n", "t", "np", "nout", "sum", "sumn", "own", "sumw", "sumnw", "inplace", "rcv"]
 
 
@@ -36,6 +39,17 @@ def parse_params(text, where):
     return params
 
 
+def check_expr(expr, names, name, where, field):
+    if expr == "-":
+        return
+    for fn, args in re.findall(r"\b(\w+)\(([^()]*)\)", expr):
+        if fn not in HELPERS:
+            raise TableError(f"{where}: field {field}: unknown helper '{fn}'")
+        for a in args.split(","):
+            if a.strip() not in names:
+                raise TableError(f"{where}: field {field}: '{a.strip()}' is not a parameter of {name}")
+
+
 def parse_table(path):
     calls = []
     seen = set()
@@ -44,26 +58,30 @@ def parse_table(path):
             continue
         where = f"{path}:{lineno}"
         fields = [f.strip() for f in line.split("|")]
-        if len(fields) != 5:
-            raise TableError(f"{where}: expected 5 '|'-separated fields, found {len(fields)}")
-        name, cat, nbytes, cparams, fortran = fields
+        if len(fields) not in (5, 6):
+            raise TableError(f"{where}: expected 5 or 6 '|'-separated fields, found {len(fields)}")
+        name, cat, nbytes, cparams, fortran = fields[:5]
+        sent_to = fields[5] if len(fields) == 6 else "-"
         if cat not in CATEGORIES:
             raise TableError(f"{where}: field category: unknown category '{cat}'")
         if name in seen:
             raise TableError(f"{where}: field name: '{name}' listed twice")
         seen.add(name)
-        call = {"name": name, "cat": cat, "bytes": nbytes, "fortran": fortran, "params": None}
+        call = {"name": name, "cat": cat, "bytes": nbytes, "fortran": fortran, "params": None,
+                "to": None}
         if cparams != "-":
             call["params"] = parse_params(cparams, where)
             names = {p[1] for p in call["params"]}
-            if nbytes != "-":
-                for fn, args in re.findall(r"\b(\w+)\(([^()]*)\)", nbytes):
-                    if fn not in HELPERS:
-                        raise TableError(f"{where}: field bytes: unknown helper '{fn}'")
-                    for a in args.split(","):
-                        if a.strip() not in names:
-                            raise TableError(
-                                f"{where}: field bytes: '{a.strip()}' is not a parameter of {name}")
+            check_expr(nbytes, names, name, where, "bytes")
+            if sent_to != "-":
+                parts = [x.strip() for x in sent_to.split(",", 2)]
+                if len(parts) != 3 or parts[0] not in names or parts[1] not in names:
+                    raise TableError(f"{where}: field sent-to: expected 'DEST,COMM,BYTES' over "
+                                     f"parameters of {name}, found '{sent_to}'")
+                check_expr(parts[2], names, name, where, "sent-to")
+                call["to"] = parts
+        elif sent_to != "-":
+            raise TableError(f"{where}: field sent-to: needs C parameters")
         if fortran not in ("=", "-"):
             raise TableError(f"{where}: field Fortran: expected '=' or '-', found '{fortran}'")
         if fortran == "=" and call["params"] is None:
@@ -71,14 +89,36 @@ def parse_table(path):
         calls.append(call)
     if not calls:
         raise TableError(f"{path}: no calls")
+    hist = 0
+    for c in calls:
+        c["hist"] = None
+        if c["bytes"] != "-" and c["cat"] in HIST_CATEGORIES and c["params"] is not None:
+            c["hist"] = hist
+            hist += 1
     return calls
 
 
-def bytes_expr(call, ns):
-    if call["bytes"] == "-":
+def bytes_expr(call, ns, expr=None):
+    expr = call["bytes"] if expr is None else expr
+    if expr == "-":
         return "0"
-    expr = re.sub(r"\b(" + "|".join(HELPERS) + r")\(", ns + r"::\1(", call["bytes"])
+    expr = re.sub(r"\b(" + "|".join(HELPERS) + r")\(", ns + r"::\1(", expr)
     return f"static_cast<std::uint64_t>({expr})"
+
+
+def record_lines(c, ns, ok):
+    """The accounting after the real call returned: counts, bytes, histogram, partner."""
+    name = c["name"]
+    lines = [f"  const std::uint64_t nbytes = {ok} ? {bytes_expr(c, ns)} : 0;"]
+    if c["hist"] is not None:
+        lines.append(f"  guard.record_msg(call::{name}, hist::{name}, elapsed, nbytes);")
+    else:
+        lines.append(f"  guard.record(call::{name}, elapsed, nbytes);")
+    if c["to"]:
+        dest, comm, expr = c["to"]
+        lines.append(f"  if ({ok}) guard.partner({ns}::world_rank({dest}, {comm}), "
+                     f"{bytes_expr(c, ns, expr)});")
+    return lines
 
 
 def received_status(call):
@@ -104,13 +144,20 @@ def gen_call_table(calls):
          "enum class Category : std::uint8_t { " + ", ".join(CATEGORIES) + " };", "",
          "struct CallInfo {", "  const char* name;", "  Category category;", "};", "",
          f"inline constexpr int kNumCalls = {len(calls)};",
+         f"inline constexpr int kNumHistCalls = {sum(1 for c in calls if c['hist'] is not None)};",
+         "// Call id of each histogram (message-size statistics), in histogram order.",
+         "extern const std::uint16_t kHistCalls[kNumHistCalls];",
          "extern const CallInfo kCalls[kNumCalls];", "",
          "namespace call {", "enum : std::uint16_t {"]
     h += [f"  {c['name']} = {i}," for i, c in enumerate(calls)]
-    h += ["};", "}  // namespace call", "", "}  // namespace hpcsens::preload", ""]
+    h += ["};", "}  // namespace call", "", "namespace hist {", "enum : std::uint16_t {"]
+    h += [f"  {c['name']} = {c['hist']}," for c in calls if c["hist"] is not None]
+    h += ["};", "}  // namespace hist", "", "}  // namespace hpcsens::preload", ""]
     cpp = [HEADER, '#include "call_table.h"', "", "namespace hpcsens::preload {", "",
            "const CallInfo kCalls[kNumCalls] = {"]
     cpp += [f'    {{"{c["name"]}", Category::{c["cat"]}}},' for c in calls]
+    cpp += ["};", "", "const std::uint16_t kHistCalls[kNumHistCalls] = {"]
+    cpp += [f"    call::{c['name']}," for c in calls if c["hist"] is not None]
     cpp += ["};", "", "}  // namespace hpcsens::preload", ""]
     return "\n".join(h), "\n".join(cpp)
 
@@ -124,22 +171,26 @@ def gen_c_wrappers(calls):
         name = c["name"]
         decl = ", ".join(p[0] for p in c["params"])
         args = ", ".join(p[1] for p in c["params"])
-        out += [
-            f'extern "C" HPCSENS_EXPORT int {name}({decl}) {{',
-            f'  static constinit RealSymbol<decltype(&P{name})> real{{"P{name}", false}};',
-            "  Guard guard;",
-            f"  if (!guard.counting()) return real.get()({args});"]
-        for st in received_status(c):
-            # The received size is in the status: give MPI one of ours when the caller ignores it.
-            out += [f"  MPI_Status own_{st};",
-                    f"  if ({st} == MPI_STATUS_IGNORE) {st} = &own_{st};"]
-        out += [
-            "  const std::uint64_t start = now_ticks();",
-            f"  const int rc = real.get()({args});",
-            "  const std::uint64_t elapsed = now_ticks() - start;",
-            f"  guard.record(call::{name}, elapsed, rc == MPI_SUCCESS ? {bytes_expr(c, 'cb')} : 0);",
-            "  return rc;",
-            "}", ""]
+        # Both the MPI_ and the PMPI_ name, each forwarding to the next definition of its own
+        # name: another PMPI tool preloaded before or after us then sees its calls too (the
+        # nested call is not counted twice: the guard's depth).
+        for sym in (name, "P" + name):
+            out += [
+                f'extern "C" HPCSENS_EXPORT int {sym}({decl}) {{',
+                f'  static constinit RealSymbol<decltype(&P{name})> real{{"{sym}", true}};',
+                "  Guard guard;",
+                f"  if (!guard.counting()) return real.get()({args});"]
+            for st in received_status(c):
+                # The received size is in the status: give MPI one of ours when the caller
+                # ignores it.
+                out += [f"  MPI_Status own_{st};",
+                        f"  if ({st} == MPI_STATUS_IGNORE) {st} = &own_{st};"]
+            out += [
+                "  const std::uint64_t start = now_ticks();",
+                f"  const int rc = real.get()({args});",
+                "  const std::uint64_t elapsed = now_ticks() - start;"]
+            out += record_lines(c, "cb", "rc == MPI_SUCCESS")
+            out += ["  return rc;", "}", ""]
     return "\n".join(out)
 
 
@@ -164,9 +215,9 @@ def gen_fortran_wrappers(calls):
             f"  if (!guard.counting()) return real({args});",
             "  const std::uint64_t start = now_ticks();",
             f"  real({args});",
-            "  const std::uint64_t elapsed = now_ticks() - start;",
-            f"  guard.record(call::{name}, elapsed, fb::ok(ierror) ? {bytes_expr(c, 'fb')} : 0);",
-            "}", ""]
+            "  const std::uint64_t elapsed = now_ticks() - start;"]
+        out += record_lines(c, "fb", "fb::ok(ierror)")
+        out += ["}", ""]
         for sym in fortran_manglings(name):
             exported.append(
                 f'extern "C" HPCSENS_EXPORT void {sym}({sig}) {{\n'

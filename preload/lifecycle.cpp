@@ -16,9 +16,14 @@
 #include "common/preload_env.h"
 #include "preload/accounting.h"
 #include "preload/clock.h"
+#include "preload/fd_track.h"
 #include "preload/papi_session.h"
 #include "preload/pmpi.h"
+#include "preload/msg_report.h"
 #include "preload/rank_report.h"
+#include "preload/record_gather.h"
+#include "preload/record_stream.h"
+#include "preload/regions.h"
 #include "record/run_record.h"
 #include "topdown/event_plan.h"
 
@@ -40,6 +45,7 @@ struct State {
   double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
   PapiSession papi;
   TickClock ticks;
+  const ThreadCounts* main_slot = nullptr;  // the thread that called MPI_Init
 };
 
 // Never destroyed: the exit handler may run after static destructors of this library.
@@ -72,9 +78,9 @@ JobInfo job_info(const State& s) {
   return job;
 }
 
-record::RankRecord own_record(State& s) {
+record::RankRecord own_record(State& s, const CallTotals& totals) {
   record::RankRecord r =
-      make_rank_record(merged_totals(), s.ticks.seconds_per_tick(), s.rank, s.host, s.pid, s.t0,
+      make_rank_record(totals, s.ticks.seconds_per_tick(), s.rank, s.host, s.pid, s.t0,
                        s.t1, s.t2, s.t3);
   r.counters = s.papi.values();
   r.counters_status = s.papi.status();
@@ -83,10 +89,33 @@ record::RankRecord own_record(State& s) {
   return r;
 }
 
+// The rank object with the schema_minor 2 fields (docs/record-format.md).
+nlohmann::json rank_json(State& s, const CallTotals& totals, const record::RankRecord& r) {
+  const double spt = s.ticks.seconds_per_tick();
+  nlohmann::json j = record::to_json(r);
+  if (auto io = io_classes(totals, spt); !io.empty()) j["io"] = std::move(io);
+  const ThreadCounts* slots[kMaxThreadSlots + 1];
+  const MergedMessages m = merge_messages(slots, used_slots(slots, kMaxThreadSlots + 1));
+  if (auto sizes = msg_sizes(*m.hist); !sizes.empty()) j["msg_sizes"] = std::move(sizes);
+  add_partners(m, j);
+  if (auto regions = region_results(spt); !regions.empty()) j["regions"] = regions_json(regions);
+  j["mpi_s_main_thread"] = s.main_slot ? mpi_seconds(s.main_slot->calls, spt) : 0.0;
+  return j;
+}
+
+std::size_t rank_budget() {
+  // Bytes of one rank's object in the record; beyond it the largest parts are dropped.
+  const char* v = std::getenv("HPCSENS_RANK_BYTES");
+  const long long n = v ? std::atoll(v) : 0;
+  return n >= 4096 ? static_cast<std::size_t>(n) : std::size_t{256} << 10;
+}
+
 nlohmann::json preload_notes(const State& s) {
   return {{"counters_notes", s.papi.notes()},
           {"counted_threads", threads_seen()},
           {"counters_scope", "thread that called MPI_Init"},
+          {"threads_note", "mpi_s sums every thread's time inside MPI, so with several threads it "
+                           "can exceed wall_s; mpi_s_main_thread is the MPI_Init thread's alone"},
           {"call_clock", s.ticks.uses_tsc() ? "tsc" : "clock_monotonic"}};
 }
 
@@ -96,6 +125,30 @@ bool write_record(const std::string& path, const nlohmann::json& j, std::string*
   return record::write_json_atomic(path, j, error);
 }
 
+// This rank alone, as a record `hpcsens run` merges with the other ranks' (abort, exit without
+// finalize, or a finalize where some rank could not take part in the collective record).
+void write_partial(State& s, bool complete) noexcept {
+  try {
+    const CallTotals totals = merged_totals();
+    record::RankRecord r = own_record(s, totals);
+    r.complete = complete;
+    nlohmann::json rank = rank_json(s, totals, r);
+    fit_to_budget(rank, rank_budget());
+    record::RunRecord run = assemble_run(job_info(s), {r});
+    run.job.nranks = s.size;
+    run.complete = complete;
+    run.extra["preload"] = preload_notes(s);
+    nlohmann::json j = record::to_json(run);
+    j["schema_minor"] = 2;
+    j["ranks"] = nlohmann::json::array({std::move(rank)});
+    std::string error;
+    const std::string path = partial_path(s.out_dir, s.run_id, s.rank);
+    if (!write_record(path, j, &error) && s.rank == 0)
+      warn("cannot write the partial record " + path + ": " + error);
+  } catch (const std::exception& e) {
+    if (s.rank == 0) warn(std::string("partial record not written: ") + e.what());
+  }
+}
 void at_exit() {
   // Reached when the process exits without MPI_Finalize (exit() after MPI_Init). A child forked
   // by the rank inherits this handler but is not the rank.
@@ -164,6 +217,7 @@ void after_init() noexcept {
   s.t0 = now_s();
   pmpi::Barrier.get()(pmpi::handles().world);
   s.t1 = now_s();
+  s.main_slot = own_thread_slot();
   s.ticks.start();
   s.papi.start();
   g_counting.store(true, std::memory_order_release);
@@ -180,36 +234,48 @@ void before_finalize() noexcept {
   pmpi::Barrier.get()(world);
   s.t3 = now_s();
   s.finalized = true;
+  close_open_regions();
+  // Each rank builds its text first; then every rank learns whether all could (and whether rank 0
+  // can write the record) before any rank enters the gather, so no rank waits on one that failed.
+  std::string text;
+  RankHeader header;
+  bool ok = true;
   try {
-    const std::string mine = record::to_json(own_record(s)).dump();
-    int len = static_cast<int>(mine.size());
-    std::vector<int> lens(s.rank == 0 ? s.size : 0);
-    MPI_Datatype byte = pmpi::handles().byte;
-    pmpi::Gather.get()(&len, sizeof(int), byte, lens.data(), sizeof(int), byte, 0, world);
-    std::vector<int> displs(lens.size());
-    std::string all;
-    if (s.rank == 0) {
-      long total = 0;
-      for (size_t i = 0; i < lens.size(); ++i) {
-        displs[i] = static_cast<int>(total);
-        total += lens[i];
-      }
-      all.resize(static_cast<size_t>(total));
+    const CallTotals totals = merged_totals();
+    const record::RankRecord r = own_record(s, totals);
+    nlohmann::json j = rank_json(s, totals, r);
+    text = fit_to_budget(j, rank_budget());
+    header = header_of(r, text.size());
+    header.untracked_files = g_untracked_files.load(std::memory_order_relaxed);
+    header.region_drops = region_drops();
+    header.truncated = j.contains("truncated") ? 1 : 0;
+  } catch (const std::exception& e) {
+    warn(std::string("rank ") + std::to_string(s.rank) + ": record not built: " + e.what());
+    ok = false;
+  }
+  const std::string path = record_path(s.out_dir, s.run_id);
+  RecordStream stream;
+  if (s.rank == 0 && ok) {
+    if (std::string err = stream.open(path); !err.empty()) {
+      warn("cannot write the run record: " + err + "; the job runs on");
+      ok = false;
     }
-    pmpi::Gatherv.get()(mine.data(), len, byte, all.data(), lens.data(), displs.data(), byte, 0,
-                        world);
+  }
+  if (!all_agree(world, ok)) {
+    // Every rank knows: each writes its own part, which `hpcsens run` merges.
+    write_partial(s, /*complete=*/true);
+    return;
+  }
+  try {
+    std::string err = stream_ranks(world, s.rank, s.size, header, text, &stream);
     if (s.rank != 0) return;
-    std::vector<record::RankRecord> ranks;
-    for (size_t i = 0; i < lens.size(); ++i) {
-      const auto j = nlohmann::json::parse(all.substr(displs[i], lens[i]));
-      ranks.push_back(record::rank_from_json(j, "rank " + std::to_string(i)));
+    nlohmann::json extra = {{"preload", preload_notes(s)}};
+    if (auto d = stream.drops(); !d.empty()) {
+      extra["preload"]["drops"] = d;
+      warn("some measurements were dropped (" + d.dump() + "); see the record's preload.drops");
     }
-    record::RunRecord run = assemble_run(job_info(s), std::move(ranks));
-    run.extra["preload"] = preload_notes(s);
-    std::string error;
-    const std::string path = record_path(s.out_dir, s.run_id);
-    if (!write_record(path, record::to_json(run), &error))
-      warn("cannot write the run record " + path + ": " + error + "; the job runs on");
+    if (err.empty()) err = stream.finish(job_info(s), extra);
+    if (!err.empty()) warn("cannot write the run record " + path + ": " + err + "; the job runs on");
   } catch (const std::exception& e) {
     if (s.rank == 0) warn(std::string("run record not written: ") + e.what());
   }
@@ -223,20 +289,8 @@ void before_abort() noexcept {
   g_counting.store(false, std::memory_order_release);
   s.papi.stop();
   s.t2 = s.t3 = now_s();
-  try {
-    record::RankRecord r = own_record(s);
-    r.complete = false;
-    record::RunRecord run = assemble_run(job_info(s), {r});
-    run.job.nranks = s.size;
-    run.complete = false;
-    run.extra["preload"] = preload_notes(s);
-    std::string error;
-    const std::string path = partial_path(s.out_dir, s.run_id, s.rank);
-    if (!write_record(path, record::to_json(run), &error) && s.rank == 0)
-      warn("cannot write the partial record " + path + ": " + error);
-  } catch (const std::exception& e) {
-    if (s.rank == 0) warn(std::string("partial record not written: ") + e.what());
-  }
+  close_open_regions();
+  write_partial(s, /*complete=*/false);
 }
 
 }  // namespace hpcsens::preload

@@ -30,6 +30,7 @@ bool resolve_handles(pmpi::Handles& h, const char** other) noexcept {
   h.world = MPI_COMM_WORLD;
   h.comm_null = MPI_COMM_NULL;
   h.byte = MPI_BYTE;
+  h.op_band = MPI_BAND;
   h.datatype_null = MPI_DATATYPE_NULL;
   // libmpich keeps the address of the Fortran MPI_IN_PLACE (set by the Fortran binding's init
   // before it calls the C MPI_Init) in MPIR_F_MPI_IN_PLACE; mpif.h and `use mpi` put it second in

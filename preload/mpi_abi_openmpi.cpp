@@ -25,6 +25,7 @@ bool resolve_handles(pmpi::Handles& h, const char** other) noexcept {
   h.comm_null = lookup<MPI_Comm>("ompi_mpi_comm_null");
   h.byte = lookup<MPI_Datatype>("ompi_mpi_byte");
   h.datatype_null = lookup<MPI_Datatype>("ompi_mpi_datatype_null");
+  h.op_band = lookup<MPI_Op>("ompi_mpi_op_band");
   if (h.world == nullptr || h.byte == nullptr) {
     *other = dlsym(RTLD_DEFAULT, "MPIR_Err_create_code") != nullptr ? "MPICH" : "an unrecognised MPI";
     return false;

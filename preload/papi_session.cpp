@@ -144,11 +144,16 @@ void PapiSession::stop() {
   std::vector<long long> v(events_.size());
   if (int rc = PAPI_stop(eventset_, v.data()); rc != PAPI_OK) {
     fail(std::string("PAPI: cannot read counters: ") + PAPI_strerror(rc));
-    return;
+  } else {
+    for (size_t i = 0; i < events_.size(); ++i) values_[events_[i]] = static_cast<double>(v[i]);
   }
-  for (size_t i = 0; i < events_.size(); ++i) values_[events_[i]] = static_cast<double>(v[i]);
-  PAPI_cleanup_eventset(eventset_);
-  PAPI_destroy_eventset(&eventset_);
+  // Torn down whether or not the stop worked: a failed stop must not leave PAPI's event set,
+  // its perf_event descriptors and its threads behind in the job's process.
+  if (int rc = PAPI_cleanup_eventset(eventset_); rc != PAPI_OK)
+    notes_.push_back(std::string("PAPI_cleanup_eventset failed: ") + PAPI_strerror(rc));
+  if (int rc = PAPI_destroy_eventset(&eventset_); rc != PAPI_OK)
+    notes_.push_back(std::string("PAPI_destroy_eventset failed: ") + PAPI_strerror(rc));
+  PAPI_shutdown();
 }
 
 }  // namespace hpcsens::preload

@@ -20,6 +20,12 @@ bool resolve_handles(const char** other) noexcept {
   Comm_rank.find();
   Comm_remote_size.find();
   Comm_test_inter.find();
+  Comm_group.find();
+  Comm_remote_group.find();
+  Group_translate_ranks.find();
+  Group_free.find();
+  g_handles.have_world_group = Comm_group.get()(g_handles.world, &g_handles.world_group) ==
+                               MPI_SUCCESS;
   g_handles.resolved = true;
   return true;
 }

@@ -12,8 +12,10 @@
 
 namespace hpcsens::preload::pmpi {
 
+// The next definition after this library: the preload defines PMPI_ names itself (so that another
+// PMPI tool preloaded before it is seen), and its own work must not go through them.
 #define HPCSENS_PMPI(name) \
-  inline constinit RealSymbol<decltype(&PMPI_##name)> name{"PMPI_" #name, false};
+  inline constinit RealSymbol<decltype(&PMPI_##name)> name{"PMPI_" #name, true};
 
 HPCSENS_PMPI(Init)
 HPCSENS_PMPI(Init_thread)
@@ -34,7 +36,14 @@ HPCSENS_PMPI(Get_count)
 HPCSENS_PMPI(Type_f2c)
 HPCSENS_PMPI(Comm_f2c)
 #endif
+HPCSENS_PMPI(Comm_group)
+HPCSENS_PMPI(Comm_remote_group)
+HPCSENS_PMPI(Group_translate_ranks)
+HPCSENS_PMPI(Group_free)
 HPCSENS_PMPI(Barrier)
+HPCSENS_PMPI(Allreduce)
+HPCSENS_PMPI(Send)
+HPCSENS_PMPI(Recv)
 HPCSENS_PMPI(Bcast)
 HPCSENS_PMPI(Gather)
 HPCSENS_PMPI(Gatherv)
@@ -49,7 +58,10 @@ struct Handles {
   MPI_Comm world{};
   MPI_Datatype byte{};
   MPI_Datatype datatype_null{};
+  MPI_Op op_band{};  // for agreeing on a flag at finalize
   MPI_Comm comm_null{};
+  MPI_Group world_group{};  // for translating partner ranks to MPI_COMM_WORLD
+  bool have_world_group = false;
   // Fortran MPI_IN_PLACE is the address of a common block, under each compiler's mangling.
   const void* fortran_in_place[4] = {};
   bool resolved = false;

@@ -2,7 +2,8 @@
 // and pipes (MPI's own progress threads, the launcher's stdio forwarding) are not "I/O time".
 // Calls are counted only between our init and finalize barriers, outside any MPI call (MPI-IO's
 // internal writes belong to the MPI-IO call); before and after, the wrappers only forward.
-// libc's stdio (fwrite, fprintf) calls its internal write directly and is not seen.
+// libc's stdio (fwrite, fprintf) calls its internal write directly and is not seen here: stdio
+// streams have their own wrappers (stdio_io.cpp), so nothing is counted twice.
 #include <fcntl.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -11,27 +12,20 @@
 #include <atomic>
 #include <cstdarg>
 
+#include "preload/fd_track.h"
 #include "preload/wrapper_support.h"
 
 using namespace hpcsens::preload;
 
 namespace {
 
-constexpr int kMaxTrackedFd = 1 << 16;
-std::atomic<std::uint64_t> g_file_fds[kMaxTrackedFd / 64];
+FdSet g_file_fds;
 
 void track(int fd) {
-  if (fd >= 0 && fd < kMaxTrackedFd)
-    g_file_fds[fd / 64].fetch_or(1ull << (fd % 64), std::memory_order_relaxed);
+  if (!g_file_fds.add(fd)) count_untracked_file();
 }
-void untrack(int fd) {
-  if (fd >= 0 && fd < kMaxTrackedFd)
-    g_file_fds[fd / 64].fetch_and(~(1ull << (fd % 64)), std::memory_order_relaxed);
-}
-bool tracked(int fd) {
-  return fd >= 0 && fd < kMaxTrackedFd &&
-         (g_file_fds[fd / 64].load(std::memory_order_relaxed) >> (fd % 64)) & 1;
-}
+void untrack(int fd) { g_file_fds.remove(fd); }
+bool tracked(int fd) { return g_file_fds.has(fd); }
 
 std::uint64_t positive(ssize_t n) { return n > 0 ? static_cast<std::uint64_t>(n) : 0; }
 
@@ -172,3 +166,7 @@ HPCSENS_EXPORT int fdatasync(int fd) {
 }
 
 }  // extern "C"
+
+namespace hpcsens::preload {
+std::atomic<std::uint64_t> g_untracked_files{0};
+}  // namespace hpcsens::preload

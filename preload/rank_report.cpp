@@ -10,10 +10,20 @@
 
 namespace hpcsens::preload {
 
-bool is_read(Category c) { return c == Category::io_read || c == Category::posix_read; }
-bool is_write(Category c) { return c == Category::io_write || c == Category::posix_write; }
-bool is_io(Category c) {
-  return is_read(c) || is_write(c) || c == Category::io_meta || c == Category::posix_meta;
+bool is_read(Category c) {
+  return c == Category::io_read || c == Category::posix_read || c == Category::stdio_read;
+}
+bool is_write(Category c) {
+  return c == Category::io_write || c == Category::posix_write || c == Category::stdio_write;
+}
+bool is_io(Category c) { return io_class(c) != nullptr; }
+const char* io_class(Category c) {
+  switch (c) {
+    case Category::io_meta: case Category::io_read: case Category::io_write: return "mpiio";
+    case Category::posix_meta: case Category::posix_read: case Category::posix_write: return "posix";
+    case Category::stdio_meta: case Category::stdio_read: case Category::stdio_write: return "stdio";
+    default: return nullptr;
+  }
 }
 
 record::RankRecord make_rank_record(const CallTotals& totals, double seconds_per_tick, int rank, const std::string& host,

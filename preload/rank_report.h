@@ -14,6 +14,8 @@ namespace hpcsens::preload {
 bool is_io(Category c);
 bool is_read(Category c);
 bool is_write(Category c);
+// "posix", "stdio" or "mpiio" for an I/O category, nullptr for MPI time.
+const char* io_class(Category c);
 
 // One rank's record from its merged call totals (in ticks of `seconds_per_tick`) and its McCalpin
 // clock readings (seconds).

@@ -30,6 +30,9 @@ bool inplace(const void* buf) noexcept;
 // Bytes received according to `status` (never MPI_STATUS_IGNORE: the wrapper substitutes its
 // own); the posted count x type size if MPI cannot say (MPI_UNDEFINED: a partial element).
 std::int64_t rcv(const MPI_Status* status, int count, MPI_Datatype type) noexcept;
+// The MPI_COMM_WORLD rank of `rank` in `comm` (its remote group for an intercommunicator); -1
+// for MPI_PROC_NULL and anything MPI cannot translate.
+int world_rank(int rank, MPI_Comm comm) noexcept;
 }  // namespace cb
 
 // The same for Fortran arguments (every argument is a pointer; handles are MPI_Fint, and an
@@ -49,6 +52,7 @@ bool inplace(const void* buf) noexcept;
 // The posted count x type size: a Fortran status may be MPI_STATUS_IGNORE's common block and
 // an mpi_f08 status has another layout, so it is not read.
 std::int64_t rcv(const void* status, const void* count, const void* type) noexcept;
+int world_rank(const void* rank, const void* comm) noexcept;
 }  // namespace fb
 
 }  // namespace hpcsens::preload

@@ -1,0 +1,61 @@
+#pragma once
+// Message-size histograms and point-to-point partners, kept in fixed per-thread storage.
+//
+// Why this shape: both are updated on the hot path of every message-carrying call, so they may
+// cost a few adds and nothing else: no allocation, no lock, no system call. A histogram is an
+// array of log2 buckets per call; partners live in a fixed open-addressing table keyed by world
+// rank, and traffic to ranks beyond its capacity goes to one "untracked" bucket (counted, so the
+// loss is visible). Bounded memory whatever the job size.
+#include <array>
+#include <bit>
+#include <cstdint>
+
+#include "call_table.h"
+
+namespace hpcsens::preload {
+
+// Bucket 0: 0-byte messages; bucket i >= 1: sizes in [2^(i-1), 2^i). The last bucket also takes
+// everything larger (2^46 bytes and up: 64 TiB, never a single message in practice).
+inline constexpr int kHistBuckets = 48;
+[[gnu::always_inline]] inline int size_bucket(std::uint64_t bytes) noexcept {
+  const int b = std::bit_width(bytes);
+  return b < kHistBuckets ? b : kHistBuckets - 1;
+}
+
+using Histogram = std::array<std::uint64_t, kHistBuckets>;
+using MsgHistograms = std::array<Histogram, kNumHistCalls>;
+
+struct PartnerEntry {
+  std::int32_t rank = -1;  // world rank; -1: empty
+  std::uint64_t bytes = 0;
+  std::uint64_t messages = 0;
+};
+
+// Capacity per thread: 24 KiB. The record keeps the top kReportedPartners of the merged table.
+inline constexpr int kPartnerSlots = 1024;
+inline constexpr int kReportedPartners = 64;
+
+struct PartnerTable {
+  std::array<PartnerEntry, kPartnerSlots> entries{};
+  std::uint64_t untracked_bytes = 0;     // traffic to ranks that found the table full
+  std::uint64_t untracked_messages = 0;
+
+  // Linear probing from a multiplicative hash; a full table sends the traffic to "untracked".
+  [[gnu::always_inline]] void add(std::int32_t rank, std::uint64_t bytes) noexcept {
+    std::uint32_t i = (static_cast<std::uint32_t>(rank) * 2654435761u) % kPartnerSlots;
+    for (int probe = 0; probe < kPartnerSlots; ++probe) {
+      PartnerEntry& e = entries[i];
+      if (e.rank == rank || e.rank < 0) [[likely]] {
+        e.rank = rank;
+        e.bytes += bytes;
+        ++e.messages;
+        return;
+      }
+      i = (i + 1) % kPartnerSlots;
+    }
+    untracked_bytes += bytes;
+    ++untracked_messages;
+  }
+};
+
+}  // namespace hpcsens::preload
