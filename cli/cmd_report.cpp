@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "record/run_record.h"
+#include "report/measure_section.h"
 #include "report/record_reader.h"
 #include "report/run_report.h"
 
@@ -30,7 +31,8 @@ void add_report(CLI::App& app, Registry& reg) {
     opt.format = report::parse_format(args->format);
     opt.all_ranks = args->all;
     const auto rec = report::read_run_record(args->path);  // InputError names file and field
-    const std::string text = report::render_run_report(rec, opt);
+    const std::string text = report::render_run_report(rec, opt) +
+                             report::render_measure_section(args->path, opt.format);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;
   });

@@ -99,6 +99,19 @@ class Guard {
     }
     ++slot->hist[hist][size_bucket(bytes)];
   }
+  // Bytes that arrive after the call that posted them (a non-blocking receive completing in a
+  // Wait or Test): added to that call's bytes and histogram `hist`, its count unchanged.
+  void add_bytes(int id, int hist, std::uint64_t bytes) noexcept {
+    ThreadCounts* slot = this_slot();
+    if (is_overflow_slot(slot)) [[unlikely]] {
+      std::atomic_ref<std::uint64_t>(slot->calls[id].bytes)
+          .fetch_add(bytes, std::memory_order_relaxed);
+      add_hist_to_slot(slot, hist, bytes);
+      return;
+    }
+    slot->calls[id].bytes += bytes;
+    ++slot->hist[hist][size_bucket(bytes)];
+  }
   // Point-to-point bytes sent to `world_rank` (negative: MPI_PROC_NULL or unknown, not counted).
   [[gnu::always_inline]] void partner(int world_rank, std::uint64_t bytes) noexcept {
     if (world_rank < 0) return;

@@ -19,7 +19,10 @@ CATEGORIES = ["p2p", "wait", "coll", "icoll", "comm", "rma", "rma_sync", "io_met
               "stdio_write", "other"]
 # Calls of these categories with a bytes expression get a message-size histogram.
 HIST_CATEGORIES = {"p2p", "coll", "icoll", "rma"}
-HELPERS = ["n", "t", "np", "nout", "sum", "sumn", "own", "sumw", "sumnw", "inplace", "rcv"]
+HELPERS = ["n", "t", "np", "nout", "sum", "sumn", "own", "sumw", "sumnw", "inplace", "rcv", "pend"]
+# Bytes-column forms of the Wait/Test family: the call counts no bytes itself but completes
+# non-blocking receives, whose received size it adds to the receive call (recv_completion.h).
+COMPLETIONS = {"done1", "test1", "doneall", "testall", "doneany", "testany", "donesome"}
 
 
 class TableError(Exception):
@@ -43,7 +46,7 @@ def check_expr(expr, names, name, where, field):
     if expr == "-":
         return
     for fn, args in re.findall(r"\b(\w+)\(([^()]*)\)", expr):
-        if fn not in HELPERS:
+        if fn not in HELPERS and fn not in COMPLETIONS:
             raise TableError(f"{where}: field {field}: unknown helper '{fn}'")
         for a in args.split(","):
             if a.strip() not in names:
@@ -98,10 +101,26 @@ def parse_table(path):
     return calls
 
 
+def completion(call):
+    """(form, [args]) when the bytes column is a Wait/Test completion form, else None."""
+    m = re.fullmatch(r"(\w+)\(([^()]*)\)", call["bytes"])
+    if m and m.group(1) in COMPLETIONS:
+        return m.group(1), [a.strip() for a in m.group(2).split(",")]
+    return None
+
+
 def bytes_expr(call, ns, expr=None):
     expr = call["bytes"] if expr is None else expr
-    if expr == "-":
+    if expr == "-" or (expr == call["bytes"] and completion(call)):
         return "0"
+    m = re.fullmatch(r"pend\((\w+),(\w+),(\w+)\)", expr.replace(" ", ""))
+    if m:
+        req, count, dtype = m.groups()
+        posted = f"{ns}::n({count}) * {ns}::t({dtype})"
+        if ns == "fb":  # a Fortran request is not followed: the posted size
+            return f"static_cast<std::uint64_t>({posted})"
+        return (f"remember_recv({req}, static_cast<std::uint64_t>({posted}), "
+                f"call::{call['name']}, hist::{call['name']})")
     expr = re.sub(r"\b(" + "|".join(HELPERS) + r")\(", ns + r"::\1(", expr)
     return f"static_cast<std::uint64_t>({expr})"
 
@@ -110,7 +129,8 @@ def record_lines(c, ns, ok):
     """The accounting after the real call returned: counts, bytes, histogram, partner."""
     name = c["name"]
     lines = [f"  const std::uint64_t nbytes = {ok} ? {bytes_expr(c, ns)} : 0;"]
-    if c["hist"] is not None:
+    # A remembered receive gets its histogram entry at completion, not now.
+    if c["hist"] is not None and not (ns == "cb" and c["bytes"].startswith("pend(")):
         lines.append(f"  guard.record_msg(call::{name}, hist::{name}, elapsed, nbytes);")
     else:
         lines.append(f"  guard.record(call::{name}, elapsed, nbytes);")
@@ -130,6 +150,30 @@ def received_status(call):
                    if fn == "rcv"})
 
 
+def completion_before(form, a):
+    lines = ["  Completion cpl;"]
+    if form in ("done1", "test1"):
+        lines.append(f"  cpl.before_one({a[0]}, {a[-1]});")
+    else:
+        lines.append(f"  cpl.before_many(guard, {a[0]}, {a[1]}, {a[-1]});")
+    return lines
+
+
+def completion_after(form, a):
+    after = {
+        "done1": lambda: f"cpl.after_one(guard, nullptr, {a[1]});",
+        "test1": lambda: f"cpl.after_one(guard, {a[1]}, {a[2]});",
+        "doneall": lambda: f"cpl.after_many(guard, {a[0]}, nullptr, {a[2]});",
+        "testall": lambda: f"if (*{a[2]}) cpl.after_many(guard, {a[0]}, nullptr, {a[3]});",
+        "doneany": lambda: f"if (*{a[2]} != MPI_UNDEFINED) cpl.after_any(guard, *{a[2]}, {a[3]});",
+        "testany": lambda: (f"if (*{a[3]} && *{a[2]} != MPI_UNDEFINED) "
+                            f"cpl.after_any(guard, *{a[2]}, {a[4]});"),
+        "donesome": lambda: (f"if (*{a[2]} != MPI_UNDEFINED) "
+                             f"cpl.after_many(guard, *{a[2]}, {a[3]}, {a[4]});"),
+    }[form]()
+    return [f"  if (rc == MPI_SUCCESS) {after}"]
+
+
 def fortran_manglings(name):
     lower = name.lower()
     return [lower, lower + "_", lower + "__", name.upper(), lower + "_f08_"]
@@ -142,7 +186,8 @@ def gen_call_table(calls):
     h = [HEADER, "#pragma once", "#include <cstdint>", "",
          "namespace hpcsens::preload {", "",
          "enum class Category : std::uint8_t { " + ", ".join(CATEGORIES) + " };", "",
-         "struct CallInfo {", "  const char* name;", "  Category category;", "};", "",
+         "struct CallInfo {", "  const char* name;", "  Category category;",
+         "  bool fortran;  // Fortran wrappers in every mangling", "};", "",
          f"inline constexpr int kNumCalls = {len(calls)};",
          f"inline constexpr int kNumHistCalls = {sum(1 for c in calls if c['hist'] is not None)};",
          "// Call id of each histogram (message-size statistics), in histogram order.",
@@ -155,7 +200,8 @@ def gen_call_table(calls):
     h += ["};", "}  // namespace hist", "", "}  // namespace hpcsens::preload", ""]
     cpp = [HEADER, '#include "call_table.h"', "", "namespace hpcsens::preload {", "",
            "const CallInfo kCalls[kNumCalls] = {"]
-    cpp += [f'    {{"{c["name"]}", Category::{c["cat"]}}},' for c in calls]
+    cpp += [f'    {{"{c["name"]}", Category::{c["cat"]}, '
+            f'{"true" if c["fortran"] == "=" else "false"}}},' for c in calls]
     cpp += ["};", "", "const std::uint16_t kHistCalls[kNumHistCalls] = {"]
     cpp += [f"    call::{c['name']}," for c in calls if c["hist"] is not None]
     cpp += ["};", "", "}  // namespace hpcsens::preload", ""]
@@ -185,11 +231,16 @@ def gen_c_wrappers(calls):
                 # ignores it.
                 out += [f"  MPI_Status own_{st};",
                         f"  if ({st} == MPI_STATUS_IGNORE) {st} = &own_{st};"]
+            cpl = completion(c)
+            if cpl:
+                out += completion_before(*cpl)
             out += [
                 "  const std::uint64_t start = now_ticks();",
                 f"  const int rc = real.get()({args});",
                 "  const std::uint64_t elapsed = now_ticks() - start;"]
             out += record_lines(c, "cb", "rc == MPI_SUCCESS")
+            if cpl:
+                out += completion_after(*cpl)
             out += ["  return rc;", "}", ""]
     return "\n".join(out)
 

@@ -23,6 +23,7 @@
 #include "preload/rank_report.h"
 #include "preload/record_gather.h"
 #include "preload/record_stream.h"
+#include "preload/recv_completion.h"
 #include "preload/regions.h"
 #include "record/run_record.h"
 #include "topdown/event_plan.h"
@@ -229,12 +230,12 @@ void before_finalize() noexcept {
   InternalScope internal;
   s.papi.stop();
   s.t2 = now_s();
+  close_open_regions();  // at t2: the finalize barrier is not part of any region
   g_counting.store(false, std::memory_order_release);
   MPI_Comm world = pmpi::handles().world;
   pmpi::Barrier.get()(world);
   s.t3 = now_s();
   s.finalized = true;
-  close_open_regions();
   // Each rank builds its text first; then every rank learns whether all could (and whether rank 0
   // can write the record) before any rank enters the gather, so no rank waits on one that failed.
   std::string text;
@@ -248,6 +249,7 @@ void before_finalize() noexcept {
     header = header_of(r, text.size());
     header.untracked_files = g_untracked_files.load(std::memory_order_relaxed);
     header.region_drops = region_drops();
+    header.recv_fallbacks = recv_fallbacks();
     header.truncated = j.contains("truncated") ? 1 : 0;
   } catch (const std::exception& e) {
     warn(std::string("rank ") + std::to_string(s.rank) + ": record not built: " + e.what());

@@ -6,28 +6,46 @@
 
 using namespace hpcsens::preload;
 
-extern "C" HPCSENS_EXPORT int MPI_Init(int* argc, char*** argv) {
-  const int rc = pmpi::Init.get()(argc, argv);
-  if (rc == MPI_SUCCESS) after_init();
-  return rc;
-}
+// Both MPI_ and PMPI_ names, each forwarding to the next definition of its own name, so another
+// PMPI tool preloaded before or after hpcsens gets its lifecycle calls too (see wrappers_c.cpp).
+// The forwarded call is nested (not counted); after_init/before_finalize run once whichever
+// entry point reaches them first.
+#define HPCSENS_LIFECYCLE(sym)                                                                 \
+  extern "C" HPCSENS_EXPORT int sym##Init(int* argc, char*** argv) {                          \
+    static constinit RealSymbol<decltype(&PMPI_Init)> real{#sym "Init", true};                \
+    int rc;                                                                                    \
+    {                                                                                          \
+      InternalScope nested;                                                                    \
+      rc = real.get()(argc, argv);                                                             \
+    }                                                                                          \
+    if (rc == MPI_SUCCESS) after_init();                                                       \
+    return rc;                                                                                 \
+  }                                                                                            \
+  extern "C" HPCSENS_EXPORT int sym##Init_thread(int* argc, char*** argv, int required,       \
+                                                 int* provided) {                              \
+    static constinit RealSymbol<decltype(&PMPI_Init_thread)> real{#sym "Init_thread", true};  \
+    int rc;                                                                                    \
+    {                                                                                          \
+      InternalScope nested;                                                                    \
+      rc = real.get()(argc, argv, required, provided);                                         \
+    }                                                                                          \
+    if (rc == MPI_SUCCESS) after_init();                                                       \
+    return rc;                                                                                 \
+  }                                                                                            \
+  extern "C" HPCSENS_EXPORT int sym##Finalize() {                                             \
+    static constinit RealSymbol<decltype(&PMPI_Finalize)> real{#sym "Finalize", true};        \
+    before_finalize();                                                                         \
+    InternalScope nested;                                                                      \
+    return real.get()();                                                                       \
+  }                                                                                            \
+  extern "C" HPCSENS_EXPORT int sym##Abort(MPI_Comm comm, int errorcode) {                    \
+    static constinit RealSymbol<decltype(&PMPI_Abort)> real{#sym "Abort", true};              \
+    before_abort();                                                                            \
+    return real.get()(comm, errorcode);                                                        \
+  }
 
-extern "C" HPCSENS_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required,
-                                              int* provided) {
-  const int rc = pmpi::Init_thread.get()(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) after_init();
-  return rc;
-}
-
-extern "C" HPCSENS_EXPORT int MPI_Finalize() {
-  before_finalize();
-  return pmpi::Finalize.get()();
-}
-
-extern "C" HPCSENS_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
-  before_abort();
-  return pmpi::Abort.get()(comm, errorcode);
-}
+HPCSENS_LIFECYCLE(MPI_)
+HPCSENS_LIFECYCLE(PMPI_)
 
 namespace {
 using FInit = void (*)(void*);

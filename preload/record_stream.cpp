@@ -59,6 +59,7 @@ std::string RecordStream::add(const RankHeader& h, std::string_view text) {
   untracked_files_ += h.untracked_files;
   region_drops_ += h.region_drops;
   truncated_ += h.truncated;
+  recv_fallbacks_ += h.recv_fallbacks;
   const std::string status(h.counters_status, strnlen(h.counters_status, sizeof h.counters_status));
   if (clocks_.size() == 1) first_status_ = status;
   statuses_differ_ = statuses_differ_ || status != first_status_;
@@ -72,6 +73,8 @@ nlohmann::json RecordStream::drops() const {
   if (untracked_files_ > 0) d["untracked_files"] = untracked_files_;
   if (region_drops_ > 0) d["region_errors"] = region_drops_;
   if (truncated_ > 0) d["truncated_ranks"] = truncated_;
+  // Non-blocking receives counted at their posted size or never completed on their thread.
+  if (recv_fallbacks_ > 0) d["recv_posted_size"] = recv_fallbacks_;
   return d;
 }
 

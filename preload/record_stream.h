@@ -26,7 +26,7 @@ struct RankHeader {
   double t0 = 0, t1 = 0, t2 = 0, t3 = 0, wall_s = 0, compute_s = 0;
   std::uint64_t text_bytes = 0;
   // Losses this rank counted (said once, summed, in the record's "preload" notes).
-  std::uint64_t untracked_files = 0, region_drops = 0, truncated = 0;
+  std::uint64_t untracked_files = 0, region_drops = 0, truncated = 0, recv_fallbacks = 0;
   char host[256] = {};             // truncated if longer (the full name is in the text)
   char counters_status[256] = {};  // likewise
 };
@@ -42,7 +42,8 @@ class RecordStream {
   // Writes the job, timing and imbalance sections and renames the file into place.
   std::string finish(const JobInfo& job, const nlohmann::json& extra);
   std::size_t ranks() const { return clocks_.size(); }
-  // Sums of the ranks' drop counters: {"untracked_files", "region_errors", "truncated_ranks"}.
+  // Sums of the ranks' drop counters: {"untracked_files", "region_errors", "truncated_ranks",
+  // "recv_posted_size"}.
   nlohmann::json drops() const;
 
  private:
@@ -56,7 +57,7 @@ class RecordStream {
   bool all_complete_ = true;
   std::string first_status_, first_bad_status_;
   bool statuses_differ_ = false;
-  std::uint64_t untracked_files_ = 0, region_drops_ = 0, truncated_ = 0;
+  std::uint64_t untracked_files_ = 0, region_drops_ = 0, truncated_ = 0, recv_fallbacks_ = 0;
 };
 
 }  // namespace hpcsens::preload

@@ -9,6 +9,7 @@
 #include "preload/clock.h"
 #include "preload/pmpi.h"
 #include "preload/real_symbol.h"
+#include "preload/recv_completion.h"
 
 #define HPCSENS_EXPORT __attribute__((visibility("default")))
 

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Added peak resident memory (VmHWM) per rank of libhpcsens_preload.so with the default events:
+# the median over REPS runs of 2 ranks of (VmHWM with the preload) - (VmHWM without), in KiB and
+# MiB. The target (issue 11) is under 1.5 MiB.
+# Usage: preload_memory.sh HARNESS PRELOAD_LIB [REPS] [EVENTS]
+set -eu
+harness=$1
+lib=$2
+reps=${3:-5}
+events=${4:-default}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+run() {  # $1: file, $2: extra mpirun args
+  i=0
+  while [ $i -lt "$reps" ]; do
+    timeout 120 mpirun -np 2 --oversubscribe $2 "$harness" | awk '/vmhwm_kib/ {print $4}' >> "$1"
+    i=$((i + 1))
+  done
+}
+run "$out/without" ""
+run "$out/with" "-x LD_PRELOAD=$lib -x HPCSENS_OUT=$out/records -x HPCSENS_EVENTS=$events"
+median() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+a=$(median "$out/without")
+b=$(median "$out/with")
+echo "VmHWM per rank without the preload: $a KiB (median of $(wc -l < "$out/without") ranks)"
+echo "VmHWM per rank with the preload (events=$events): $b KiB"
+awk -v a="$a" -v b="$b" 'BEGIN {printf "added VmHWM per rank: %d KiB = %.2f MiB\n", b - a, (b - a) / 1024}'

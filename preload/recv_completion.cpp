@@ -1,0 +1,143 @@
+#include "preload/recv_completion.h"
+
+#include <atomic>
+#include <cstring>
+
+namespace hpcsens::preload {
+namespace {
+
+thread_local PendingTable t_pending __attribute__((tls_model("initial-exec")));
+std::atomic<std::uint64_t> g_fallbacks{0};
+
+std::uintptr_t key_of(const MPI_Request* r) {
+  std::uintptr_t k = 0;
+  std::memcpy(&k, r, sizeof(MPI_Request) < sizeof k ? sizeof(MPI_Request) : sizeof k);
+  return k;
+}
+unsigned home(std::uintptr_t key) {
+  return static_cast<unsigned>(((key >> 3) * 0x9E3779B97F4A7C15ull) >> 55) % kPendingSlots;
+}
+
+int find(std::uintptr_t key) {
+  PendingTable& t = t_pending;
+  for (unsigned i = home(key), n = 0; n < kPendingSlots; i = (i + 1) % kPendingSlots, ++n) {
+    if (!t.entries[i].used) return -1;
+    if (t.entries[i].key == key) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Linear-probing removal that shifts later entries back, so lookups never need tombstones.
+void erase(int slot) {
+  PendingTable& t = t_pending;
+  unsigned hole = static_cast<unsigned>(slot);
+  t.entries[hole].used = false;
+  --t.count;
+  for (unsigned i = (hole + 1) % kPendingSlots; t.entries[i].used; i = (i + 1) % kPendingSlots) {
+    const unsigned h = home(t.entries[i].key);
+    // Move entry i into the hole if its home is not strictly between hole and i (cyclically).
+    const bool between = hole <= i ? (hole < h && h <= i) : (hole < h || h <= i);
+    if (!between) {
+      t.entries[hole] = t.entries[i];
+      t.entries[i].used = false;
+      hole = i;
+    }
+  }
+}
+
+std::uint64_t received(const MPI_Status* status, std::uint64_t posted) {
+  int n = MPI_UNDEFINED;
+  if (pmpi::Get_count.get()(status, pmpi::handles().byte, &n) != MPI_SUCCESS || n == MPI_UNDEFINED ||
+      n < 0)
+    return posted;
+  return static_cast<std::uint64_t>(n);
+}
+
+}  // namespace
+
+std::uint64_t remember_recv(const MPI_Request* request, std::uint64_t posted, int call,
+                            int hist) noexcept {
+  PendingTable& t = t_pending;
+  if (request == nullptr || t.count >= kPendingSlots - 1) {
+    g_fallbacks.fetch_add(1, std::memory_order_relaxed);
+    return posted;
+  }
+  const std::uintptr_t key = key_of(request);
+  unsigned i = home(key);
+  while (t.entries[i].used && t.entries[i].key != key) i = (i + 1) % kPendingSlots;
+  if (!t.entries[i].used) ++t.count;
+  t.entries[i] = {key, posted, static_cast<std::uint16_t>(call), static_cast<std::uint16_t>(hist),
+                  true};
+  return 0;
+}
+
+std::uint64_t recv_fallbacks() noexcept {
+  // Only this thread's table is visible here (the finalizing thread, usually the main one).
+  return g_fallbacks.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(t_pending.count);
+}
+
+void Completion::before_one(const MPI_Request* request, MPI_Status*& status) noexcept {
+  if (t_pending.count == 0 || request == nullptr) [[likely]]
+    return;
+  const int s = find(key_of(request));
+  if (s < 0) return;
+  found_ = 1;
+  slot_[0] = static_cast<std::int16_t>(s);
+  hit_[0] = t_pending.entries[s];
+  if (status == MPI_STATUS_IGNORE) status = &own_[0];
+}
+
+void Completion::after_one(Guard& guard, const int* flag, const MPI_Status* status) noexcept {
+  if (found_ == 0 || (flag != nullptr && *flag == 0)) return;
+  const PendingRecv& p = hit_[0];
+  guard.add_bytes(p.call, p.hist, received(status, p.posted));
+  if (const int s = find(p.key); s >= 0) erase(s);
+}
+
+void Completion::before_many(Guard& guard, int count, const MPI_Request requests[],
+                             MPI_Status*& statuses) noexcept {
+  if (t_pending.count == 0 || requests == nullptr || count <= 0) [[likely]]
+    return;
+  if (count > kMaxCompletions) {
+    // Too many to follow on the stack: the pending receives among them count their posted size
+    // now (and are forgotten), counted as fallbacks.
+    for (int i = 0; i < count; ++i)
+      if (const int s = find(key_of(&requests[i])); s >= 0) {
+        const PendingRecv p = t_pending.entries[s];
+        erase(s);
+        guard.add_bytes(p.call, p.hist, p.posted);
+        g_fallbacks.fetch_add(1, std::memory_order_relaxed);
+      }
+    return;
+  }
+  for (int i = 0; i < count; ++i) {
+    const int s = find(key_of(&requests[i]));
+    slot_[i] = static_cast<std::int16_t>(s);
+    if (s >= 0) {
+      hit_[i] = t_pending.entries[s];
+      ++found_;
+    }
+  }
+  if (found_ > 0 && statuses == MPI_STATUSES_IGNORE) statuses = own_;
+}
+
+void Completion::after_many(Guard& guard, int n, const int* indices,
+                            const MPI_Status* statuses) noexcept {
+  if (found_ == 0) return;
+  for (int k = 0; k < n; ++k) {
+    const int i = indices ? indices[k] : k;
+    if (i < 0 || i >= kMaxCompletions || slot_[i] < 0) continue;
+    const PendingRecv& p = hit_[i];
+    guard.add_bytes(p.call, p.hist, received(&statuses[k], p.posted));
+    if (const int s = find(p.key); s >= 0) erase(s);
+  }
+}
+
+void Completion::after_any(Guard& guard, int index, const MPI_Status* status) noexcept {
+  if (found_ == 0 || index < 0 || index >= kMaxCompletions || slot_[index] < 0) return;
+  const PendingRecv& p = hit_[index];
+  guard.add_bytes(p.call, p.hist, received(status, p.posted));
+  if (const int s = find(p.key); s >= 0) erase(s);
+}
+
+}  // namespace hpcsens::preload

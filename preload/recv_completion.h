@@ -1,0 +1,61 @@
+#pragma once
+// Bytes of non-blocking receives as the status at completion tells them (not the posted size).
+//
+// MPI_Irecv/MPI_Imrecv remember their request in a fixed per-thread table (with the posted size);
+// the Wait/Test families look each request up before the call (MPI sets completed requests to
+// MPI_REQUEST_NULL), substitute their own statuses where the caller ignores them, and after the
+// call add the received bytes to the receive call and its histogram. A thread with no pending
+// receive pays one thread-local load per Wait/Test. Limits, each counted rather than silent:
+// a full table (kPendingSlots) or more than kMaxCompletions requests in one array call count the
+// posted size instead; a receive completed by another thread than the one that posted it, or
+// freed/cancelled, stays pending and is reported as such at finalize.
+#include <cstdint>
+
+#include "preload/accounting.h"
+#include "preload/pmpi.h"
+
+namespace hpcsens::preload {
+
+inline constexpr int kPendingSlots = 512;
+inline constexpr int kMaxCompletions = 64;
+
+struct PendingRecv {
+  std::uintptr_t key = 0;
+  std::uint64_t posted = 0;
+  std::uint16_t call = 0, hist = 0;
+  bool used = false;
+};
+struct PendingTable {
+  PendingRecv entries[kPendingSlots];
+  int count = 0;
+};
+
+// Posted receive: remembered (returns 0 bytes to count now) or, with a full table, the posted
+// size to count now.
+std::uint64_t remember_recv(const MPI_Request* request, std::uint64_t posted, int call,
+                            int hist) noexcept;
+// Receives still pending on all threads plus those counted at their posted size.
+std::uint64_t recv_fallbacks() noexcept;
+
+// One Wait/Test call's completions. The before_* functions may point the status arguments at the
+// object's own storage; after_* run only when MPI returned MPI_SUCCESS.
+class Completion {
+ public:
+  void before_one(const MPI_Request* request, MPI_Status*& status) noexcept;
+  void after_one(Guard& guard, const int* flag, const MPI_Status* status) noexcept;
+  void before_many(Guard& guard, int count, const MPI_Request requests[],
+                   MPI_Status*& statuses) noexcept;
+  // indices == nullptr: every request 0..n-1 completed (Waitall, Testall with *flag); else
+  // request indices[k] completed with statuses[k] (Waitsome, Testsome).
+  void after_many(Guard& guard, int n, const int* indices, const MPI_Status* statuses) noexcept;
+  // Request `index` completed with `status` (Waitany, Testany).
+  void after_any(Guard& guard, int index, const MPI_Status* status) noexcept;
+
+ private:
+  int found_ = 0;  // requests of this call that are pending receives
+  std::int16_t slot_[kMaxCompletions];  // per request index: its pending entry, -1: none
+  PendingRecv hit_[kMaxCompletions];
+  MPI_Status own_[kMaxCompletions];
+};
+
+}  // namespace hpcsens::preload

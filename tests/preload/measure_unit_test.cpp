@@ -1,0 +1,132 @@
+// Pure parts of the issue-11 measurements: histogram buckets, the partner table and its report,
+// the per-rank byte budget, regions and phases, and the streamed record (read back by the
+// record module's own reader).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "preload/accounting.h"
+#include "preload/msg_report.h"
+#include "preload/record_stream.h"
+#include "preload/regions.h"
+#include "record/run_record.h"
+
+namespace hpcsens::preload {
+namespace {
+
+TEST(MsgStats, Log2BucketsMatchTheRecordFormat) {
+  EXPECT_EQ(size_bucket(0), 0);
+  EXPECT_EQ(size_bucket(1), 1);
+  EXPECT_EQ(size_bucket(2), 2);
+  EXPECT_EQ(size_bucket(3), 2);
+  EXPECT_EQ(size_bucket(1023), 10);
+  EXPECT_EQ(size_bucket(1024), 11);
+  EXPECT_EQ(size_bucket(~0ull), kHistBuckets - 1);
+}
+
+TEST(MsgStats, PartnerTableCountsOverflowInsteadOfLosingIt) {
+  auto t = std::make_unique<PartnerTable>();
+  for (int r = 0; r < kPartnerSlots + 10; ++r) t->add(r, 100);
+  t->add(5, 50);
+  std::uint64_t tracked = 0;
+  for (const auto& e : t->entries) tracked += e.messages;
+  EXPECT_EQ(tracked, static_cast<std::uint64_t>(kPartnerSlots) + 1);
+  EXPECT_EQ(t->untracked_messages, 10u);
+  EXPECT_EQ(t->untracked_bytes, 1000u);
+}
+
+TEST(MsgReport, TopPartnersAndOtherBucket) {
+  auto slot = std::make_unique<ThreadCounts>();
+  for (int r = 0; r < 100; ++r) slot->partners.add(r, static_cast<std::uint64_t>(r) * 10 + 1);
+  slot->partners.add(99, 9);  // rank 99: 1000 bytes, 2 messages
+  const ThreadCounts* slots[] = {slot.get()};
+  const MergedMessages m = merge_messages(slots, 1);
+  nlohmann::json j = nlohmann::json::object();
+  add_partners(m, j);
+  ASSERT_EQ(j["partners"].size(), 64u);
+  EXPECT_EQ(j["partners"][0], nlohmann::json({{"rank", 99}, {"bytes", 1000}, {"messages", 2}}));
+  EXPECT_EQ(j["partners"][63]["rank"], 36);
+  // Ranks 0..35: 36 ranks, bytes sum(10 r + 1) = 10 * 630 + 36.
+  EXPECT_EQ(j["partners_other"], nlohmann::json({{"ranks", 36}, {"bytes", 6336}, {"messages", 36}}));
+}
+
+TEST(MsgReport, BudgetDropsTheLargestPartsAndSaysSo) {
+  nlohmann::json r = {{"rank", 0}, {"mpi_s", 1.0}, {"partners", std::string(5000, 'x')},
+                      {"partners_other", 1}, {"msg_sizes", std::string(3000, 'y')}};
+  std::string text = fit_to_budget(r, 100000);
+  EXPECT_FALSE(r.contains("truncated"));
+  text = fit_to_budget(r, 4000);
+  EXPECT_LE(text.size(), 4000u);
+  EXPECT_FALSE(r.contains("partners"));
+  EXPECT_FALSE(r.contains("partners_other"));
+  EXPECT_TRUE(r.contains("msg_sizes"));
+  EXPECT_EQ(r["truncated"], true);
+}
+
+TEST(Regions, NestingPhasesAndCountedDrops) {
+  reset_regions();
+  EXPECT_FALSE(region_begin("early", 5));  // before MPI_Init
+  g_counting.store(true);
+  EXPECT_TRUE(region_begin("solve", 5));
+  EXPECT_TRUE(region_begin("inner", 5));
+  EXPECT_FALSE(region_end("solve", 5));  // not the innermost
+  EXPECT_TRUE(region_end("inner", 5));
+  EXPECT_TRUE(region_end("solve", 5));
+  pcontrol_phase(1);
+  pcontrol_phase(0);
+  pcontrol_phase(1);
+  EXPECT_TRUE(region_begin("left-open", 9));
+  close_open_regions();
+  g_counting.store(false);
+  std::map<std::string, std::uint64_t> counts;
+  for (const auto& r : region_results(1e-9)) counts[r.name] = r.count;
+  EXPECT_EQ(counts, (std::map<std::string, std::uint64_t>{
+                        {"solve", 1}, {"inner", 1}, {"pcontrol:1", 2}, {"pcontrol:0", 1},
+                        {"left-open", 1}}));
+  EXPECT_EQ(region_drops(), 2u);
+  reset_regions();
+}
+
+TEST(RecordStream, StreamedRecordReadsBackWithTimingAndImbalance) {
+  char tmpl[] = "/tmp/hpcsens-stream-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string path = std::string(tmpl) + "/sub/r.json";
+  RecordStream s;
+  ASSERT_EQ(s.open(path), "");
+  for (int i = 0; i < 3; ++i) {
+    record::RankRecord r;
+    r.rank = i;
+    r.host = "h";
+    r.t0 = 0, r.t1 = 1, r.t2 = 11 + i, r.t3 = 14;
+    r.wall_s = 10 + i, r.mpi_s = 1, r.compute_s = 9 + i;
+    if (i == 2) r.counters_status = "no PMU";
+    nlohmann::json j = record::to_json(r);
+    j["partners"] = nlohmann::json::array({{{"rank", 0}, {"bytes", 8}, {"messages", 1}}});
+    const std::string text = j.dump();
+    RankHeader h = header_of(r, text.size());
+    h.region_drops = 1;
+    ASSERT_EQ(s.add(h, text), "");
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));  // not before it is complete
+  ASSERT_EQ(s.finish({{"mpirun", "./a"}, "openmpi", "lib", "t"}, {{"preload", {{"drops", s.drops()}}}}), "");
+  const record::RunRecord run = record::load_run_record(path);
+  EXPECT_EQ(run.job.nranks, 3);
+  EXPECT_EQ(run.job.hosts, std::vector<std::string>{"h"});
+  EXPECT_EQ(run.counters_status, "rank 2: no PMU");
+  EXPECT_DOUBLE_EQ(run.timing.job_s, 14.0);
+  ASSERT_TRUE(run.timing.job_sync_s.has_value());
+  EXPECT_DOUBLE_EQ(*run.timing.job_sync_s, 12.0);
+  EXPECT_DOUBLE_EQ(run.imbalance.max_s, 11.0);
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["schema_minor"], 2);
+  EXPECT_EQ(j["ranks"][1]["partners"][0]["bytes"], 8);
+  EXPECT_EQ(j["preload"]["drops"]["region_errors"], 3);
+  std::filesystem::remove_all(tmpl);
+}
+
+}  // namespace
+}  // namespace hpcsens::preload
