@@ -31,6 +31,7 @@ struct ThreadCounts {
   CallTotals calls{};
   MsgHistograms hist{};
   PartnerTable partners{};
+  PendingTable pending{};  // unused in the shared overflow slot
 };
 
 struct ThreadState {

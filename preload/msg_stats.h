@@ -58,4 +58,21 @@ struct PartnerTable {
   }
 };
 
+// Non-blocking receives posted by this thread and not yet completed (recv_completion.h).
+inline constexpr int kPendingSlots = 512;
+
+// No default member initializers: a Completion holds kMaxCompletions of them on the stack of
+// every Wait/Test call, and zeroing them there would cost more than the call (the thread-local
+// table is zero-initialised static storage anyway).
+struct PendingRecv {
+  std::uintptr_t key;
+  std::uint64_t posted;
+  std::uint16_t call, hist;
+  bool used;
+};
+struct PendingTable {
+  PendingRecv entries[kPendingSlots];
+  int count = 0;
+};
+
 }  // namespace hpcsens::preload

@@ -6,7 +6,18 @@
 namespace hpcsens::preload {
 namespace {
 
-thread_local PendingTable t_pending __attribute__((tls_model("initial-exec")));
+// The pending receives live in the thread's accounting slot (static storage reached through
+// the one initial-exec thread-local pointer): a thread-local table of their own would not fit
+// the static TLS space a dlopen'ed library may use.
+PendingTable* pending_table() {
+  ThreadCounts* slot = t_state.slot;
+  return slot == nullptr || is_overflow_slot(slot) ? nullptr : &slot->pending;
+}
+PendingTable g_none;  // count 0 forever: threads without a table of their own
+PendingTable& table() {
+  PendingTable* t = pending_table();
+  return t ? *t : g_none;
+}
 std::atomic<std::uint64_t> g_fallbacks{0};
 
 std::uintptr_t key_of(const MPI_Request* r) {
@@ -19,7 +30,7 @@ unsigned home(std::uintptr_t key) {
 }
 
 int find(std::uintptr_t key) {
-  PendingTable& t = t_pending;
+  PendingTable& t = table();
   for (unsigned i = home(key), n = 0; n < kPendingSlots; i = (i + 1) % kPendingSlots, ++n) {
     if (!t.entries[i].used) return -1;
     if (t.entries[i].key == key) return static_cast<int>(i);
@@ -29,7 +40,7 @@ int find(std::uintptr_t key) {
 
 // Linear-probing removal that shifts later entries back, so lookups never need tombstones.
 void erase(int slot) {
-  PendingTable& t = t_pending;
+  PendingTable& t = table();
   unsigned hole = static_cast<unsigned>(slot);
   t.entries[hole].used = false;
   --t.count;
@@ -57,33 +68,35 @@ std::uint64_t received(const MPI_Status* status, std::uint64_t posted) {
 
 std::uint64_t remember_recv(const MPI_Request* request, std::uint64_t posted, int call,
                             int hist) noexcept {
-  PendingTable& t = t_pending;
-  if (request == nullptr || t.count >= kPendingSlots - 1) {
+  if (t_state.slot == nullptr) t_state.slot = claim_thread_slot();
+  PendingTable* tp = pending_table();
+  if (request == nullptr || tp == nullptr || tp->count >= kPendingSlots - 1) {
     g_fallbacks.fetch_add(1, std::memory_order_relaxed);
     return posted;
   }
+  PendingTable& t = *tp;
   const std::uintptr_t key = key_of(request);
   unsigned i = home(key);
   while (t.entries[i].used && t.entries[i].key != key) i = (i + 1) % kPendingSlots;
   if (!t.entries[i].used) ++t.count;
-  t.entries[i] = {key, posted, static_cast<std::uint16_t>(call), static_cast<std::uint16_t>(hist),
-                  true};
+  t.entries[i] = PendingRecv{key, posted, static_cast<std::uint16_t>(call),
+                             static_cast<std::uint16_t>(hist), true};
   return 0;
 }
 
 std::uint64_t recv_fallbacks() noexcept {
   // Only this thread's table is visible here (the finalizing thread, usually the main one).
-  return g_fallbacks.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(t_pending.count);
+  return g_fallbacks.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(table().count);
 }
 
 void Completion::before_one(const MPI_Request* request, MPI_Status*& status) noexcept {
-  if (t_pending.count == 0 || request == nullptr) [[likely]]
+  if (table().count == 0 || request == nullptr) [[likely]]
     return;
   const int s = find(key_of(request));
   if (s < 0) return;
   found_ = 1;
   slot_[0] = static_cast<std::int16_t>(s);
-  hit_[0] = t_pending.entries[s];
+  hit_[0] = table().entries[s];
   if (status == MPI_STATUS_IGNORE) status = &own_[0];
 }
 
@@ -96,14 +109,14 @@ void Completion::after_one(Guard& guard, const int* flag, const MPI_Status* stat
 
 void Completion::before_many(Guard& guard, int count, const MPI_Request requests[],
                              MPI_Status*& statuses) noexcept {
-  if (t_pending.count == 0 || requests == nullptr || count <= 0) [[likely]]
+  if (table().count == 0 || requests == nullptr || count <= 0) [[likely]]
     return;
   if (count > kMaxCompletions) {
     // Too many to follow on the stack: the pending receives among them count their posted size
     // now (and are forgotten), counted as fallbacks.
     for (int i = 0; i < count; ++i)
       if (const int s = find(key_of(&requests[i])); s >= 0) {
-        const PendingRecv p = t_pending.entries[s];
+        const PendingRecv p = table().entries[s];
         erase(s);
         guard.add_bytes(p.call, p.hist, p.posted);
         g_fallbacks.fetch_add(1, std::memory_order_relaxed);
@@ -114,7 +127,7 @@ void Completion::before_many(Guard& guard, int count, const MPI_Request requests
     const int s = find(key_of(&requests[i]));
     slot_[i] = static_cast<std::int16_t>(s);
     if (s >= 0) {
-      hit_[i] = t_pending.entries[s];
+      hit_[i] = table().entries[s];
       ++found_;
     }
   }

@@ -16,19 +16,7 @@
 
 namespace hpcsens::preload {
 
-inline constexpr int kPendingSlots = 512;
 inline constexpr int kMaxCompletions = 64;
-
-struct PendingRecv {
-  std::uintptr_t key = 0;
-  std::uint64_t posted = 0;
-  std::uint16_t call = 0, hist = 0;
-  bool used = false;
-};
-struct PendingTable {
-  PendingRecv entries[kPendingSlots];
-  int count = 0;
-};
 
 // Posted receive: remembered (returns 0 bytes to count now) or, with a full table, the posted
 // size to count now.

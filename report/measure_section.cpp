@@ -52,8 +52,13 @@ double num(value v) {
 }
 std::uint64_t unum(value v) {
   std::uint64_t u = 0;
-  (void)v.get_uint64().get(u);
+  if (v.get_uint64().get(u) != simdjson::SUCCESS) u = 0;
   return u;
+}
+std::int64_t inum(value v) {
+  std::int64_t i = -1;
+  if (v.get_int64().get(i) != simdjson::SUCCESS) i = -1;
+  return i;
 }
 
 void add_rank(object rank, Totals& t) {
@@ -62,7 +67,7 @@ void add_rank(object rank, Totals& t) {
     std::string_view key = field.unescaped_key().value_unsafe();
     value v = field.value().value_unsafe();
     if (key == "rank") {
-      (void)v.get_int64().get(me);
+      me = inum(v);
     } else if (key == "io") {
       t.any = true;
       for (auto cls : v.get_object().value_unsafe()) {
@@ -90,7 +95,7 @@ void add_rank(object rank, Totals& t) {
         Pair pair{me, -1, 0, 0};
         for (auto f : p.get_object().value_unsafe()) {
           const std::string_view k = f.unescaped_key().value_unsafe();
-          if (k == "rank") (void)f.value().value_unsafe().get_int64().get(pair.to);
+          if (k == "rank") pair.to = inum(f.value().value_unsafe());
           if (k == "bytes") pair.bytes = unum(f.value().value_unsafe());
           if (k == "messages") pair.messages = unum(f.value().value_unsafe());
         }

@@ -32,9 +32,11 @@ class MeasureMpirun : public ::testing::Test {
     const int st = std::system(("timeout -k 5 90 " + cmd + " > " + dir_ + "/log 2>&1").c_str());
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   }
-  int mpirun(int np, const std::string& prog, bool preload = true) {
+  int mpirun(int np, const std::string& prog, bool preload = true, const std::string& extra = "",
+             const std::string& out = "") {
     std::string x = preload ? std::string(" -x LD_PRELOAD=") + HPCSENS_PRELOAD_LIB +
-                                  " -x HPCSENS_OUT=" + dir_ + " -x HPCSENS_RUN_ID=m1"
+                                  " -x HPCSENS_OUT=" + (out.empty() ? dir_ : out) +
+                                  " -x HPCSENS_RUN_ID=m1 " + extra
                             : "";
     return sh(std::string(HPCSENS_MPIRUN) + " -np " + std::to_string(np) + " --oversubscribe" +
               x + " " + prog + " " + dir_);
@@ -135,6 +137,26 @@ TEST_F(MeasureMpirun, ProgramsRunWithoutHpcsensThroughTheRegionStub) {
   EXPECT_EQ(mpirun(4, PROG_MEASURE_C, /*preload=*/false), 0) << log();
   EXPECT_EQ(mpirun(2, PROG_MEASURE_F, /*preload=*/false), 0) << log();
   EXPECT_FALSE(fs::exists(dir_ + "/m1.json"));
+}
+
+// Item 7: a rank over the byte budget drops its largest parts and says so; the record stays valid.
+TEST_F(MeasureMpirun, RanksOverTheByteBudgetAreTruncatedAndCounted) {
+  ASSERT_EQ(mpirun(4, PROG_MEASURE_C, true, "-x HPCSENS_RANK_BYTES=4096"), 0) << log();
+  const json rec = record();
+  EXPECT_EQ(rec.at("preload").at("drops").at("truncated_ranks"), 4);
+  for (const json& r : rec.at("ranks")) {
+    EXPECT_EQ(r.at("truncated"), true);
+    EXPECT_LE(r.dump().size(), 4096u);
+    EXPECT_FALSE(r.contains("partners"));
+    EXPECT_EQ(r.at("wall_s").is_number(), true);
+  }
+}
+
+// Issue 10 item 5: when rank 0 cannot create the record, every rank learns it before the
+// gather: the job ends promptly with its status, one warning per failure, no hang.
+TEST_F(MeasureMpirun, UnwritableOutputNeitherHangsNorChangesTheExitStatus) {
+  ASSERT_EQ(mpirun(4, PROG_MEASURE_C, true, "", "/dev/null/nodir"), 0) << log();
+  EXPECT_NE(log().find("cannot write the run record"), std::string::npos) << log();
 }
 
 // Item 8: a PMPI tool preloaded before and after hpcsens; each counts every call once.
