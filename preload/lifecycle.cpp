@@ -108,7 +108,7 @@ std::size_t rank_budget() {
   // Bytes of one rank's object in the record; beyond it the largest parts are dropped.
   const char* v = std::getenv("HPCSENS_RANK_BYTES");
   const long long n = v ? std::atoll(v) : 0;
-  return n >= 4096 ? static_cast<std::size_t>(n) : std::size_t{256} << 10;
+  return n >= 1024 ? static_cast<std::size_t>(n) : std::size_t{256} << 10;
 }
 
 nlohmann::json preload_notes(const State& s) {

@@ -141,12 +141,12 @@ TEST_F(MeasureMpirun, ProgramsRunWithoutHpcsensThroughTheRegionStub) {
 
 // Item 7: a rank over the byte budget drops its largest parts and says so; the record stays valid.
 TEST_F(MeasureMpirun, RanksOverTheByteBudgetAreTruncatedAndCounted) {
-  ASSERT_EQ(mpirun(4, PROG_MEASURE_C, true, "-x HPCSENS_RANK_BYTES=4096"), 0) << log();
+  ASSERT_EQ(mpirun(4, PROG_MEASURE_C, true, "-x HPCSENS_RANK_BYTES=2048"), 0) << log();
   const json rec = record();
   EXPECT_EQ(rec.at("preload").at("drops").at("truncated_ranks"), 4);
   for (const json& r : rec.at("ranks")) {
     EXPECT_EQ(r.at("truncated"), true);
-    EXPECT_LE(r.dump().size(), 4096u);
+    EXPECT_LE(r.dump().size(), 2048u);
     EXPECT_FALSE(r.contains("partners"));
     EXPECT_EQ(r.at("wall_s").is_number(), true);
   }

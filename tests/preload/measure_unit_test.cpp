@@ -13,6 +13,7 @@
 #include "preload/record_stream.h"
 #include "preload/regions.h"
 #include "record/run_record.h"
+#include "report/measure_section.h"
 
 namespace hpcsens::preload {
 namespace {
@@ -130,3 +131,34 @@ TEST(RecordStream, StreamedRecordReadsBackWithTimingAndImbalance) {
 
 }  // namespace
 }  // namespace hpcsens::preload
+
+namespace hpcsens::report {
+namespace {
+
+TEST(MeasureSection, AggregatesTheNewFieldsOverRanks) {
+  char tmpl[] = "/tmp/hpcsens-section-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string path = std::string(tmpl) + "/r.json";
+  nlohmann::json rec = {{"schema", "hpcsens.run.v1"}, {"ranks", nlohmann::json::array()}};
+  for (int r = 0; r < 2; ++r)
+    rec["ranks"].push_back(
+        {{"rank", r},
+         {"io", {{"stdio", {{"calls", 3}, {"seconds", 0.5}, {"bytes", 100}}}}},
+         {"msg_sizes", {{"MPI_Send", {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}}}},
+         {"partners", {{{"rank", 1 - r}, {"bytes", 1000 * (r + 1)}, {"messages", 2}}}},
+         {"partners_other", {{"ranks", 0}, {"bytes", 0}, {"messages", 0}}},
+         {"regions", {{"solve", {{"count", 2}, {"wall_s", 1.0 + r}, {"mpi_s", 0.5}, {"io_s", 0.0}}}}}});
+  std::ofstream(path) << rec.dump();
+  const std::string text = render_measure_section(path, Format::kCsv);
+  EXPECT_NE(text.find("stdio,6,1.000000,200"), std::string::npos) << text;
+  EXPECT_NE(text.find("MPI_Send,4,\"[512 B, 1 KiB): 4\""), std::string::npos) << text;
+  EXPECT_LT(text.find("1,0,2000,2"), text.find("0,1,1000,2")) << text;  // heaviest pair first
+  EXPECT_NE(text.find("solve,2,4,1.500000,2.000000,0.500000,0.000000"), std::string::npos) << text;
+  rec["ranks"] = nlohmann::json::array({{{"rank", 0}}});
+  std::ofstream(path) << rec.dump();
+  EXPECT_EQ(render_measure_section(path, Format::kTable), "");
+  std::filesystem::remove_all(tmpl);
+}
+
+}  // namespace
+}  // namespace hpcsens::report
