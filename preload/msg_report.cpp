@@ -15,9 +15,9 @@ MergedMessages merge_messages(const ThreadCounts* const slots[], int n) {
     for (int h = 0; h < kNumHistCalls; ++h)
       for (int b = 0; b < kHistBuckets; ++b) (*m.hist)[h][b] += t.hist[h][b];
     for (const PartnerEntry& e : t.partners.entries) {
-      if (e.rank < 0) continue;
-      PartnerEntry& acc = by_rank[e.rank];
-      acc.rank = e.rank;
+      if (e.key == 0) continue;
+      PartnerEntry& acc = by_rank[e.rank()];
+      acc.key = e.key;
       acc.bytes += e.bytes;
       acc.messages += e.messages;
     }
@@ -27,7 +27,7 @@ MergedMessages merge_messages(const ThreadCounts* const slots[], int n) {
   m.partners.reserve(by_rank.size());
   for (const auto& [rank, e] : by_rank) m.partners.push_back(e);
   std::sort(m.partners.begin(), m.partners.end(), [](const auto& a, const auto& b) {
-    return a.bytes != b.bytes ? a.bytes > b.bytes : a.rank < b.rank;
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.key < b.key;
   });
   return m;
 }
@@ -67,7 +67,7 @@ void add_partners(const MergedMessages& m, nlohmann::json& rank) {
   for (std::size_t i = 0; i < m.partners.size(); ++i) {
     const PartnerEntry& e = m.partners[i];
     if (i < static_cast<std::size_t>(kReportedPartners)) {
-      top.push_back({{"rank", e.rank}, {"bytes", e.bytes}, {"messages", e.messages}});
+      top.push_back({{"rank", e.rank()}, {"bytes", e.bytes}, {"messages", e.messages}});
     } else {
       ++other_ranks;
       other_bytes += e.bytes;

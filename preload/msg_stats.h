@@ -25,10 +25,13 @@ inline constexpr int kHistBuckets = 48;
 using Histogram = std::array<std::uint64_t, kHistBuckets>;
 using MsgHistograms = std::array<Histogram, kNumHistCalls>;
 
+// All-zero when empty, so the per-thread slots stay in .bss (never-touched pages cost no memory;
+// a non-zero initialiser would put megabytes of slots into .data).
 struct PartnerEntry {
-  std::int32_t rank = -1;  // world rank; -1: empty
+  std::uint32_t key = 0;  // world rank + 1; 0: empty
   std::uint64_t bytes = 0;
   std::uint64_t messages = 0;
+  std::int32_t rank() const { return static_cast<std::int32_t>(key) - 1; }
 };
 
 // Capacity per thread: 24 KiB. The record keeps the top kReportedPartners of the merged table.
@@ -42,11 +45,12 @@ struct PartnerTable {
 
   // Linear probing from a multiplicative hash; a full table sends the traffic to "untracked".
   [[gnu::always_inline]] void add(std::int32_t rank, std::uint64_t bytes) noexcept {
+    const std::uint32_t key = static_cast<std::uint32_t>(rank) + 1;
     std::uint32_t i = (static_cast<std::uint32_t>(rank) * 2654435761u) % kPartnerSlots;
     for (int probe = 0; probe < kPartnerSlots; ++probe) {
       PartnerEntry& e = entries[i];
-      if (e.rank == rank || e.rank < 0) [[likely]] {
-        e.rank = rank;
+      if (e.key == key || e.key == 0) [[likely]] {
+        e.key = key;
         e.bytes += bytes;
         ++e.messages;
         return;
