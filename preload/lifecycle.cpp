@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -108,7 +110,9 @@ std::size_t rank_budget() {
   // Bytes of one rank's object in the record; beyond it the largest parts are dropped.
   const char* v = std::getenv("HPCSENS_RANK_BYTES");
   const long long n = v ? std::atoll(v) : 0;
-  return n >= 1024 ? static_cast<std::size_t>(n) : std::size_t{256} << 10;
+  // Between 1 KiB and 1 GiB: each rank's text travels as one message with an int count.
+  if (n < 1024) return std::size_t{256} << 10;
+  return static_cast<std::size_t>(std::min<long long>(n, 1ll << 30));
 }
 
 nlohmann::json preload_notes(const State& s) {
