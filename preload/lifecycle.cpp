@@ -132,7 +132,7 @@ bool write_record(const std::string& path, const nlohmann::json& j, std::string*
 
 // This rank alone, as a record `hpcsens run` merges with the other ranks' (abort, exit without
 // finalize, or a finalize where some rank could not take part in the collective record).
-void write_partial(State& s, bool complete) noexcept {
+void write_partial(State& s, bool complete, bool quiet = false) noexcept {
   try {
     const CallTotals totals = merged_totals();
     record::RankRecord r = own_record(s, totals);
@@ -148,7 +148,7 @@ void write_partial(State& s, bool complete) noexcept {
     j["ranks"] = nlohmann::json::array({std::move(rank)});
     std::string error;
     const std::string path = partial_path(s.out_dir, s.run_id, s.rank);
-    if (!write_record(path, j, &error) && s.rank == 0)
+    if (!write_record(path, j, &error) && s.rank == 0 && !quiet)
       warn("cannot write the partial record " + path + ": " + error);
   } catch (const std::exception& e) {
     if (s.rank == 0) warn(std::string("partial record not written: ") + e.what());
@@ -261,15 +261,17 @@ void before_finalize() noexcept {
   }
   const std::string path = record_path(s.out_dir, s.run_id);
   RecordStream stream;
+  bool rank0_warned = false;
   if (s.rank == 0 && ok) {
     if (std::string err = stream.open(path); !err.empty()) {
-      warn("cannot write the run record: " + err + "; the job runs on");
+      warn("cannot write the run record " + path + ": " + err + "; the job runs on");
       ok = false;
+      rank0_warned = true;
     }
   }
   if (!all_agree(world, ok)) {
     // Every rank knows: each writes its own part, which `hpcsens run` merges.
-    write_partial(s, /*complete=*/true);
+    write_partial(s, /*complete=*/true, /*quiet=*/rank0_warned);
     return;
   }
   try {

@@ -47,7 +47,7 @@ TEST_F(Mpich, HydraCProgramCountsAndBytes) {
   EXPECT_EQ(r.err.find("not found"), std::string::npos) << r.err;
   const json rec = record(r);
   expect_mpich_job(rec, "mpich-hydra", 2);
-  expect_calls(rec, {{"MPI_Sendrecv", 4}, {"MPI_Bcast", 2}, {"MPI_Allreduce", 3}, {"MPI_Barrier", 1}});
+  expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Comm_size", 1}, {"MPI_Sendrecv", 4}, {"MPI_Bcast", 2}, {"MPI_Allreduce", 3}, {"MPI_Barrier", 1}});
   for (const auto& rank : rec.at("ranks"))
     EXPECT_EQ(rank.at("mpi_calls").at("MPI_Sendrecv").at("bytes"), 512) << rank.at("rank");
   expect_same_stdout(job, r);
@@ -62,7 +62,7 @@ TEST_F(Mpich, HydraFortranCallsCountedOnce) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const json rec = record(r);
   expect_mpich_job(rec, "mpich-hydra", 2);
-  expect_calls(rec, {{"MPI_Send", 3}, {"MPI_Recv", 3}, {"MPI_Allreduce", 2}, {"MPI_Gather", 1},
+  expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Comm_size", 1}, {"MPI_Send", 3}, {"MPI_Recv", 3}, {"MPI_Allreduce", 2}, {"MPI_Gather", 1},
                      {"MPI_Barrier", 1}});
   for (const auto& rank : rec.at("ranks")) {
     EXPECT_EQ(rank.at("mpi_calls").at("MPI_Send").at("bytes"), 60) << rank.at("rank");
@@ -80,7 +80,7 @@ TEST_F(Mpich, HydraFortran2008CallsCountedOnce) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const json rec = record(r);
   expect_mpich_job(rec, "mpich-hydra", 2);
-  expect_calls(rec, {{"MPI_Allreduce", 1}, {"MPI_Bcast", 2}, {"MPI_Barrier", 1}});
+  expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Allreduce", 1}, {"MPI_Bcast", 2}, {"MPI_Barrier", 1}});
   for (const auto& rank : rec.at("ranks"))
     EXPECT_EQ(rank.at("mpi_calls").at("MPI_Bcast").at("bytes"), 32) << rank.at("rank");
   expect_same_stdout(job, r);
@@ -100,7 +100,7 @@ TEST_F(Mpich, BareExecutableLinkedToMpichUsesMpichPreload) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const json rec = record(r);
   expect_mpich_job(rec, "singleton", 1);
-  expect_calls(rec, {{"MPI_Sendrecv", 4}, {"MPI_Bcast", 2}, {"MPI_Allreduce", 3}, {"MPI_Barrier", 1}});
+  expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Comm_size", 1}, {"MPI_Sendrecv", 4}, {"MPI_Bcast", 2}, {"MPI_Allreduce", 3}, {"MPI_Barrier", 1}});
   expect_same_stdout({kProgC}, r);
 }
 

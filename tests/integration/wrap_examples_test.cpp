@@ -69,7 +69,7 @@ TEST_F(Wrapped, StreamTriadRecordAndCallCounts) {
   const json rec = record(r);
   expect_design_keys(rec, 4);
   EXPECT_EQ(rec.at("job").at("command"), json(job));
-  expect_calls(rec, {{"MPI_Barrier", 10}, {"MPI_Reduce", 1}, {"MPI_Allreduce", 1}});
+  expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Comm_size", 1}, {"MPI_Barrier", 10}, {"MPI_Reduce", 1}, {"MPI_Allreduce", 1}});
   // The per-rank table was printed on stderr, with units.
   EXPECT_NE(r.err.find("compute [s]"), std::string::npos);
   EXPECT_NE(r.err.find("load-balance efficiency"), std::string::npos);
@@ -82,7 +82,7 @@ TEST_F(Wrapped, CppComputeKernelCallCounts) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const json rec = record(r);
   expect_design_keys(rec, 4);
-  expect_calls(rec, {{"MPI_Bcast", 1}, {"MPI_Barrier", 1}, {"MPI_Allreduce", 1}});
+  expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Comm_size", 1}, {"MPI_Bcast", 1}, {"MPI_Barrier", 1}, {"MPI_Allreduce", 1}});
   // MPI_Allreduce of one long long: 8 bytes contributed per rank.
   for (const auto& rank : rec.at("ranks")) EXPECT_EQ(rank.at("mpi_calls").at("MPI_Allreduce").at("bytes"), 8);
   expect_same_stdout(job, r);
@@ -94,7 +94,7 @@ TEST_F(Wrapped, ImbalancedProgramsSlowRankIsReportedSlowest) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const json rec = record(r);
   expect_design_keys(rec, 4);
-  expect_calls(rec, {{"MPI_Barrier", 1}, {"MPI_Allreduce", 1}});
+  expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Comm_size", 1}, {"MPI_Barrier", 1}, {"MPI_Allreduce", 1}});
   EXPECT_EQ(rec.at("imbalance").at("slowest").at(0), 3);
   const auto& ranks = rec.at("ranks");
   for (int i = 0; i < 3; ++i) {
@@ -124,7 +124,7 @@ TEST_F(Wrapped, FortranCallsAreCounted) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const json rec = record(r);
   expect_design_keys(rec, 4);
-  expect_calls(rec, {{"MPI_Send", 10},
+  expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Comm_size", 1}, {"MPI_Send", 10},
                      {"MPI_Recv", 10},
                      {"MPI_Bcast", 2},
                      {"MPI_Allreduce", 3},
@@ -145,7 +145,7 @@ TEST_F(Wrapped, PosixIoBytesAndTime) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const json rec = record(r);
   expect_design_keys(rec, 4);
-  expect_calls(rec, {{"MPI_Barrier", 1}, {"MPI_Allreduce", 1}});
+  expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Comm_size", 1}, {"MPI_Barrier", 1}, {"MPI_Allreduce", 1}});
   constexpr std::uint64_t kBytes = 4u << 20;
   for (const auto& rank : rec.at("ranks")) {
     EXPECT_EQ(rank.at("io_bytes_written"), kBytes);
@@ -183,7 +183,7 @@ TEST_F(Wrapped, SixtyFourRanksOversubscribed) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const json rec = record(r);
   expect_design_keys(rec, 64);
-  expect_calls(rec, {{"MPI_Bcast", 1}, {"MPI_Barrier", 1}, {"MPI_Allreduce", 1}});
+  expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Comm_size", 1}, {"MPI_Bcast", 1}, {"MPI_Barrier", 1}, {"MPI_Allreduce", 1}});
   // --quiet: only the record path, no table.
   EXPECT_EQ(r.err.find("compute [s]"), std::string::npos);
 }
