@@ -61,6 +61,11 @@ void judge_model(ModelReport& rep, const Dataset& data, const IdentifiabilityRep
     if (w.find("varied only by a factor") != std::string::npos) in.narrow_rates.push_back(w);
   in.clock_problems = data.clock_problems;
   in.mixed_apps = data.apps.size() > 1;
+  const Rate one = one_rate_of(rep.spec);
+  if (one != Rate::none && rate_varied(Rate::cpu_ghz, rep.points) && rate_varied(Rate::mem_gbs, rep.points))
+    in.confounded = fmt::format("cpu_ghz and mem_gbs both varied but could not be separated: the '{}' term also "
+                                "holds the time of the other rate that changed with it",
+                                one == Rate::cpu_ghz ? "cpu" : "mem");
   in.bounds_feasible = rep.bounds.feasible || !rep.bounds.unavailable.empty();
   in.points = rep.points.size();
   rep.verdict = judge(in);

@@ -86,6 +86,7 @@ Verdict judge(const VerdictInput& in) {
                              "not seen", pct(d.loocv_mape), pct(kLoocvUnreliable)));
   for (const auto& s : in.narrow_rates) v.caution("too narrow a rate range: " + s);
   for (const auto& s : in.clock_problems) v.caution(s);
+  if (!in.confounded.empty()) v.caution(in.confounded);
   if (in.mixed_apps) v.caution("the inputs mix several applications (--allow-mixed)");
   if (!in.bounds_feasible) v.caution("the overlap bounds are infeasible: the times are not consistent with any mix "
                                      "of these components");

@@ -43,6 +43,7 @@ struct VerdictInput {
   std::vector<std::string> narrow_rates;  // identifiability warnings about narrow ranges
   std::vector<std::string> clock_problems;
   bool mixed_apps = false;
+  std::string confounded;  // a one-rate model fitted although both rates varied (together)
   bool bounds_feasible = true;
   size_t points = 0;
 };

@@ -101,7 +101,13 @@ TEST_F(CliTest, CollinearDesignExitsTwoNamingTheCause) {
   EXPECT_EQ(r.exit_status, 2) << r.err;
   EXPECT_NE(r.err.find("collinear"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("cpu_ghz and mem_gbs were varied together"), std::string::npos) << r.err;
-  EXPECT_EQ(run("fit " + path("collinear.csv")).exit_status, 2);  // --model auto refuses too
+  // --model auto fits the largest identifiable model instead, and says why in words.
+  const auto a = run("fit " + path("collinear.csv") + " --format json");
+  ASSERT_EQ(a.exit_status, 0) << a.err;
+  const auto j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["model"], "cpu+fixed");
+  EXPECT_EQ(j["verdict"], "caution");
+  EXPECT_NE(j["notes"].dump().find("collinear"), std::string::npos) << j["notes"];
 }
 
 TEST_F(CliTest, FitWritesModelAndPredictUsesIt) {
@@ -209,7 +215,7 @@ TEST_F(CliTest, PerRankFromCsvGroupsRanksAndCapsTheTable) {
   // The CSV has no room for them: it must say so rather than drop them silently.
   const auto csv = run("fit " + path("ranks.csv") + " --model cpu+mem+io --per-rank --format csv");
   ASSERT_EQ(csv.exit_status, 0) << csv.err;
-  EXPECT_NE(csv.err.find("per-rank shares and groups are not in the CSV"), std::string::npos) << csv.err;
+  EXPECT_NE(csv.err.find("per-rank shares are in --table ranks"), std::string::npos) << csv.err;
 }
 
 TEST_F(CliTest, CeresDoesNotLogToStderr) {
