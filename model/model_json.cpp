@@ -212,7 +212,7 @@ ModelReport model_from_json(const json& j, const std::string& src) {
   for (size_t i = 0; i < j.at("points").size(); ++i) {
     const auto& pj = j.at("points")[i];
     const std::string w = src + ": points[" + std::to_string(i) + "]";
-    if (!pj.is_object()) throw InputError(w, "not an object");
+    if (!pj.is_object()) throw InputError(src + ": field 'points[" + std::to_string(i) + "]'", "not an object");
     Point p;
     p.label = optional_string(pj, "label", w);
     p.cpu_ghz = need_number(pj, "cpu_ghz", w, true);
