@@ -113,6 +113,23 @@ TEST_F(MixCli, BadMixFilesExitTwoNamingFileLineAndField) {
                 path("systems.yaml")).exit_status, 2);
 }
 
+TEST_F(MixCli, EmulatedModelMarksTheMix) {
+  std::string text = "label,cpu_ghz,mem_gbs,time_s,emulated\n";
+  for (const auto& p : testing::generate_points({24.0, 600.0, 2.0}, testing::acceptance_grid(), {0.01, 5, 1}))
+    text += p.label + "," + std::to_string(p.cpu_ghz) + "," + std::to_string(p.mem_gbs) + "," +
+            std::to_string(p.time_s) + ",true\n";
+  ASSERT_EQ(run("fit " + file("emu.csv", text) + " -o " + path("emu.model.json")).exit_status, 0);
+  file("emix.yaml", "applications:\n  - {name: emu, model: emu.model.json, weight: 1}\n"
+                    "  - {name: core, model: core.model.json, weight: 1}\n");
+  const auto t = run("predict --mix " + path("emix.yaml") + " --system " + path("systems.yaml"));
+  ASSERT_EQ(t.exit_status, 0) << t.err;
+  EXPECT_EQ(t.out.rfind("EMULATED", 0), 0u) << t.out;
+  const auto j = run("predict --mix " + path("emix.yaml") + " --system " + path("systems.yaml") + " --format json");
+  EXPECT_TRUE(nlohmann::json::parse(j.out)["emulated"].get<bool>());
+  const auto c = run("predict --mix " + path("emix.yaml") + " --system " + path("systems.yaml") + " --format csv");
+  EXPECT_NE(c.out.find(",true\n"), std::string::npos) << c.out;
+}
+
 TEST(MixMath, HarmonicMeanOfSpeedups) {
   EXPECT_DOUBLE_EQ(workload_speedup({0.5, 0.5}, {2.0, 2.0}), 2.0);
   // Half the node-hours twice as fast, half unchanged: 1 / (0.25 + 0.5).

@@ -224,3 +224,48 @@ TEST_F(CliTest, MalformedSystemFilesExitTwoNamingFileLineAndField) {
 
 }  // namespace
 }  // namespace hpcsens::model
+
+namespace hpcsens::model {
+namespace {
+
+// A clock knob that did nothing (a VM): the sweep recorded requested clocks and a measured clock
+// that stayed put. The fit says so in words, the verdict is unreliable, and predict labels every line.
+TEST_F(CliTest, KnobWithoutEffectIsCaughtAndPredictionsAreLabelledUnreliable) {
+  int i = 0;
+  for (double f : {1.2, 1.8, 2.4})
+    for (int rep = 0; rep < 2; ++rep) {
+      record::RunRecord r;
+      r.job.command = {"mpirun", "./app"};
+      r.job.nranks = 1;
+      const double t = 10.0 + 0.02 * ((i * 7) % 3);
+      r.config = {{"cpu_ghz", f},          {"cpu_ghz_source", "requested"}, {"cpu_ghz_requested", f},
+                  {"cpu_ghz_measured", 2.0}, {"mem_gbs", 50.0},             {"label", "f" + std::to_string(f)},
+                  {"sweep_point", static_cast<int>(f * 10)}};
+      r.timing.job_s = t;
+      record::RankRecord rk;
+      rk.wall_s = t;
+      r.ranks.push_back(rk);
+      file("recs/r" + std::to_string(i++) + ".json", record::to_json(r).dump());
+    }
+  const auto fit = run("fit " + path("recs") + " -o " + path("m.json"));
+  ASSERT_EQ(fit.exit_status, 0) << fit.err;
+  EXPECT_NE(fit.out.find("verdict: unreliable"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("probably had no effect"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("measured core clock was 2 GHz but 1.2 GHz was requested"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.err.find("verdict unreliable"), std::string::npos) << fit.err;
+  file("sys.yaml", "systems:\n  - {name: a, cpu_ghz: 2.6, mem_gbs: 50}\n  - {name: b, cpu_ghz: 3.0, mem_gbs: 50}\n");
+  const auto p = run("predict " + path("m.json") + " --system " + path("sys.yaml"));
+  ASSERT_EQ(p.exit_status, 0) << p.err;
+  EXPECT_NE(p.out.find("verdict: UNRELIABLE"), std::string::npos) << p.out;
+  size_t lines = 0;
+  for (size_t at = p.out.find("  UNRELIABLE\n"); at != std::string::npos; at = p.out.find("  UNRELIABLE\n", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 2u) << p.out;
+  const auto j = run("predict " + path("m.json") + " --system " + path("sys.yaml") + " --format json");
+  const auto pj = nlohmann::json::parse(j.out);
+  EXPECT_EQ(pj["verdict"], "unreliable");
+  EXPECT_FALSE(pj["verdict_reasons"].empty());
+}
+
+}  // namespace
+}  // namespace hpcsens::model
