@@ -13,12 +13,6 @@
 namespace hpcsens::model {
 namespace {
 
-std::vector<double> times_of(const std::vector<Point>& pts) {
-  std::vector<double> t;
-  for (const auto& p : pts) t.push_back(p.time_s);
-  return t;
-}
-
 std::string pct(double f) { return fmt::format("{:.2f}%", 100 * f); }
 
 // What the constant term of a one-rate model stands for, and which sweep would split it.

@@ -60,6 +60,12 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+std::vector<double> times_of(const std::vector<Point>& points) {
+  std::vector<double> t;
+  for (const auto& p : points) t.push_back(p.time_s);
+  return t;
+}
+
 void check_plausible(double v, PlausibleRange r, const std::string& where) {
   if (!std::isfinite(v)) throw InputError(where, "must be a finite number");
   if (v < r.lo || v > r.hi)

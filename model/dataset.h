@@ -90,4 +90,7 @@ std::string application_of(const std::vector<std::string>& command);
 
 double median(std::vector<double> v);
 
+// The points' combined times, in point order (the fitter takes times apart from the points).
+std::vector<double> times_of(const std::vector<Point>& points);
+
 }  // namespace hpcsens::model

@@ -14,12 +14,6 @@
 namespace hpcsens::model {
 namespace {
 
-std::vector<double> times_of(const std::vector<Point>& pts) {
-  std::vector<double> t;
-  for (const auto& p : pts) t.push_back(p.time_s);
-  return t;
-}
-
 std::vector<std::string> two_rate_names(const std::vector<Point>& pts) {
   std::vector<std::string> c{"cpu+mem", "cpu+mem+io"};
   const bool lat = std::all_of(pts.begin(), pts.end(), [](const Point& p) { return p.lat_ns.has_value(); });

@@ -269,3 +269,44 @@ TEST_F(CliTest, KnobWithoutEffectIsCaughtAndPredictionsAreLabelledUnreliable) {
 
 }  // namespace
 }  // namespace hpcsens::model
+
+namespace hpcsens::model {
+namespace {
+
+// One-rate models get per-rank fits too: ranks that wait (fixed) versus ranks that compute (cpu).
+TEST_F(CliTest, CoreOnlySweepPerRankSaysWhichRanksGainFromTheClock) {
+  std::string text = "label,cpu_ghz,mem_gbs,time_s,rank\n";
+  for (int r = 0; r < 4; ++r)
+    for (double f : {1.2, 1.6, 2.0, 2.4, 2.8}) {
+      const double t = r < 2 ? 24 / f + 1 : 4 / f + 9;  // ranks 2-3 mostly wait
+      text += "f" + std::to_string(f) + "," + std::to_string(f) + ",80," + std::to_string(t) + "," +
+              std::to_string(r) + "\n";
+    }
+  const auto res = run("fit " + file("ranks.csv", text) + " --per-rank");
+  ASSERT_EQ(res.exit_status, 0) << res.err;
+  EXPECT_NE(res.out.find("model cpu+fixed"), std::string::npos) << res.out;
+  EXPECT_NE(res.out.find("ranks 0-1: 10 % more core clock saves"), std::string::npos) << res.out;
+  EXPECT_NE(res.out.find("ranks 2-3: 10 % more core clock saves"), std::string::npos) << res.out;
+  const auto csv = run("fit " + path("ranks.csv") + " --per-rank --format csv --table ranks");
+  ASSERT_EQ(csv.exit_status, 0) << csv.err;
+  auto rows = read_table(csv.out);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_GT(std::stod(rows[0]["cpu_share_frac"]), 0.8);
+  EXPECT_LT(std::stod(rows[3]["cpu_share_frac"]), 0.3);
+  EXPECT_NE(rows[0]["group"], rows[3]["group"]);
+}
+
+TEST_F(CliTest, FitInputsThatAreNotRegularFilesExitTwo) {
+  const auto r = run("fit /dev/zero");
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("/dev/zero"), std::string::npos) << r.err;
+  const auto c = run("fit " + file("x.csv", "") + " --model cpu+mem");
+  EXPECT_EQ(c.exit_status, 2) << c.err;
+  // An explicit two-rate model on a core-only sweep is refused with the model that would fit.
+  const auto two = run("fit " + kCoreSweep + " --model cpu+mem");
+  EXPECT_EQ(two.exit_status, 2);
+  EXPECT_NE(two.err.find("this design identifies cpu+fixed"), std::string::npos) << two.err;
+}
+
+}  // namespace
+}  // namespace hpcsens::model
