@@ -51,6 +51,21 @@ double spread(const std::vector<double>& v) {
   return m > 0 ? (*hi - *lo) / m : 0;
 }
 
+// Average core clock while the ranks ran, from the default counters: cycles over task-clock
+// nanoseconds is GHz. The median over ranks with both events; none without a PMU.
+std::optional<double> counter_clock_ghz(const record::RunRecord& r) {
+  std::vector<double> ghz;
+  for (const auto& rk : r.ranks) {
+    const auto c = rk.counters.find("PAPI_TOT_CYC"), t = rk.counters.find("perf::TASK-CLOCK");
+    if (c == rk.counters.end() || t == rk.counters.end() || !(c->second > 0) || !(t->second > 0)) continue;
+    ghz.push_back(c->second / t->second);
+  }
+  if (ghz.empty()) return std::nullopt;
+  const double m = median(ghz);
+  if (!std::isfinite(m) || m < kCpuGhzRange.lo || m > kCpuGhzRange.hi) return std::nullopt;
+  return m;
+}
+
 }  // namespace
 
 double median(std::vector<double> v) {
@@ -101,6 +116,13 @@ Observation read_run_record_observation(const std::string& path) {
   o.cpu_measured = optional_rate(r.config, "cpu_ghz_measured", path);
   if (r.config.contains("cpu_ghz_source") && r.config.at("cpu_ghz_source").is_string())
     o.cpu_source = r.config.at("cpu_ghz_source").get<std::string>();
+  // Counters measure the clock the job actually ran at: preferred over a requested or nominal one.
+  if (o.cpu_source != "measured" && o.cpu_source != "emulated")
+    if (const auto c = counter_clock_ghz(r)) {
+      o.cpu_measured = *c;
+      o.cpu_ghz = *c;
+      o.cpu_source = "counters";
+    }
   const auto sp = r.config.contains("sweep_point") ? r.config.at("sweep_point") : nlohmann::json();
   if (sp.is_number_integer()) o.group = "point " + std::to_string(sp.get<long long>()) + " " + o.label;
   else if (!sp.is_null()) throw InputError(path + ": field 'config.sweep_point'", "not an integer");
@@ -146,7 +168,9 @@ void check_clocks(const std::vector<Observation>& obs, Dataset& d) {
         "at '{}' the measured core clock was {:g} GHz but {:g} GHz was requested ({:.0f}% off): the frequency knob "
         "did not take effect as asked; the fit uses the {} clock",
         o.label, *o.cpu_measured, *o.cpu_requested, 100 * rel,
-        o.cpu_source == "measured" ? "measured" : "recorded (" + (o.cpu_source.empty() ? "unknown" : o.cpu_source) + ")"));
+        o.cpu_source == "measured"   ? "measured (calibration.clock)"
+        : o.cpu_source == "counters" ? "measured (cycles / task-clock counters)"
+                                     : "recorded (" + (o.cpu_source.empty() ? "unknown" : o.cpu_source) + ")"));
   }
 }
 

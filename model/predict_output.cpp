@@ -81,7 +81,7 @@ std::string render_predictions(const ModelReport& m, const std::vector<Predictio
                      p.system.cpu_ghz, p.system.mem_gbs, p.predicted_s,
                      range(p.fit_low_s, p.fit_high_s), range(p.overlap_low_s, p.overlap_high_s), p.speedup,
                      unreliable ? "  UNRELIABLE" : "");
-  o += "\nfit interval: 95% range from the fitted work's uncertainty; it narrows with more and less noisy runs.\n"
+  o += "\nfit interval: 95% range from the fitted work's uncertainty; it narrows with more runs and less noise.\n"
        "overlap range: every split of the work consistent with the measurements, from all components in series to "
        "fully overlapped; it does not narrow with more runs.\n";
   if (preds.size() > 1)

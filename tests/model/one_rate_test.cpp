@@ -10,6 +10,7 @@
 #include "model/analysis.h"
 #include "model/dataset.h"
 #include "model/predict.h"
+#include "record/run_record.h"
 #include "tests/model/ground_truth.h"
 
 namespace hpcsens::model {
@@ -185,6 +186,37 @@ TEST(Clock, MeasuredClockDisagreeingWithRequestIsSaidAndCautioned) {
       << d.clock_problems[0];
   const ModelReport m = analyze(d, {});
   EXPECT_EQ(m.verdict.word, "caution");
+}
+
+// Where the PMU exists the default counters (cycles, task-clock) measure the clock the job ran at;
+// it replaces a requested clock, and a disagreement is said.
+TEST(Clock, CountersGiveTheClockWhereNoCalibrationMeasuredIt) {
+  const std::string dir = ::testing::TempDir();
+  std::vector<std::string> files;
+  for (double f : {1.2, 1.8, 2.4}) {
+    record::RunRecord r;
+    r.job.command = {"./app"};
+    r.job.nranks = 2;
+    const double real = f == 2.4 ? 2.0 : f;  // capped at 2 GHz
+    r.config = {{"cpu_ghz", f}, {"cpu_ghz_source", "requested"}, {"cpu_ghz_requested", f}, {"mem_gbs", 50.0},
+                {"label", "f" + std::to_string(f)}};
+    r.timing.job_s = 12 / real + 1;
+    for (int k = 0; k < 2; ++k) {
+      record::RankRecord rk;
+      rk.rank = k;
+      rk.wall_s = r.timing.job_s;
+      rk.counters = {{"PAPI_TOT_CYC", real * 1e9 * 10}, {"perf::TASK-CLOCK", 10e9}};  // 10 s busy
+      r.ranks.push_back(rk);
+    }
+    files.push_back(dir + "/clock_" + std::to_string(f) + ".json");
+    std::ofstream(files.back()) << record::to_json(r).dump();
+  }
+  const Dataset d = load_dataset(files);
+  ASSERT_EQ(d.points.size(), 3u);
+  EXPECT_DOUBLE_EQ(d.points[2].cpu_ghz, 2.0);
+  ASSERT_EQ(d.clock_problems.size(), 1u);
+  EXPECT_NE(d.clock_problems[0].find("cycles / task-clock counters"), std::string::npos) << d.clock_problems[0];
+  EXPECT_EQ(d.requested_clock_runs, 0);
 }
 
 TEST(Sensitivity, ElasticityIsMinusTheShareAndTheSentenceSaysTheSaving) {
