@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 namespace hpcsens::model {
 namespace {
@@ -29,22 +31,50 @@ double run_to_run_noise(const std::vector<Point>& points) {
   return half.empty() ? NAN : median(half);
 }
 
+namespace {
+
+// How much the times moved when only this rate changed: the largest relative time range among
+// configurations that share every other rate (the whole sweep when no two do).
+double response_to(Rate rate, const std::vector<Point>& points) {
+  std::map<std::tuple<double, double, double>, std::vector<const Point*>> groups;
+  for (const auto& p : points) {
+    const double c = rate == Rate::cpu_ghz ? 0 : p.cpu_ghz, m = rate == Rate::mem_gbs ? 0 : p.mem_gbs;
+    const double l = rate == Rate::lat_ns ? 0 : p.lat_ns.value_or(0);
+    groups[{c, m, l}].push_back(&p);
+  }
+  double best = -1;
+  for (const auto& [key, g] : groups) {
+    double rlo = INFINITY, rhi = 0, tlo = INFINITY, thi = 0;
+    std::vector<double> times;
+    for (const Point* p : g) {
+      const double r = rate_value(rate, p->cpu_ghz, p->mem_gbs, p->lat_ns);
+      rlo = std::min(rlo, r), rhi = std::max(rhi, r), tlo = std::min(tlo, p->time_s), thi = std::max(thi, p->time_s);
+      times.push_back(p->time_s);
+    }
+    if (rhi > rlo * (1 + 1e-9)) best = std::max(best, (thi - tlo) / median(times));
+  }
+  if (best >= 0) return best;
+  std::vector<double> times;
+  for (const auto& p : points) times.push_back(p.time_s);
+  const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+  return (*hi - *lo) / median(times);
+}
+
+}  // namespace
+
 std::vector<std::string> knobs_without_effect(const ModelSpec& spec, const std::vector<Point>& points,
                                               double noise) {
   std::vector<std::string> out;
   for (Term t : spec.terms) {
     const TermInfo& info = term_info(t);
     if (info.rate == Rate::none) continue;
-    double rlo = INFINITY, rhi = 0, tlo = INFINITY, thi = 0;
-    std::vector<double> times;
+    double rlo = INFINITY, rhi = 0;
     for (const auto& p : points) {
       const double r = rate_value(info.rate, p.cpu_ghz, p.mem_gbs, p.lat_ns);
       rlo = std::min(rlo, r), rhi = std::max(rhi, r);
-      tlo = std::min(tlo, p.time_s), thi = std::max(thi, p.time_s);
-      times.push_back(p.time_s);
     }
     if (!(rhi > rlo * (1 + 1e-9))) continue;  // not varied: identifiability says so
-    const double response = (thi - tlo) / median(times);
+    const double response = response_to(info.rate, points);
     const double limit = std::isfinite(noise) ? std::max(2 * noise, 0.002) : kNoEffectFloor;
     if (response > limit) continue;
     out.push_back(fmt::format(

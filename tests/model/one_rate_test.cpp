@@ -128,6 +128,21 @@ TEST(Verdict, KnobWithoutEffectIsUnreliableAndSaidInWords) {
   EXPECT_NE(m.verdict.reasons.front().find("probably had no effect"), std::string::npos) << m.verdict.reasons.front();
 }
 
+TEST(Verdict, KnobWithoutEffectIsFoundPerRateInATwoRateSweep) {
+  // Memory configurations change the time a lot; the clock knob changes nothing.
+  std::vector<Point> pts;
+  for (double m : {40.0, 80.0, 160.0})
+    for (double f : {1.2, 1.8, 2.4}) {
+      Point p;
+      p.cpu_ghz = f, p.mem_gbs = m, p.time_s = 400 / m + 3;
+      p.min_s = p.max_s = p.time_s;
+      pts.push_back(p);
+    }
+  const auto said = knobs_without_effect(parse_model_spec("cpu+mem"), pts, NAN);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("cpu_ghz varied 2.00-fold"), std::string::npos) << said[0];
+}
+
 TEST(Verdict, RulesGiveEachWordForItsReason) {
   Diagnostics d;
   d.slope = 1.0, d.mape = 0.01, d.r2 = 0.99, d.loocv_mape = 0.012;
