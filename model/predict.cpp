@@ -80,8 +80,9 @@ SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
   }
   SystemSpec s;
   s.where = at(path, n);
-  if (!n["name"] || !n["name"].IsScalar() || n["name"].Scalar().empty())
-    throw InputError(at(path, n) + ": field 'name'", "missing");
+  if (!n["name"]) throw InputError(at(path, n) + ": field 'name'", "missing");
+  if (!n["name"].IsScalar() || n["name"].Scalar().empty())
+    throw InputError(at(path, n["name"]) + ": field 'name'", "must be a non-empty word, not a list or mapping");
   s.name = n["name"].as<std::string>();
   s.cpu_ghz = yaml_number(n, "cpu_ghz", path, true, kCpuGhzRange);
   s.mem_gbs = yaml_number(n, "mem_gbs", path, true, kMemGbsRange);

@@ -208,6 +208,7 @@ TEST_F(CliTest, MalformedSystemFilesExitTwoNamingFileLineAndField) {
       {"systems:\n  - name: a\n    cpu_ghz: 1e999\n    mem_gbs: 100\n", ":3: field 'cpu_ghz'"},
       {"systems:\n  - name: a\n    cpu_ghz: 1\n    mem_gbs: 100\n    nodes: -4\n", ":5: field 'nodes'"},
       {"systems: [\n", ":2: not valid YAML"},
+      {"systems:\n  - name: [a]\n    cpu_ghz: 1\n    mem_gbs: 100\n", ":2: field 'name': must be a non-empty word"},
   };
   int i = 0;
   for (const auto& c : cases) {
