@@ -41,7 +41,7 @@ banner "2. EMULATED sweep: hpcsens sweep examples/sweeps/emulated.yaml --out $ou
     (W_cpu=90 Gcycles, W_mem=1500 GB, T_io=3 s, 1 % noise) and marked emulated. hpcsens fit
     then has to recover that truth from the noisy records."
 rm -rf "$out/sweep"
-"$hpcsens" sweep "$share/sweeps/emulated.yaml" --out "$out/sweep" 2>&1 | grep -v '^\[#' || status=$?
+"$hpcsens" sweep "$share/sweeps/emulated.yaml" --out "$out/sweep" 2>&1 | grep -Ev '^(EMULATED )?\[[#-]+\] ' || status=$?
 
 banner "3. Prediction from the EMULATED model onto candidate systems:
     hpcsens predict $out/sweep/model.json --system examples/systems/candidates.yaml"

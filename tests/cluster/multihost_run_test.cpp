@@ -48,12 +48,18 @@ void expect_two_host_record(const json& rec, const std::string& launcher) {
   EXPECT_EQ(hosts.count("node1"), 2u);
 }
 
-using MultiHostRun = ClusterTest;
+class MultiHostRun : public ClusterTest {
+ protected:
+  // `hpcsens run -- JOB...` on node0, the login node.
+  Result wrapped(const std::vector<std::string>& job) {
+    std::vector<std::string> args = {kHpcsens, "run", "--out", work_ + "/out", "--"};
+    args.insert(args.end(), job.begin(), job.end());
+    return on_host("node0", args, work_);
+  }
+};
 
 TEST_F(MultiHostRun, OpenMpiMpirunOverSshTwoHostsFourRanks) {
-  const auto r = on_host("node0", {kHpcsens, "run", "--out", work_ + "/out", "--", "mpirun", "--host",
-                                   "node0:2,node1:2", "-np", "4", CLUSTER_PROG_OMPI},
-                         work_);
+  const auto r = wrapped({"mpirun", "--host", "node0:2,node1:2", "-np", "4", CLUSTER_PROG_OMPI});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "cluster_prog: ranks=4 sum=14.0");
   const auto rec = record_of(r);
@@ -64,9 +70,7 @@ TEST_F(MultiHostRun, OpenMpiMpirunOverSshTwoHostsFourRanks) {
 }
 
 TEST_F(MultiHostRun, MpichHydraOverSshTwoHostsFourRanks) {
-  const auto r = on_host("node0", {kHpcsens, "run", "--out", work_ + "/out", "--", MPICH_HYDRA, "-hosts",
-                                   "node0:2,node1:2", "-n", "4", CLUSTER_PROG_MPICH},
-                         work_);
+  const auto r = wrapped({MPICH_HYDRA, "-hosts", "node0:2,node1:2", "-n", "4", CLUSTER_PROG_MPICH});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "cluster_prog: ranks=4 sum=14.0");
   const auto rec = record_of(r);
@@ -75,9 +79,7 @@ TEST_F(MultiHostRun, MpichHydraOverSshTwoHostsFourRanks) {
 }
 
 TEST_F(MultiHostRun, SrunTwoNodesFourRanksRecordsTheSlurmJob) {
-  const auto r = on_host("node0", {kHpcsens, "run", "--out", work_ + "/out", "--", "srun", "--mpi=pmix", "-N",
-                                   "2", "-n", "4", CLUSTER_PROG_OMPI},
-                         work_);
+  const auto r = wrapped({"srun", "--mpi=pmix", "-N", "2", "-n", "4", CLUSTER_PROG_OMPI});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "cluster_prog: ranks=4 sum=14.0");
   const auto rec = record_of(r);
@@ -98,10 +100,8 @@ TEST_F(MultiHostRun, RankKilledOnOneHostKeepsTheJobsStatusAndHangsNothing) {
   const auto direct = on_host("node0", job, work_, 60);
   ASSERT_NE(direct.status, 0) << direct.out << direct.err;
   ASSERT_NE(direct.status, -1) << "the job itself hung";
-  std::vector<std::string> wrapped = {kHpcsens, "run", "--out", work_ + "/out", "--"};
-  wrapped.insert(wrapped.end(), job.begin(), job.end());
   const auto t0 = std::chrono::steady_clock::now();
-  const auto r = on_host("node0", wrapped, work_, 60);
+  const auto r = wrapped(job);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r.status, direct.status) << r.err;
   EXPECT_LT(s, 30.0);
@@ -114,9 +114,7 @@ TEST_F(MultiHostRun, RankKilledOnOneHostKeepsTheJobsStatusAndHangsNothing) {
 // Ranks reach MPI_Finalize 0.3 s apart: the finalize barrier absorbs the spread, the record is
 // complete, and each rank's work span shows its own delay.
 TEST_F(MultiHostRun, RanksArrivingAtFinalizeAtDifferentTimes) {
-  const auto r = on_host("node0", {kHpcsens, "run", "--out", work_ + "/out", "--", "mpirun", "--host",
-                                   "node0:2,node1:2", "-np", "4", CLUSTER_PROG_OMPI, "stagger:300"},
-                         work_);
+  const auto r = wrapped({"mpirun", "--host", "node0:2,node1:2", "-np", "4", CLUSTER_PROG_OMPI, "stagger:300"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const auto rec = record_of(r);
   expect_two_host_record(rec, "openmpi");
@@ -130,9 +128,3 @@ TEST_F(MultiHostRun, RanksArrivingAtFinalizeAtDifferentTimes) {
 
 }  // namespace
 }  // namespace hpcsens::cluster
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  ::testing::AddGlobalTestEnvironment(new hpcsens::cluster::Cluster);
-  return RUN_ALL_TESTS();
-}

@@ -122,9 +122,3 @@ TEST_F(MultiNodeSweep, KillNineThenRestoreAndResumeOnEveryNode) {
 
 }  // namespace
 }  // namespace hpcsens::cluster
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  ::testing::AddGlobalTestEnvironment(new hpcsens::cluster::Cluster);
-  return RUN_ALL_TESTS();
-}

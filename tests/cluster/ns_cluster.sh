@@ -14,7 +14,7 @@
 #
 # Every namespace is named hsc-<id>-*, <id> unique per start and kept in DIR/id: teardown kills
 # exactly the processes inside those namespaces and deletes them. `start` also leaves a watchdog
-# that tears down after HPCSENS_CLUSTER_LIFETIME_S (900) s, so a killed test leaves nothing behind.
+# that tears down after HPCSENS_CLUSTER_LIFETIME_S (1800) s, so a killed test leaves nothing behind.
 # Exit 77 when a needed tool is missing (tests report it as a failure, not a skip, on a machine
 # set up by setup.sh); any other failure exits 1 with the daemons' log tails.
 set -u
@@ -210,7 +210,7 @@ do_start() {
   echo "$id" >"$dir/id"
   echo "$n" >"$dir/nhosts"
   for h in $(hosts_of); do mkdir -p "$dir/hosts.d/$h"; done
-  local lifetime=${HPCSENS_CLUSTER_LIFETIME_S:-900}
+  local lifetime=${HPCSENS_CLUSTER_LIFETIME_S:-1800}
   setsid bash -c 'echo $$ > "$2/watchdog.pid"; sleep "$1"; exec "$3" stop "$2"' \
     watchdog "$lifetime" "$dir" "$self" </dev/null >/dev/null 2>&1 &
   mungekey --create --keyfile="$dir/munge.key" >/dev/null 2>&1 || die "mungekey failed"

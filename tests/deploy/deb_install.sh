@@ -15,13 +15,15 @@ info=$(dpkg-deb --info "$deb")
 echo "$info" | grep -q "Package: hpcsens" || fail "no package name: $info"
 # dpkg-shlibdeps found the shared libraries the binaries need.
 echo "$info" | grep -Eq "Depends:.*libc6" || fail "no shlibs dependencies: $info"
-dpkg-deb --contents "$deb" | grep -q "./usr/lib/libhpcsens_preload.so$" || fail "preload not in the package"
+dpkg-deb --contents "$deb" >"$tmp/contents"
+grep -q " ./usr/lib/libhpcsens_preload.so$" "$tmp/contents" || fail "preload not in the package: $(cat "$tmp/contents")"
 
 root=$tmp/root
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
 touch "$root/var/lib/dpkg/status"
-# The dependencies are installed on this machine, not in the empty root.
-dpkg --root="$root" --force-depends --force-not-root --log=/dev/null -i "$deb" >"$tmp/dpkg.log" 2>&1 ||
+# The dependencies are installed on this machine, not in the empty root, which has no shell for
+# the (no-op) maintainer scripts either: they run outside it, with DPKG_ROOT set.
+dpkg --root="$root" --force-depends --force-not-root --force-script-chrootless --log=/dev/null -i "$deb" >"$tmp/dpkg.log" 2>&1 ||
   fail "dpkg -i: $(cat "$tmp/dpkg.log")"
 dpkg --root="$root" -s hpcsens | grep -q "Status: install ok installed" || fail "not installed"
 
