@@ -39,20 +39,19 @@ install_missing() {
 # of -O2 -g (the template-heavy CLI, model and sweep sources dominate), so it stays near a minute
 # and a half on two idle cores. `build` sets the usual flags back (and so rebuilds).
 flags() {
-  local f=$1
-  echo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$f" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$f" \
-    "-DCMAKE_Fortran_FLAGS_RELWITHDEBINFO=$f"
+  flag_args=("-DCMAKE_C_FLAGS_RELWITHDEBINFO=$1" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$1"
+    "-DCMAKE_Fortran_FLAGS_RELWITHDEBINFO=$1")
 }
 build() {
-  # shellcheck disable=SC2046
-  cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(flags "-O2 -g -DNDEBUG") \
+  flags "-O2 -g -DNDEBUG"
+  cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${flag_args[@]}" \
     -DHPCSENS_BUILD_TESTS=ON -DHPCSENS_BUILD_BENCH=ON >/dev/null
   cmake --build "$build_dir" -j "$(nproc)"
 }
 build_demo() {
   local t0=$SECONDS
-  # shellcheck disable=SC2046
-  cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(flags "-O1 -DNDEBUG") \
+  flags "-O1 -DNDEBUG"
+  cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${flag_args[@]}" \
     -DHPCSENS_BUILD_TESTS=OFF -DHPCSENS_BUILD_BENCH=OFF >/dev/null
   cmake --build "$build_dir" -j "$(nproc)" --target hpcsens_demo
   echo "setup: demo build took $((SECONDS - t0)) s" >&2
