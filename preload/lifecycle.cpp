@@ -19,6 +19,7 @@
 #include "preload/accounting.h"
 #include "preload/clock.h"
 #include "preload/fd_track.h"
+#include "preload/job_facts.h"
 #include "preload/papi_session.h"
 #include "preload/pmpi.h"
 #include "preload/msg_report.h"
@@ -282,8 +283,13 @@ void before_finalize() noexcept {
       extra["preload"]["drops"] = d;
       warn("some measurements were dropped (" + d.dump() + "); see the record's preload.drops");
     }
+    const GetEnv getenv_fn = [](const char* n) { return std::getenv(n); };
+    if (auto slurm = slurm_facts(getenv_fn); !slurm.is_null()) extra["slurm"] = slurm;
     if (err.empty()) err = stream.finish(job_info(s), extra);
-    if (!err.empty()) warn("cannot write the run record " + path + ": " + err + "; the job runs on");
+    if (!err.empty())
+      warn("cannot write the run record " + path + ": " + err + "; the job runs on");
+    else if (env_only(getenv_fn))
+      std::fprintf(stderr, "%s\n", banner_line(stream.summary(), path).c_str());
   } catch (const std::exception& e) {
     if (s.rank == 0) warn(std::string("run record not written: ") + e.what());
   }

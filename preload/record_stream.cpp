@@ -79,7 +79,7 @@ nlohmann::json RecordStream::drops() const {
 }
 
 std::string RecordStream::finish(const JobInfo& job, const nlohmann::json& extra) {
-  record::RunRecord run;  // no ranks: only its job-level sections are written
+  record::RunRecord& run = run_;  // no ranks: only its job-level sections are written
   run.job.command = job.command;
   run.job.launcher = job.launcher;
   run.job.mpi_library = job.mpi_library;

@@ -42,11 +42,14 @@ class RecordStream {
   // Writes the job, timing and imbalance sections and renames the file into place.
   std::string finish(const JobInfo& job, const nlohmann::json& extra);
   std::size_t ranks() const { return clocks_.size(); }
+  // After finish(): the job-level sections written (job, timing, imbalance; no ranks).
+  const record::RunRecord& summary() const { return run_; }
   // Sums of the ranks' drop counters: {"untracked_files", "region_errors", "truncated_ranks",
   // "recv_posted_size"}.
   nlohmann::json drops() const;
 
  private:
+  record::RunRecord run_;
   safe_file::Dir dir_;
   safe_file::AtomicFile file_;
   std::string path_;
