@@ -62,6 +62,8 @@ std::int64_t inum(value v) {
 }
 
 void add_rank(object rank, Totals& t) {
+  // Keys come in any order ("partners" may precede "rank"): the rank's pairs wait here.
+  std::vector<Pair> pairs;
   std::int64_t me = -1;
   for (auto field : rank) {
     std::string_view key = field.unescaped_key().value_unsafe();
@@ -92,16 +94,14 @@ void add_rank(object rank, Totals& t) {
     } else if (key == "partners") {
       t.any = true;
       for (auto p : v.get_array().value_unsafe()) {
-        Pair pair{me, -1, 0, 0};
+        Pair pair{-1, -1, 0, 0};
         for (auto f : p.get_object().value_unsafe()) {
           const std::string_view k = f.unescaped_key().value_unsafe();
           if (k == "rank") pair.to = inum(f.value().value_unsafe());
           if (k == "bytes") pair.bytes = unum(f.value().value_unsafe());
           if (k == "messages") pair.messages = unum(f.value().value_unsafe());
         }
-        t.p2p_bytes += pair.bytes;
-        t.top.push(pair);
-        if (t.top.size() > kTopPairs) t.top.pop();
+        pairs.push_back(pair);
       }
     } else if (key == "partners_other") {
       for (auto f : v.get_object().value_unsafe()) {
@@ -131,6 +131,12 @@ void add_rank(object rank, Totals& t) {
       bool b = false;
       if (v.get_bool().get(b) == simdjson::SUCCESS && b) ++t.truncated;
     }
+  }
+  for (Pair& pair : pairs) {
+    pair.from = me;
+    t.p2p_bytes += pair.bytes;
+    t.top.push(pair);
+    if (t.top.size() > kTopPairs) t.top.pop();
   }
 }
 

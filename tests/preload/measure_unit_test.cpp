@@ -152,7 +152,10 @@ TEST(MeasureSection, AggregatesTheNewFieldsOverRanks) {
   const std::string text = render_measure_section(path, Format::kCsv);
   EXPECT_NE(text.find("stdio,6,1.000000,200"), std::string::npos) << text;
   EXPECT_NE(text.find("MPI_Send,4,\"[512 B, 1 KiB): 4\""), std::string::npos) << text;
-  EXPECT_LT(text.find("1,0,2000,2"), text.find("0,1,1000,2")) << text;  // heaviest pair first
+  // Whole lines: the sender is the rank whose object lists the partner ("partners" precedes
+  // "rank" in the object), heaviest pair first.
+  ASSERT_NE(text.find("\n1,0,2000,2\n"), std::string::npos) << text;
+  EXPECT_LT(text.find("\n1,0,2000,2\n"), text.find("\n0,1,1000,2\n")) << text;
   EXPECT_NE(text.find("solve,2,4,1.500000,2.000000,0.500000,0.000000"), std::string::npos) << text;
   rec["ranks"] = nlohmann::json::array({{{"rank", 0}}});
   std::ofstream(path) << rec.dump();
