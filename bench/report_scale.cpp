@@ -92,8 +92,11 @@ double time_cli(const std::string& bin, const std::string& file, bool all) {
 int main(int argc, char** argv) {
   const int nranks = argc > 1 ? std::atoi(argv[1]) : 100000;
   const std::string bin = argc > 2 ? argv[2] : HPCSENS_BIN;
+  // A third argument keeps the synthetic record at that path (to profile the CLI by hand).
+  const bool keep = argc > 3;
   const std::string file =
-      (std::filesystem::temp_directory_path() / fmt::format("hpcsens-bench-{}.json", ::getpid())).string();
+      keep ? std::string(argv[3])
+           : (std::filesystem::temp_directory_path() / fmt::format("hpcsens-bench-{}.json", ::getpid())).string();
 
   auto t = clock_type::now();
   const auto rec = synthetic(nranks);
@@ -152,6 +155,6 @@ int main(int argc, char** argv) {
   }
   fmt::print("hpcsens report, {} ranks (best of 3): {:.3f} s default view, {:.3f} s with --all (target < 2 s): {}\n",
              nranks, best, best_all, best < 2.0 ? "MET" : "MISSED");
-  std::filesystem::remove(file);
+  if (!keep) std::filesystem::remove(file);
   return 0;
 }

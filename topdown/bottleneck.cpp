@@ -202,8 +202,12 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
   bool any_mux = false;
   bool any_fraction = false;
   double min_running = 1.0;
+  ms.reserve(rec.ranks.size());
+  std::string looked_up;  // ranks nearly always share one event set: look its table up once
+  TopdownTable rank_table = table_by_name(looked_up);
   for (const auto& r : rec.ranks) {
-    ms.push_back(compute_metrics(r.event_set, r.counters));
+    if (r.event_set != looked_up) rank_table = table_by_name(looked_up = r.event_set);
+    ms.push_back(compute_metrics(rank_table, r.event_set, r.counters));
     if (r.counters_status != "ok") {
       ms.back().ok = false;
       ms.back().why_not = r.counters_status;
