@@ -29,28 +29,80 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
+// Greedy word wrap of `s` into lines of at most `width`; a word longer than that is shortened.
+std::vector<std::string> wrap(const std::string& s, std::size_t width) {
+  if (s.size() <= width) return {s};
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    std::size_t end = s.find(' ', pos);
+    if (end == std::string::npos) end = s.size();
+    std::string word = s.substr(pos, end - pos);
+    pos = end + 1;
+    if (word.size() > width) word = word.substr(0, width - 3) + "...";
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+// Shrinks the widest text column (never a numeric one, never below 12) until the table fits.
+void fit_widths(const Table& t, std::vector<std::size_t>& width) {
+  constexpr std::size_t kMinColumn = 12;
+  auto total = [&] {
+    std::size_t sum = 1 + 2 * (width.empty() ? 0 : width.size() - 1);
+    for (auto w : width) sum += w;
+    return sum;
+  };
+  while (total() > kTextWidth) {
+    std::size_t widest = width.size();
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      const bool numeric = c < t.numeric.size() && t.numeric[c];
+      if (!numeric && width[c] > kMinColumn && (widest == width.size() || width[c] > width[widest])) widest = c;
+    }
+    if (widest == width.size()) return;  // only numbers left: leave them whole
+    width[widest] = std::max(kMinColumn, width[widest] - std::min(width[widest], total() - kTextWidth));
+  }
+}
+
 std::string render_text(const Table& t) {
   std::vector<std::size_t> width(t.header.size(), 0);
   for (std::size_t c = 0; c < t.header.size(); ++c) width[c] = t.header[c].size();
   for (const auto& row : t.rows)
     for (std::size_t c = 0; c < row.size() && c < width.size(); ++c)
       width[c] = std::max(width[c], row[c].size());
+  fit_widths(t, width);
   std::string out;
-  if (!t.title.empty()) out += t.title + "\n";
+  if (!t.title.empty()) {
+    for (const auto& l : wrap(t.title, kTextWidth)) out += l + "\n";
+  }
   auto line = [&](const std::vector<std::string>& cells) {
-    std::string l = " ";
+    std::vector<std::vector<std::string>> wrapped(width.size());
+    std::size_t height = 1;
     for (std::size_t c = 0; c < width.size(); ++c) {
-      const std::string& s = c < cells.size() ? cells[c] : std::string();
-      const bool right = c < t.numeric.size() && t.numeric[c];
-      const std::size_t pad = width[c] - std::min(width[c], s.size());
-      if (c) l += "  ";
-      if (right) l.append(pad, ' ');
-      l += s;
-      // The last column is not padded on the right: no trailing blanks.
-      if (!right && c + 1 < width.size()) l.append(pad, ' ');
+      wrapped[c] = wrap(c < cells.size() ? cells[c] : std::string(), width[c]);
+      height = std::max(height, wrapped[c].size());
     }
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    out += l + "\n";
+    for (std::size_t k = 0; k < height; ++k) {
+      std::string l = " ";
+      for (std::size_t c = 0; c < width.size(); ++c) {
+        const std::string s = k < wrapped[c].size() ? wrapped[c][k] : std::string();
+        const bool right = c < t.numeric.size() && t.numeric[c];
+        const std::size_t pad = width[c] - std::min(width[c], s.size());
+        if (c) l += "  ";
+        if (right) l.append(pad, ' ');
+        l += s;
+        // The last column is not padded on the right: no trailing blanks.
+        if (!right && c + 1 < width.size()) l.append(pad, ' ');
+      }
+      while (!l.empty() && l.back() == ' ') l.pop_back();
+      out += l + "\n";
+    }
   };
   line(t.header);
   std::size_t total = 0;
@@ -134,6 +186,12 @@ std::string render(const Table& table, Format format) {
     case Format::kTable: break;
   }
   return render_text(table);
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
 }
 
 std::string fixed(double value, int decimals) {

@@ -1,6 +1,7 @@
 #pragma once
 // A plain table (title, header, rows of text) and its three renderings. Everything the report
 // prints goes through here so text, CSV and Markdown always carry the same cells.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,16 @@ struct Table {
   std::vector<bool> numeric;
 };
 
+// Text tables fit a terminal this wide: the widest text columns wrap at spaces, and a single
+// word longer than its column is shortened with "..." (the full value is in JSON and CSV).
+inline constexpr std::size_t kTextWidth = 120;
+
 // Text: title line, aligned columns. CSV: "# title" line, header, RFC 4180 quoting. Markdown:
 // "### title" and a pipe table with escaped pipes. Each rendering ends with a blank line.
 std::string render(const Table& table, Format format);
+
+// parts joined with sep.
+std::string join(const std::vector<std::string>& parts, const std::string& sep);
 
 // Cell text for numbers, fixed decimals ("nan" never appears: non-finite values print "-").
 std::string fixed(double value, int decimals);
