@@ -29,8 +29,9 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
-// Greedy word wrap of `s` into lines of at most `width`; a word longer than that is shortened.
-std::vector<std::string> wrap(const std::string& s, std::size_t width) {
+// Greedy word wrap of `s` into lines of at most `width`; a word longer than that is shortened,
+// or cut into pieces when `split_words` (column headers: a counter's name stays whole).
+std::vector<std::string> wrap(const std::string& s, std::size_t width, bool split_words = false) {
   if (s.size() <= width) return {s};
   std::vector<std::string> lines;
   std::string line;
@@ -40,6 +41,10 @@ std::vector<std::string> wrap(const std::string& s, std::size_t width) {
     if (end == std::string::npos) end = s.size();
     std::string word = s.substr(pos, end - pos);
     pos = end + 1;
+    if (word.size() > width && split_words) {
+      if (!line.empty()) lines.push_back(line), line.clear();
+      for (; word.size() > width; word = word.substr(width)) lines.push_back(word.substr(0, width));
+    }
     if (word.size() > width) word = word.substr(0, width - 3) + "...";
     if (!line.empty() && line.size() + 1 + word.size() > width) {
       lines.push_back(line);
@@ -51,9 +56,22 @@ std::vector<std::string> wrap(const std::string& s, std::size_t width) {
   return lines;
 }
 
-// Shrinks the widest text column (never a numeric one, never below 12) until the table fits.
+// Shrinks the widest text column (never below 12) until the table fits; numeric columns only
+// down to their longest word (their header wraps), so a number is never cut.
 void fit_widths(const Table& t, std::vector<std::size_t>& width) {
   constexpr std::size_t kMinColumn = 12;
+  std::vector<std::size_t> floor(width.size(), kMinColumn);
+  for (std::size_t c = 0; c < width.size(); ++c) {
+    if (c >= t.numeric.size() || !t.numeric[c]) continue;
+    floor[c] = 1;
+    for (const auto& row : t.rows) {
+      if (c >= row.size()) continue;
+      std::size_t start = 0;
+      for (std::size_t end; (end = row[c].find(' ', start)) != std::string::npos; start = end + 1)
+        floor[c] = std::max(floor[c], end - start);
+      floor[c] = std::max(floor[c], row[c].size() - start);
+    }
+  }
   auto total = [&] {
     std::size_t sum = 1 + 2 * (width.empty() ? 0 : width.size() - 1);
     for (auto w : width) sum += w;
@@ -61,12 +79,10 @@ void fit_widths(const Table& t, std::vector<std::size_t>& width) {
   };
   while (total() > kTextWidth) {
     std::size_t widest = width.size();
-    for (std::size_t c = 0; c < width.size(); ++c) {
-      const bool numeric = c < t.numeric.size() && t.numeric[c];
-      if (!numeric && width[c] > kMinColumn && (widest == width.size() || width[c] > width[widest])) widest = c;
-    }
-    if (widest == width.size()) return;  // only numbers left: leave them whole
-    width[widest] = std::max(kMinColumn, width[widest] - std::min(width[widest], total() - kTextWidth));
+    for (std::size_t c = 0; c < width.size(); ++c)
+      if (width[c] > floor[c] && (widest == width.size() || width[c] > width[widest])) widest = c;
+    if (widest == width.size()) return;  // nothing left to shrink without cutting numbers
+    width[widest] = std::max(floor[widest], width[widest] - std::min(width[widest], total() - kTextWidth));
   }
 }
 
@@ -81,11 +97,11 @@ std::string render_text(const Table& t) {
   if (!t.title.empty()) {
     for (const auto& l : wrap(t.title, kTextWidth)) out += l + "\n";
   }
-  auto line = [&](const std::vector<std::string>& cells) {
+  auto line = [&](const std::vector<std::string>& cells, bool header) {
     std::vector<std::vector<std::string>> wrapped(width.size());
     std::size_t height = 1;
     for (std::size_t c = 0; c < width.size(); ++c) {
-      wrapped[c] = wrap(c < cells.size() ? cells[c] : std::string(), width[c]);
+      wrapped[c] = wrap(c < cells.size() ? cells[c] : std::string(), width[c], header);
       height = std::max(height, wrapped[c].size());
     }
     for (std::size_t k = 0; k < height; ++k) {
@@ -104,11 +120,11 @@ std::string render_text(const Table& t) {
       out += l + "\n";
     }
   };
-  line(t.header);
+  line(t.header, true);
   std::size_t total = 0;
   for (auto w : width) total += w;
   out += " " + std::string(total + 2 * (width.empty() ? 0 : width.size() - 1), '-') + "\n";
-  for (const auto& row : t.rows) line(row);
+  for (const auto& row : t.rows) line(row, false);
   return out + "\n";
 }
 
