@@ -166,8 +166,7 @@ json bounds_section(const json& model, const std::string& file) {
   }
   s["charts"].push_back(html::bar_chart("Share of the baseline time per term: fitted and overlap range", "term",
                                         "share of baseline time [%]", labels,
-                                        {html::series("overlap range", range), html::series("fitted (no overlap)", fit,
-                                                                                              {{"kind", "line"}, {"noline", true}, {"color", 3}})},
+                                        {html::series("overlap range", range), html::series("fitted (no overlap)", fit, {{"color", 3}})},
                                         false, true));
   s["tables"].push_back(html::table_json(t));
   return s;

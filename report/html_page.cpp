@@ -36,7 +36,8 @@ json xy_chart(const std::string& title, const std::string& x_label, const std::s
 }
 
 json section(const std::string& title) {
-  return {{"title", title}, {"text", json::array()}, {"charts", json::array()}, {"tables", json::array()}};
+  return {{"title", title},          {"text", json::array()},   {"charts", json::array()},
+          {"tables", json::array()}, {"pre", json::array()}};
 }
 
 std::string escape(const std::string& text) {

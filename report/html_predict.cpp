@@ -61,7 +61,7 @@ json prediction_page(const json& pred, const std::string& file) {
   json chart = html::bar_chart("Projected run time per candidate", "candidate system", "projected time [s]", labels,
                                {html::series("fit interval (parameter uncertainty)", fit, {{"color", 0}}),
                                 html::series("overlap range (none to full overlap)", overlap, {{"color", 1}}),
-                                html::series("projected", predicted, {{"kind", "line"}, {"noline", true}, {"color", 3}})},
+                                html::series("projected", predicted, {{"color", 3}})},
                                false, true);
   chart["note"] = "The two ranges are separate questions: how well the fit pins the works down, and how much the "
                   "terms may overlap on the candidate. Projections in cycles assume the same microarchitecture.";
@@ -93,8 +93,7 @@ json mix_page(const json& mix, const std::string& file) {
   w["charts"].push_back(html::bar_chart("Workload speed-up per candidate system", "candidate system",
                                         "speed-up vs baseline [x]", labels,
                                         {html::series("range", spread, {{"color", 0}}),
-                                         html::series("workload speed-up", speed,
-                                                      {{"kind", "line"}, {"noline", true}, {"color", 3}})},
+                                         html::series("workload speed-up", speed, {{"color", 3}})},
                                         false, true));
   json a = html::section("Per-application speed-up per system");
   std::vector<json> series;

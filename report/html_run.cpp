@@ -49,9 +49,12 @@ json compute_histogram(const RunRecord& rec) {
     ++counts[static_cast<std::size_t>(std::min<double>(kBins - 1, std::floor((r.compute_s - lo) / width)))];
   std::vector<std::string> labels;
   for (int b = 0; b < kBins; ++b) labels.push_back(fmt::format("{:.4g}-{:.4g}", lo + b * width, lo + (b + 1) * width));
-  return html::bar_chart(fmt::format("Compute time per rank: distribution over {} ranks", rec.ranks.size()),
-                         "compute time per rank [s]", "ranks [count]", labels,
-                         {html::series("ranks", json(counts))});
+  // Log counts: a few slow ranks among 100,000 must stay visible next to the bulk.
+  json chart = html::bar_chart(fmt::format("Compute time per rank: distribution over {} ranks", rec.ranks.size()),
+                               "compute time per rank [s]", "ranks [count, log scale]", labels,
+                               {html::series("ranks", json(counts))});
+  chart["logy"] = true;
+  return chart;
 }
 
 json time_section(const RunRecord& rec) {
@@ -164,7 +167,7 @@ json topdown_section(const RunRecord& rec) {
   // The text section says what was measured, the job's bottleneck, or why Top-Down is missing.
   const std::string text = topdown::bottleneck_section(rec, topdown::TableFormat::kText, false);
   if (!slots) {
-    s["text"].push_back(text);
+    s["pre"].push_back(text);
     return s;
   }
   s["text"].push_back("Mean over measured ranks, fraction of issue slots; a node is flagged when it is outside the "
@@ -185,7 +188,7 @@ json topdown_section(const RunRecord& rec) {
                                            html::series("Backend Bound", cols[3])},
                                           true));
   }
-  s["text"].push_back(text);
+  s["pre"].push_back(text);
   return s;
 }
 

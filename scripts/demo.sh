@@ -32,4 +32,14 @@ banner "2. The same record read back later: hpcsens report $record --format md
 
 banner "3. Raw record (JSON, schema hpcsens.run.v1): $record"
 echo "Keys: schema, job, config, timing, ranks[], imbalance, counters_status (docs/record-format.md)."
+# --- HTML reports (engineer report's block): one self-contained page for the run above and one
+# for an emulated sweep (no knob touched, every number computed and marked EMULATED).
+banner "4. Pictures: hpcsens report --format html (self-contained pages; open them in a browser)"
+"$hpcsens" report "$record" --format html -o "$out/run-report.html"
+rm -rf "$out/sweep-emulated"
+sweep_spec="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/examples/sweeps/emulated.yaml"
+"$hpcsens" sweep "$sweep_spec" --out "$out/sweep-emulated" > /dev/null
+"$hpcsens" report "$out/sweep-emulated" --format html -o "$out/sweep-report.html"
+echo "HTML report of the run:             $out/run-report.html"
+echo "HTML report of the emulated sweep:  $out/sweep-report.html"
 exit "$status"

@@ -145,6 +145,7 @@
       }
     });
     if (s.tree) sec.appendChild(tree(s.tree));
+    (s.pre || []).forEach(function (t) { sec.appendChild(el('pre', null, t)); });
     (s.tables || []).forEach(function (t) { sec.appendChild(table(t)); });
     root.appendChild(sec);
   });

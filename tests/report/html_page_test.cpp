@@ -81,7 +81,7 @@ TEST(RunPage, TopDownMissingSaysWhy) {
   bool said = false;
   for (const auto& s : page["sections"])
     if (s["title"] == "Top-Down")
-      for (const auto& t : s["text"]) said = said || t.get<std::string>().find("not measured") != std::string::npos;
+      for (const auto& t : s["pre"]) said = said || t.get<std::string>().find("not measured") != std::string::npos;
   EXPECT_TRUE(said);
 }
 

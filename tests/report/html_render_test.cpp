@@ -104,7 +104,7 @@ TEST_F(HtmlRender, RunRecordWithPerRankTrafficRegionsAndTopDown) {
   const auto html = write_page(input, "run");
   expect_self_contained(html);
   EXPECT_LT(html.size(), 400000u);
-  expect_renders("run", 7, 4800);
+  expect_renders("run", 7, 6400);
 }
 
 TEST_F(HtmlRender, HundredThousandRanksSummarisedUnderFiveMegabytes) {
