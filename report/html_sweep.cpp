@@ -121,6 +121,8 @@ json journal_section(const fs::path& dir) {
 
 json sweep_page(const std::string& dir_text) {
   const fs::path dir(dir_text);
+  if (!fs::exists(dir / "journal.jsonl") && !fs::exists(dir / "records") && !fs::exists(dir / "model.json"))
+    throw InputError(dir_text, "is not a sweep directory (no journal.jsonl, records/ or model.json)");
   const auto runs = read_runs(dir);
   bool emulated = std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.emulated; });
   json sections = json::array({runs_section(runs), journal_section(dir)});

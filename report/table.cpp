@@ -166,7 +166,7 @@ Format parse_format(const std::string& name) {
   if (name == "table" || name == "text") return Format::kTable;
   if (name == "csv") return Format::kCsv;
   if (name == "md" || name == "markdown") return Format::kMarkdown;
-  throw InputError("--format", "unknown format '" + name + "' (expected table, csv or md)");
+  throw InputError("--format", "unknown format '" + name + "' (expected table, csv, md, json or html)");
 }
 
 namespace {
