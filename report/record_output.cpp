@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "report/run_report.h"
+#include "report/table.h"
 #include "topdown/metrics.h"
 
 namespace hpcsens::report {
@@ -17,13 +18,6 @@ using record::RunRecord;
 // Shortest decimal text that reads back as the same double; non-finite values are empty cells.
 std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
 std::string num(const std::optional<double>& v) { return v ? num(*v) : std::string(); }
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string csv_line(const std::vector<std::string>& cells) {
   std::string out;

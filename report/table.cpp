@@ -10,16 +10,6 @@
 namespace hpcsens::report {
 namespace {
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string md_cell(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -202,6 +192,16 @@ std::string render(const Table& table, Format format) {
     case Format::kTable: break;
   }
   return render_text(table);
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {

@@ -28,6 +28,9 @@ inline constexpr std::size_t kTextWidth = 120;
 // "### title" and a pipe table with escaped pipes. Each rendering ends with a blank line.
 std::string render(const Table& table, Format format);
 
+// One CSV cell, quoted (RFC 4180) when it holds a comma, quote or line break.
+std::string csv_cell(const std::string& s);
+
 // parts joined with sep.
 std::string join(const std::vector<std::string>& parts, const std::string& sep);
 

@@ -38,7 +38,8 @@ banner "4. Pictures: hpcsens report --format html (self-contained pages; open th
 "$hpcsens" report "$record" --format html -o "$out/run-report.html"
 rm -rf "$out/sweep-emulated"
 sweep_spec="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/examples/sweeps/emulated.yaml"
-"$hpcsens" sweep "$sweep_spec" --out "$out/sweep-emulated" > /dev/null
+"$hpcsens" sweep "$sweep_spec" --out "$out/sweep-emulated" > /dev/null 2>&1 ||
+  { echo "demo: the emulated sweep failed (run: hpcsens sweep $sweep_spec)" >&2; exit 1; }
 "$hpcsens" report "$out/sweep-emulated" --format html -o "$out/sweep-report.html"
 echo "HTML report of the run:             $out/run-report.html"
 echo "HTML report of the emulated sweep:  $out/sweep-report.html"
