@@ -31,8 +31,9 @@ std::vector<Point> points_of(const json& model, const std::string& file) {
     const json& p = pts[i];
     Point q;
     q.label = ja::text(p, "label", where);
-    q.cpu_ghz = ja::number(p, "cpu_ghz", file, where);
-    q.mem_gbs = ja::number(p, "mem_gbs", file, where);
+    // One-rate designs (cpu+fixed, mem+fixed) may leave the other rate out: 0 = not given.
+    q.cpu_ghz = p.contains("cpu_ghz") ? ja::number(p, "cpu_ghz", file, where) : 0;
+    q.mem_gbs = p.contains("mem_gbs") ? ja::number(p, "mem_gbs", file, where) : 0;
     q.lat_ns = p.contains("lat_ns") && p["lat_ns"].is_number() ? p["lat_ns"].get<double>() : 0;
     q.observed = ja::number(p, "observed_s", file, where);
     q.min_s = p.contains("min_s") && p["min_s"].is_number() ? p["min_s"].get<double>() : q.observed;
@@ -46,8 +47,8 @@ std::vector<Point> points_of(const json& model, const std::string& file) {
 
 // Exposed time of a term at one configuration: work over the term's rate.
 double term_time(const std::string& name, double work, const Point& p) {
-  if (name == "cpu") return work / p.cpu_ghz;
-  if (name == "mem") return work / p.mem_gbs;
+  if (name == "cpu") return p.cpu_ghz > 0 ? work / p.cpu_ghz : 0.0;
+  if (name == "mem") return p.mem_gbs > 0 ? work / p.mem_gbs : 0.0;
   if (name == "lat") return work * p.lat_ns;
   return work;  // io, fixed: seconds that no rate changes
 }
@@ -123,7 +124,10 @@ json fit_quality_section(const json& model, const std::vector<Point>& pts) {
                                   {{"kind", "line"}, {"color", 3}}));
   }
   s["charts"].push_back(html::xy_chart("Observed vs modelled time", "modelled time [s]", "observed time [s]", series));
+  // Residuals against a rate the sweep did not vary would be one column of dots: left out.
   auto residuals = [&](const char* rate, const char* label, auto get) {
+    const bool varied = std::any_of(pts.begin(), pts.end(), [&](const Point& p) { return get(p) != get(pts.front()); });
+    if (pts.empty() || !varied) return;
     json r = json::array();
     for (const auto& p : pts)
       if (p.error.is_number()) r.push_back({{"x", get(p)}, {"y", 100 * p.error.get<double>()}, {"label", p.label}});
@@ -132,8 +136,7 @@ json fit_quality_section(const json& model, const std::vector<Point>& pts) {
   };
   residuals("the CPU rate", "CPU rate R_cpu [GHz]", [](const Point& p) { return p.cpu_ghz; });
   residuals("the memory rate", "memory bandwidth R_mem [GB/s]", [](const Point& p) { return p.mem_gbs; });
-  if (std::any_of(pts.begin(), pts.end(), [](const Point& p) { return p.lat_ns > 0; }))
-    residuals("memory latency", "memory latency [ns]", [](const Point& p) { return p.lat_ns; });
+  residuals("memory latency", "memory latency [ns]", [](const Point& p) { return p.lat_ns; });
   return s;
 }
 

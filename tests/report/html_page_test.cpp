@@ -113,6 +113,30 @@ TEST(ModelPage, MissingPointsNameTheFileAndField) {
   }
 }
 
+TEST(ModelPage, OneRateModelWithVerdictAndFixedTerm) {
+  json points = json::array();
+  for (double ghz : {1.2, 1.8, 2.4, 3.0})
+    points.push_back({{"label", "cpu" + std::to_string(ghz)}, {"cpu_ghz", ghz}, {"mem_gbs", 100.0},
+                      {"observed_s", 60 / ghz + 5}, {"predicted_s", 60 / ghz + 5}, {"error", 0.0}});
+  const json model = {{"schema", "hpcsens.model.v1"}, {"model", "cpu+fixed"}, {"verdict", "caution"},
+                      {"verdict_reasons", {"the memory rate was not varied"}},
+                      {"terms", {{{"name", "cpu"}, {"work", 60.0}}, {{"name", "fixed"}, {"work", 5.0}}}},
+                      {"diagnostics", {{"slope", 1.0}, {"intercept", 0.0}}},
+                      {"points", points}};
+  const json page = model_page(model, "m.json");
+  const auto titles = chart_titles(page);
+  EXPECT_EQ(titles.size(), 4u);  // terms per configuration, observed vs modelled, residuals vs CPU, bounds
+  EXPECT_TRUE(has_title(titles, "Residuals against the CPU rate"));
+  EXPECT_FALSE(has_title(titles, "Residuals against the memory rate"));  // not varied
+  const auto& verdict = page["sections"][0];
+  EXPECT_EQ(verdict["text"][0], "Verdict: caution");
+  EXPECT_EQ(verdict["text"][1], "Reason: the memory rate was not varied");
+  const auto& bars = page["sections"][1]["charts"][0];
+  EXPECT_EQ(bars["series"][0]["data"][0], 50.0);  // T_cpu = 60 Gcycles / 1.2 GHz
+  EXPECT_EQ(bars["series"][1]["name"], "T_fixed (model)");
+  EXPECT_EQ(bars["series"][1]["data"][3], 5.0);
+}
+
 TEST(MixPage, WorkloadAndPerApplicationSpeedUps) {
   const json page = mix_page(testing::mix_fixture(), "mix.json");
   const auto titles = chart_titles(page);
