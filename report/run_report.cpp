@@ -38,6 +38,20 @@ topdown::TableFormat topdown_format(Format f) {
   return topdown::TableFormat::kText;
 }
 
+// Top-Down: CSV and Markdown as topdown renders them; text through this module's tables so it
+// fits 120 columns like every other table.
+std::string topdown_text(const RunRecord& rec, const ReportOptions& opt) {
+  if (opt.format != Format::kTable) return topdown::bottleneck_section(rec, topdown_format(opt.format), opt.all_ranks);
+  const auto d = topdown::bottleneck_data(rec, false, opt.all_ranks);
+  std::string out;
+  if (!d.header.empty()) {
+    Table t{d.title, d.header, d.rows, {}};
+    out = render(t, Format::kTable);
+    out.pop_back();  // the verdict follows the table directly, as in topdown's own text
+  }
+  return out + wrap_text(d.line) + "\n";
+}
+
 // Counter values: min/mean/max over ranks always; per rank when every rank is listed.
 std::string counter_section(const RunRecord& rec, const ReportOptions& opt) {
   bool any = false;
@@ -122,7 +136,7 @@ std::string render_run_report(const RunRecord& rec, const ReportOptions& opt) {
   for (const auto& r : rec.ranks) any_calls = any_calls || !r.mpi_calls.empty();
   if (any_calls) out += render(mpi_call_table(rec, opt.all_ranks ? 0 : 10), opt.format);
   out += counter_section(rec, opt);
-  out += topdown::bottleneck_section(rec, topdown_format(opt.format), opt.all_ranks);
+  out += topdown_text(rec, opt);
   return out;
 }
 

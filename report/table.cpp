@@ -204,6 +204,8 @@ std::string csv_cell(const std::string& s) {
   return out + "\"";
 }
 
+std::string wrap_text(const std::string& text, std::size_t width) { return join(wrap(text, width), "\n"); }
+
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];

@@ -28,6 +28,10 @@ inline constexpr std::size_t kTextWidth = 120;
 // "### title" and a pipe table with escaped pipes. Each rendering ends with a blank line.
 std::string render(const Table& table, Format format);
 
+// `text` wrapped at spaces into lines of at most `width` (a longer word is shortened), joined
+// by newlines, without a trailing one.
+std::string wrap_text(const std::string& text, std::size_t width = kTextWidth);
+
 // One CSV cell, quoted (RFC 4180) when it holds a comma, quote or line break.
 std::string csv_cell(const std::string& s);
 
