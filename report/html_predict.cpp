@@ -21,6 +21,20 @@ json range(const json& p, const char* lo, const char* hi) {
   return a.is_number() && b.is_number() ? json::array({a, b}) : json(nullptr);
 }
 
+// "The ranking holds" or which neighbours' intervals overlap (predict's ranking_holds/_overlaps).
+void add_ranking(json& section, const json& source) {
+  if (!source.contains("ranking_holds") || !source["ranking_holds"].is_boolean()) return;
+  if (source["ranking_holds"].get<bool>()) {
+    section["text"].push_back("The ranking holds: each candidate's interval lies entirely beside the next one's.");
+    return;
+  }
+  std::string pairs;
+  for (const auto& p : source.value("ranking_overlaps", json::array()))
+    pairs += (pairs.empty() ? "" : "; ") + (p.is_string() ? p.get<std::string>() : p.dump());
+  section["warnings"].push_back("The ranking is not certain: intervals overlap" + (pairs.empty() ? "" : " (" + pairs + ")") +
+                                ".");
+}
+
 void add_warnings(json& section, const json& source) {
   for (const char* key : {"warnings", "verdict_reasons"})
     if (source.contains(key) && source[key].is_array())
@@ -36,6 +50,7 @@ json prediction_page(const json& pred, const std::string& file) {
   const std::string verdict = ja::text(pred, "verdict");
   if (!verdict.empty()) s["text"].push_back("Model verdict: " + verdict);
   add_warnings(s, pred);
+  add_ranking(s, pred);
   std::vector<std::string> labels;
   json predicted = json::array(), fit = json::array(), overlap = json::array();
   Table t;
@@ -84,7 +99,22 @@ json mix_page(const json& mix, const std::string& file) {
   json w = html::section("Workload speed-up per system");
   w["text"].push_back("Workload speed-up = weighted harmonic mean of the applications' speed-ups (node-hour "
                       "weights); the range combines the applications' ranges.");
+  if (mix.contains("assumption") && mix["assumption"].is_string()) w["text"].push_back(mix["assumption"].get<std::string>());
   add_warnings(w, mix);
+  add_ranking(w, mix);
+  for (const auto& sys : systems)
+    for (const auto& x : sys.value("warnings", json::array()))
+      if (x.is_string()) w["warnings"].push_back(ja::text(sys, "name") + ": " + x.get<std::string>());
+  Table per_system;
+  per_system.title = "Systems (best workload speed-up first)";
+  per_system.header = {"system", "speed-up", "range", "throughput", "per price", "per watt"};
+  per_system.numeric = {false, true, false, true, true, true};
+  for (const auto& sys : systems)
+    per_system.rows.push_back({ja::text(sys, "name"), g(ja::maybe(sys, "speedup")),
+                               g(ja::maybe(sys, "speedup_low")) + " to " + g(ja::maybe(sys, "speedup_high")),
+                               g(ja::maybe(sys, "throughput")), g(ja::maybe(sys, "per_price")),
+                               g(ja::maybe(sys, "per_watt"))});
+  w["tables"].push_back(html::table_json(per_system));
   json speed = json::array(), spread = json::array();
   for (std::size_t i = 0; i < systems.size(); ++i) {
     speed.push_back(ja::number(systems[i], "speedup", file, fmt::format("systems[{}]", i)));
