@@ -538,7 +538,7 @@ TEST(SweepCli, BadSpecsExit2NamingFileLineAndField) {
   EXPECT_NE(r.err.find(spec + ":4: timeout: unknown field"), std::string::npos) << r.err;
   r = run({kHpcsens, "sweep", t.path() + "/missing.yaml"}, t.path());
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("missing.yaml: cannot read the sweep spec"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing.yaml: cannot read"), std::string::npos) << r.err;
   // A knob the machine does not have (no cpufreq under this root) is bad input too.
   put(spec, "job: {command: [mpirun, ./a]}\nknobs: {cpu_ghz: [1.2]}\nbackends: {sysfs_root: " + t.path() + "}\n");
   r = run({kHpcsens, "sweep", spec, "--dry-run"}, t.path());
