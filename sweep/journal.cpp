@@ -22,7 +22,8 @@ Journal::Journal(const std::string& dir) {
 
 void Journal::open(const safe_file::Dir& dir) {
   path_ = dir.child(kJournalName);
-  if (auto err = safe_file::open_append(dir, kJournalName, &fd_); !err.empty()) throw std::runtime_error(err);
+  // A planted symlink, hard link or another user's file is refused: exit 2, naming it.
+  if (auto err = safe_file::open_append(dir, kJournalName, &fd_); !err.empty()) throw InputError("hpcsens sweep", err);
   // A crash mid-write leaves a torn last line; start ours on a fresh line so it stays readable.
   const int rd = ::openat(dir.fd(), kJournalName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (rd >= 0) {

@@ -37,7 +37,9 @@ std::vector<std::string> plan_ids(const Plan& plan) {
 
 bool journal_exists(const safe_file::Dir& d) {
   struct stat st {};
-  return ::fstatat(d.fd(), kJournalName, &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (::fstatat(d.fd(), kJournalName, &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  if (S_ISLNK(st.st_mode)) throw InputError(d.child(kJournalName), "is a symlink; refusing to follow it");
+  return true;
 }
 
 std::string new_token() {
