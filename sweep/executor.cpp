@@ -22,7 +22,8 @@ void write_record(const Session& s, const std::string& name, const record::RunRe
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot serialise record " + s.records.child(name) + ": " + e.what());
   }
-  if (auto err = safe_file::write_atomic(s.records, name, text); !err.empty()) throw std::runtime_error(err);
+  if (auto err = safe_file::write_atomic(s.records, name, text); !err.empty())
+    throw std::runtime_error("cannot write record " + s.records.child(name) + " (" + err + ")");
 }
 
 class EmulatedExecutor : public Executor {

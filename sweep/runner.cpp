@@ -92,14 +92,14 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   Session session = open_session(dir, plan, opt.resume, opt.retry_skipped);
   Machine machine(spec, knobs, opt, session);
   Journal journal(session.fd);
-  journal_start(session, journal, spec, plan);
   install_stop_handlers();
-  machine.save_originals(journal);
   announce(spec);
 
   std::string failure;
   std::exception_ptr input_error;  // bad input found mid-sweep: exit 2, after restoring
   try {
+    journal_start(session, journal, spec, plan);
+    machine.save_originals(journal);
     const auto executor = make_executor(spec, knobs, opt, session);
     run_pending(spec, plan, session, journal, machine, *executor);
   } catch (const InputError& e) {

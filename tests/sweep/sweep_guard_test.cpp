@@ -90,7 +90,7 @@ TEST(SweepGuard, SecondSweepOnTheSameSysfsRootIsRefusedAndNoKnobIsLeftChanged) {
   private_lock_dir(t);
   const std::string root = t.path() + "/sys";
   make_knob_tree(root);
-  put(t.path() + "/a.yaml", knob_spec(root, "[sleep, '3']"));
+  put(t.path() + "/a.yaml", knob_spec(root, "[sleep, '1.5']"));
   put(t.path() + "/b.yaml", knob_spec(root, mpi_job()));
   fs::create_directories(t.path() + "/pa");
   fs::create_directories(t.path() + "/pb");
@@ -118,7 +118,8 @@ TEST(SweepGuard, DeadSweepWithUnrestoredKnobsBlocksNewSweepsUntilRestore) {
   EXPECT_NE(b.err.find("were left changed by a sweep that died"), std::string::npos) << b.err;
   EXPECT_NE(b.err.find("hpcsens sweep --restore " + out), std::string::npos) << b.err;
   ASSERT_TRUE(eventually([&] { return processes_of_token(out).empty(); }, 15));
-  EXPECT_EQ(run({kHpcsens, "sweep", "--restore", out}, t.path()).status, 0);
+  const auto restore = run({kHpcsens, "sweep", "--restore", out}, t.path());
+  EXPECT_EQ(restore.status, 0) << restore.err;
   EXPECT_TRUE(tree_is_original(root));
   const auto c = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", t.path() + "/out3", "--no-fit"}, t.path(), 120);
   EXPECT_EQ(c.status, 0) << c.err;
@@ -162,10 +163,10 @@ TEST(SweepGuard, FullDiskNamesTheFileAndTheCauseAndRestoresKnobs) {
   } unmount{disk};
   put(t.path() + "/spec.yaml", knob_spec(root, mpi_job(), "repetitions: 4\n"));
   {
-    // Leave about 6 KB: the header and originals fit, records and later lines do not.
+    // Leave about 16 KB: the header and originals fit, records and later lines do not.
     std::ofstream fill(disk + "/filler", std::ios::binary);
     const std::string block(1024, 'x');
-    for (int i = 0; i < 58 && fill; ++i) fill << block;
+    for (int i = 0; i < 48 && fill; ++i) fill << block;
   }
   const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", disk + "/out", "--no-fit"}, t.path(), 120);
   EXPECT_NE(r.status, 0);
