@@ -109,6 +109,9 @@ Session open_session(const std::string& dir, const Plan& plan, bool resume, bool
     if (retry_skipped) {
       for (const auto& id : s.state.skipped) s.state.failed_attempts.erase(id);
       s.state.skipped.clear();
+    } else if (!s.state.skipped.empty()) {
+      fmt::print(stderr, "hpcsens sweep: {} runs were skipped after their retries and stay skipped; "
+                         "hpcsens sweep --resume {} --retry-skipped runs them again\n", s.state.skipped.size(), dir);
     }
     find_lost_records(s, plan);
   }

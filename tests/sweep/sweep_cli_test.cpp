@@ -324,7 +324,13 @@ TEST(SweepCli, KillNineLeavesKnobsSetAndRestoreFromTheJournalPutsThemBack) {
   ASSERT_TRUE(eventually([&] { return !(sleeps = descendants_named(p.pid, "sleep")).empty(); }, 20));
   ::kill(p.pid, SIGKILL);
   EXPECT_EQ(wait_for(p, 10), 128 + SIGKILL);
-  for (pid_t s : sleeps) ::kill(s, SIGKILL);  // the orphaned job we started
+  // The job dies with the sweep (PR_SET_PDEATHSIG on the run module's process, which ends it).
+  EXPECT_TRUE(eventually([&] {
+    for (pid_t s : sleeps)
+      if (::kill(s, 0) == 0) return false;
+    return true;
+  }, 10));
+  for (pid_t s : sleeps) ::kill(s, SIGKILL);
   EXPECT_NE(get(testing::policy_dir(root, 0) + "/scaling_max_freq"), "3500000");
   EXPECT_NE(get(testing::uncore_dir(root, 0) + "/max_freq_khz"), "2500000");
   const auto r = run({kHpcsens, "sweep", "--restore", out}, t.path());

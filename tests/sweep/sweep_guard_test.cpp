@@ -147,6 +147,28 @@ TEST(SweepGuard, ResumeIsRefusedWhileAProcessOfThePreviousAttemptLives) {
   EXPECT_EQ(run({kHpcsens, "sweep", "--resume", out, "--no-fit"}, t.path()).status, 0);
 }
 
+// Plain --resume runs what is missing; runs skipped after their retries only with the flag.
+TEST(SweepGuard, ResumeRetriesSkippedRunsOnlyWhenAsked) {
+  TempDir t;
+  private_lock_dir(t);
+  const std::string flag = t.path() + "/flag", out = t.path() + "/out";
+  put(t.path() + "/spec.yaml", "job: {command: [sh, -c, 'test -e " + flag + " || exit 3; exec mpirun -np 1 "
+                               "--oversubscribe " + kStream + " --array-bytes 4000000 --ntimes 3']}\n"
+                               "calibration: {stream: false}\nretries: 0\n");
+  auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 60);
+  EXPECT_EQ(r.status, 1);
+  put(flag, "");
+  r = run({kHpcsens, "sweep", "--resume", out, "--no-fit"}, t.path(), 60);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("1 runs were skipped after their retries and stay skipped; hpcsens sweep --resume " + out +
+                       " --retry-skipped runs them again"), std::string::npos) << r.err;
+  EXPECT_TRUE(ok_runs(out).empty());
+  r = run({kHpcsens, "sweep", "--resume", out, "--retry-skipped", "--no-fit"}, t.path(), 60);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(ok_runs(out).size(), 1u);
+  EXPECT_EQ(count_records(out), 1);
+}
+
 // A tmpfs with room for the journal's first lines and little more: every write path fails with
 // ENOSPC at some point; the sweep names the file and the cause and still restores the knobs.
 TEST(SweepGuard, FullDiskNamesTheFileAndTheCauseAndRestoresKnobs) {
