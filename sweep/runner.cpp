@@ -131,7 +131,8 @@ int restore_from_journal(const std::string& dir) {
     return node_status;
   }
   FileLock machine_lock;
-  if (!s.state.originals.empty()) machine_lock = lock_machine(s.state.sysfs_root, s.abs_dir);
+  if (!s.state.originals.empty() || !s.state.restore_actions.empty())
+    machine_lock = lock_machine(s.state.sysfs_root.empty() ? "/sys" : s.state.sysfs_root, s.abs_dir);
   Journal journal(s.fd);
   const auto r = restore_journalled(s.state, journal, s.abs_dir);
   for (const auto& f : r.restored) fmt::print(stderr, "restored {} = {}\n", f.path, f.value);
