@@ -51,16 +51,6 @@ inline int count_records(const std::string& dir) {
   return n;
 }
 
-template <class F>
-bool eventually(F pred, double timeout_s) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return pred();
-}
-
 inline void make_knob_tree(const std::string& root) {
   make_intel_pstate(root, 2);
   make_uncore(root, 1);

@@ -23,13 +23,20 @@ std::string shared_dir(const TempDir& t, const std::string& name) {
   return d;
 }
 
-TEST(SweepAttack, PlantedSymlinksForTheJournalAndResultsLeaveTheirTargetsUntouched) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to create a second user";
+// Root runs an emulated sweep; a second user prepares the attack.
+class SweepAttackByUser : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create a second user";
+    ASSERT_TRUE(u.ok());
+    private_lock_dir(t);
+    put(t.path() + "/spec.yaml", emulated_spec());
+  }
   OtherUser u;
-  ASSERT_TRUE(u.ok());
   TempDir t;
-  private_lock_dir(t);
-  put(t.path() + "/spec.yaml", emulated_spec());
+};
+
+TEST_F(SweepAttackByUser, PlantedSymlinksForTheJournalAndResultsLeaveTheirTargetsUntouched) {
   put(t.path() + "/victim", "precious");
   const std::string out = shared_dir(t, "out");
   // The journal link: the sweep refuses to write through it.
@@ -54,13 +61,7 @@ TEST(SweepAttack, PlantedSymlinksForTheJournalAndResultsLeaveTheirTargetsUntouch
   EXPECT_NE(r.err.find("records: is owned by another user"), std::string::npos) << r.err;
 }
 
-TEST(SweepAttack, DirectoriesAnotherUserControlsAreRefused) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to create a second user";
-  OtherUser u;
-  ASSERT_TRUE(u.ok());
-  TempDir t;
-  private_lock_dir(t);
-  put(t.path() + "/spec.yaml", emulated_spec());
+TEST_F(SweepAttackByUser, DirectoriesAnotherUserControlsAreRefused) {
   const std::string shared = shared_dir(t, "shared");
   ASSERT_EQ(run(u.as({"/bin/mkdir", shared + "/evil"}), t.path()).status, 0);
   auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", shared + "/evil", "--no-fit"}, t.path());

@@ -34,6 +34,7 @@ using testing::Result;
 using testing::run;
 using testing::spawn;
 using testing::wait_for;
+using testing::eventually;
 
 const std::string kHpcsens = HPCSENS_EXE;
 const std::string kStream = HPCSENS_STREAM_EXE;
@@ -54,17 +55,6 @@ int count_type(const std::vector<json>& j, const std::string& type, const std::s
   for (const auto& e : j)
     if (e.value("type", "") == type && (status.empty() || e.value("status", "") == status)) ++n;
   return n;
-}
-
-// Waits until `pred` holds (polling), up to `timeout_s`.
-template <class F>
-bool eventually(F pred, double timeout_s) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  }
-  return pred();
 }
 
 // Pids of processes below `root` whose command name is `comm`.

@@ -64,6 +64,17 @@ struct Result {
   std::string out, err;
 };
 
+// Waits until `pred` holds (polling), up to `timeout_s`.
+template <class F>
+bool eventually(F pred, double timeout_s) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return pred();
+}
+
 inline Result run(const std::vector<std::string>& args, const std::string& dir, double timeout_s = 60) {
   const auto p = spawn(args, dir);
   const int st = wait_for(p, timeout_s);
