@@ -125,7 +125,10 @@ FileLock lock_machine(const std::string& sysfs_root, const std::string& sweep_di
   safe_file::Dir dir;
   if (auto err = safe_file::open_dir(machine_lock_dir(), true, &dir); !err.empty())
     throw InputError(machine_lock_dir(), "cannot use the machine-wide sweep lock directory: " + err);
-  FileLock l = take_lock(dir, key_of(sysfs_root), "the knobs under " + sysfs_root);
+  // One machine, one key: "/sys", "/sys/" and a symlink to it name the same knobs.
+  std::error_code ec;
+  const std::string canonical = std::filesystem::weakly_canonical(sysfs_root, ec).string();
+  FileLock l = take_lock(dir, key_of(ec ? sysfs_root : canonical), "the knobs under " + sysfs_root);
   const auto prev = nlohmann::json::parse(l.previous, nullptr, false);
   if (prev.is_object() && prev.contains("dir") && prev["dir"].is_string() && prev["dir"] != sweep_dir) {
     // A sweep died holding it. Its journal says whether it left knobs changed.

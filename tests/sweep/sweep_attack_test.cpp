@@ -138,8 +138,10 @@ TEST(SweepAttack, MalformedSpecsExit2NamingFileLineAndField) {
   auto r = run({kHpcsens, "sweep", "/dev/zero", "--dry-run"}, t.path(), 10);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("/dev/zero: is not a regular file"), std::string::npos) << r.err;
-  r = run({kHpcsens, "sweep", "--resume", t.path(), "-o", ""}, t.path(), 10);
+  put(t.path() + "/ok.yaml", emulated_spec());
+  r = run({kHpcsens, "sweep", t.path() + "/ok.yaml", "-o", ""}, t.path(), 10);
   EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("-o/--out is empty"), std::string::npos) << r.err;
 }
 
 // 60,000 values with a duplicate at the end: refused quickly (a quadratic check took minutes).
