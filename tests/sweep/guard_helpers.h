@@ -4,37 +4,14 @@
 // and a second unprivileged user created for one test (root only) and removed after it.
 #include <grp.h>
 #include <pwd.h>
-#include <unistd.h>
 
-#include <gtest/gtest.h>
-
-#include <chrono>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <nlohmann/json.hpp>
-#include <string>
-#include <thread>
-#include <vector>
 
-#include "sweep_process.h"
+#include "sweep_cli_helpers.h"
 
 namespace hpcsens::sweep::testing {
 
-inline const std::string kHpcsens = HPCSENS_EXE;
-inline const std::string kStream = HPCSENS_STREAM_EXE;
-
-inline std::vector<nlohmann::json> journal_of(const std::string& dir) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(dir + "/journal.jsonl");
-  std::string line;
-  while (std::getline(in, line)) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_discarded()) out.push_back(j);
-  }
-  return out;
-}
+inline std::vector<nlohmann::json> journal_of(const std::string& dir) { return journal(dir); }
 
 // run id -> number of "ok" lines.
 inline std::map<std::string, int> ok_runs(const std::string& dir) {
@@ -51,10 +28,7 @@ inline int count_records(const std::string& dir) {
   return n;
 }
 
-inline void make_knob_tree(const std::string& root) {
-  make_intel_pstate(root, 2);
-  make_uncore(root, 1);
-}
+inline void make_knob_tree(const std::string& root) { make_tree(root); }
 
 inline bool tree_is_original(const std::string& root) {
   for (int p = 0; p < 2; ++p)
@@ -64,13 +38,12 @@ inline bool tree_is_original(const std::string& root) {
   return get(uncore_dir(root, 0) + "/min_freq_khz") == "800000" && get(uncore_dir(root, 0) + "/max_freq_khz") == "2500000";
 }
 
-inline std::string mpi_job() {
-  return "[mpirun, -np, '1', --oversubscribe, '" + kStream + "', --array-bytes, '4000000', --ntimes, '3']";
-}
+inline std::string mpi_job() { return mpi_job(1); }
 
-inline std::string knob_spec(const std::string& root, const std::string& command, const std::string& extra = "") {
-  return "job:\n  command: " + command + "\n  timeout_s: 60\nknobs:\n  cpu_ghz: [1.0, 2.0]\n  uncore_ghz: [1.5]\n"
-         "backends: {sysfs_root: '" + root + "'}\ncalibration: {stream: false}\nretries: 0\norder: sequential\n" + extra;
+// The CLI tests' knob spec, run in plan order.
+inline std::string sequential_knob_spec(const std::string& root, const std::string& command,
+                                        const std::string& extra = "") {
+  return knob_spec(root, command, "order: sequential\n" + extra);
 }
 
 inline std::string emulated_spec(const std::string& extra = "") {

@@ -62,7 +62,7 @@ TEST(SweepGuard, FiveSimultaneousResumesOneRunsEveryRunEndsOnce) {
   private_lock_dir(t);
   const std::string root = t.path() + "/sys", out = t.path() + "/out";
   make_knob_tree(root);
-  put(t.path() + "/spec.yaml", knob_spec(root, mpi_job(), "repetitions: 2\n"));
+  put(t.path() + "/spec.yaml", sequential_knob_spec(root, mpi_job(), "repetitions: 2\n"));
   start_and_kill(t.path() + "/spec.yaml", out, t.path());
   ASSERT_LT(ok_runs(out).size(), 4u);
   // The killed sweep's job dies with it (PR_SET_PDEATHSIG through the run module).
@@ -90,8 +90,8 @@ TEST(SweepGuard, SecondSweepOnTheSameSysfsRootIsRefusedAndNoKnobIsLeftChanged) {
   private_lock_dir(t);
   const std::string root = t.path() + "/sys";
   make_knob_tree(root);
-  put(t.path() + "/a.yaml", knob_spec(root, "[sleep, '1.5']"));
-  put(t.path() + "/b.yaml", knob_spec(root, mpi_job()));
+  put(t.path() + "/a.yaml", sequential_knob_spec(root, "[sleep, '1.5']"));
+  put(t.path() + "/b.yaml", sequential_knob_spec(root, mpi_job()));
   fs::create_directories(t.path() + "/pa");
   fs::create_directories(t.path() + "/pb");
   const auto a = spawn({kHpcsens, "sweep", t.path() + "/a.yaml", "-o", t.path() + "/outa", "--no-fit"}, t.path() + "/pa");
@@ -110,7 +110,7 @@ TEST(SweepGuard, DeadSweepWithUnrestoredKnobsBlocksNewSweepsUntilRestore) {
   private_lock_dir(t);
   const std::string root = t.path() + "/sys", out = t.path() + "/out";
   make_knob_tree(root);
-  put(t.path() + "/spec.yaml", knob_spec(root, mpi_job()));
+  put(t.path() + "/spec.yaml", sequential_knob_spec(root, mpi_job()));
   start_and_kill(t.path() + "/spec.yaml", out, t.path());
   ASSERT_FALSE(tree_is_original(root));
   const auto b = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", t.path() + "/out2", "--no-fit"}, t.path());
@@ -183,7 +183,7 @@ TEST(SweepGuard, FullDiskNamesTheFileAndTheCauseAndRestoresKnobs) {
     std::string p;
     ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
   } unmount{disk};
-  put(t.path() + "/spec.yaml", knob_spec(root, mpi_job(), "repetitions: 4\n"));
+  put(t.path() + "/spec.yaml", sequential_knob_spec(root, mpi_job(), "repetitions: 4\n"));
   {
     // Leave about 16 KB: the header and originals fit, records and later lines do not.
     std::ofstream fill(disk + "/filler", std::ios::binary);
