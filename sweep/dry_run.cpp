@@ -6,7 +6,7 @@
 
 #include "sweep/journal.h"
 #include "sweep/restore.h"
-#include "sweep/sweep_time.h"
+#include "sweep/sweep_common.h"
 
 namespace hpcsens::sweep {
 namespace {

@@ -9,7 +9,7 @@
 #include "sweep/calibrate.h"
 #include "sweep/emulated.h"
 #include "sweep/stop.h"
-#include "sweep/sweep_time.h"
+#include "sweep/sweep_common.h"
 
 namespace hpcsens::sweep {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "common/errors.h"
 #include "sweep/subprocess.h"
-#include "sweep/sweep_time.h"
+#include "sweep/sweep_common.h"
 
 namespace hpcsens::sweep {
 namespace {

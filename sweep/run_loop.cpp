@@ -6,7 +6,7 @@
 #include "sweep/executor.h"
 #include "sweep/progress.h"
 #include "sweep/stop.h"
-#include "sweep/sweep_time.h"
+#include "sweep/sweep_common.h"
 
 namespace hpcsens::sweep {
 namespace {

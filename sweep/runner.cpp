@@ -13,7 +13,7 @@
 #include "sweep/session.h"
 #include "sweep/subprocess.h"
 #include "sweep/summary.h"
-#include "sweep/sweep_time.h"
+#include "sweep/sweep_common.h"
 
 namespace hpcsens::sweep {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "common/errors.h"
 #include "record/run_record.h"
-#include "sweep/sweep_time.h"
+#include "sweep/sweep_common.h"
 
 namespace fs = std::filesystem;
 

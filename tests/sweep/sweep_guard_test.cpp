@@ -100,6 +100,13 @@ TEST(SweepGuard, SecondSweepOnTheSameSysfsRootIsRefusedAndNoKnobIsLeftChanged) {
   EXPECT_EQ(b.status, 2);
   EXPECT_NE(b.err.find("the knobs under " + root + ": is in use by another hpcsens sweep (pid " + std::to_string(a.pid)),
             std::string::npos) << b.err;
+  // Its directory is locked for --restore and --resume too.
+  for (const char* mode : {"--restore", "--resume"}) {
+    const auto c = run({kHpcsens, "sweep", mode, t.path() + "/outa"}, t.path() + "/pb");
+    EXPECT_EQ(c.status, 2) << mode;
+    EXPECT_NE(c.err.find("outa: is in use by another hpcsens sweep (pid " + std::to_string(a.pid)), std::string::npos)
+        << c.err;
+  }
   wait_for(a, 60);
   EXPECT_TRUE(tree_is_original(root));
   for (const auto& e : journal_of(t.path() + "/outb")) EXPECT_NE(e.value("type", ""), "originals");

@@ -3,6 +3,8 @@
 // exactly once; lost records run again.
 #include <signal.h>
 
+#include <tuple>
+
 #include "sweep_cli_helpers.h"
 
 
@@ -81,16 +83,25 @@ TEST(SweepCli, UnsupportedSetspeedIsReportedSkippedNotRestored) {
             std::string::npos) << again.err;
 }
 
-TEST(SweepCli, SigtermMidRunEndsTheJobRestoresKnobsAndExits143) {
+// Starts a knob sweep whose job sleeps 30 s and waits until that job runs.
+struct SleepingSweep {
   TempDir t;
-  const std::string root = t.path() + "/sys";
-  make_tree(root);
-  put(t.path() + "/spec.yaml", knob_spec(root, "[sleep, '30']"));
-  const std::string out = t.path() + "/out";
-  const auto p = spawn({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
+  std::string root = t.path() + "/sys", out = t.path() + "/out";
+  Proc p;
   std::vector<pid_t> sleeps;
-  ASSERT_TRUE(eventually([&] { return !(sleeps = descendants_named(p.pid, "sleep")).empty(); }, 20))
-      << get(p.err_path);
+  bool started = false;
+  SleepingSweep() {
+    make_tree(root);
+    put(t.path() + "/spec.yaml", knob_spec(root, "[sleep, '30']"));
+    p = spawn({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
+    started = eventually([&] { return !(sleeps = descendants_named(p.pid, "sleep")).empty(); }, 20);
+  }
+};
+
+TEST(SweepCli, SigtermMidRunEndsTheJobRestoresKnobsAndExits143) {
+  SleepingSweep s;
+  ASSERT_TRUE(s.started) << get(s.p.err_path);
+  const auto& [root, out, p, sleeps] = std::tie(s.root, s.out, s.p, s.sleeps);
   // Mid-run: the knobs are at the sweep's values now.
   EXPECT_NE(get(testing::policy_dir(root, 0) + "/scaling_max_freq"), "3500000");
   ::kill(p.pid, SIGTERM);
@@ -104,14 +115,10 @@ TEST(SweepCli, SigtermMidRunEndsTheJobRestoresKnobsAndExits143) {
 }
 
 TEST(SweepCli, KillNineLeavesKnobsSetAndRestoreFromTheJournalPutsThemBack) {
-  TempDir t;
-  const std::string root = t.path() + "/sys";
-  make_tree(root);
-  put(t.path() + "/spec.yaml", knob_spec(root, "[sleep, '30']"));
-  const std::string out = t.path() + "/out";
-  const auto p = spawn({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
-  std::vector<pid_t> sleeps;
-  ASSERT_TRUE(eventually([&] { return !(sleeps = descendants_named(p.pid, "sleep")).empty(); }, 20));
+  SleepingSweep s;
+  ASSERT_TRUE(s.started) << get(s.p.err_path);
+  const auto& [root, out, p, sleeps] = std::tie(s.root, s.out, s.p, s.sleeps);
+  const TempDir& t = s.t;
   ::kill(p.pid, SIGKILL);
   EXPECT_EQ(wait_for(p, 10), 128 + SIGKILL);
   // The job dies with the sweep (PR_SET_PDEATHSIG on the run module's process, which ends it).

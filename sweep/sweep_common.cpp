@@ -1,4 +1,4 @@
-#include "sweep/sweep_time.h"
+#include "sweep/sweep_common.h"
 
 #include <ctime>
 #include <filesystem>
