@@ -101,3 +101,25 @@ inline void expect_original_tree(const std::string& root) {
 }
 
 }  // namespace hpcsens::sweep::testing
+
+namespace hpcsens::sweep::testing {
+
+// Processes carrying the token of the sweep journalled in `dir`.
+inline std::vector<int> processes_of_token(const std::string& dir) {
+  const auto j = journal(dir);
+  if (j.empty() || !j[0].contains("token")) return {};
+  const std::string want = "HPCSENS_SWEEP_TOKEN=" + j[0]["token"].get<std::string>();
+  std::vector<int> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const auto n = e.path().filename().string();
+    if (n.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "environ", std::ios::binary);
+    std::string var;
+    while (std::getline(in, var, '\0'))
+      if (var == want) out.push_back(std::stoi(n));
+  }
+  return out;
+}
+
+}  // namespace hpcsens::sweep::testing

@@ -149,6 +149,8 @@ TEST(SweepCli, KilledSweepResumedRunsEveryPlannedRunExactlyOnce) {
   wait_for(p, 10);
   const int done_before = count_type(journal(out), "run", "ok");
   ASSERT_LT(done_before, 4) << "the sweep finished before it could be killed";
+  // Its job ends with it (SIGTERM through PR_SET_PDEATHSIG); --resume waits for that.
+  ASSERT_TRUE(eventually([&] { return processes_of_token(out).empty(); }, 20));
   // Knobs are still at the sweep's values; resume must still restore the true originals.
   const auto r = run({kHpcsens, "sweep", "--resume", out, "--no-fit"}, t.path(), 120);
   ASSERT_EQ(r.status, 0) << r.err;
