@@ -52,7 +52,9 @@ class LineReader {
 
 void replay_originals(const LineReader& r, const nlohmann::json& j, JournalState& s) {
   s.has_originals = true;
+  // Journals of older hpcsens recorded no root; theirs was the default.
   s.sysfs_root = r.str("root");
+  if (s.sysfs_root.empty()) s.sysfs_root = "/sys";
   if (const auto* files = r.array("files"))
     for (const auto& f : *files) {
       if (!f.is_object() || !f.contains("path") || !f.contains("value") || !f["path"].is_string() ||
