@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <filesystem>
 
 #include <fmt/core.h>
@@ -119,8 +121,17 @@ int restore_from_journal(const std::string& dir) {
   const std::string node_dir = dir + "/nodes/" + host;
   std::error_code ec;
   int node_status = 0;
+  // One node's task of the per-node restore restores that node only: the main journal's restore
+  // command is the srun that started this task, so running it again would recurse.
+  if (const char* v = std::getenv(kNodeTaskEnv); v != nullptr && *v != '\0') {
+    ::unsetenv(kNodeTaskEnv);
+    return std::filesystem::exists(node_dir + "/" + kJournalName, ec) ? restore_from_journal(node_dir) : 0;
+  }
   if (std::filesystem::exists(node_dir + "/" + kJournalName, ec)) node_status = restore_from_journal(node_dir);
-  if (!std::filesystem::exists(dir + "/" + kJournalName, ec) && std::filesystem::exists(node_dir, ec)) return node_status;
+  if (!std::filesystem::exists(dir + "/" + kJournalName, ec)) {
+    if (std::filesystem::exists(node_dir, ec)) return node_status;
+    throw InputError(dir, "has no sweep journal (" + std::string(kJournalName) + ")");
+  }
 
   Session s = lock_directory(dir, false);
   const auto lines = read_journal(s.fd);
@@ -151,7 +162,7 @@ int apply_point_here(const SweepSpec& spec, int point, const std::string& dir) {
                                           std::to_string(plan.points.size()) + ")");
   char host[256] = "localhost";
   ::gethostname(host, sizeof host - 1);
-  Session top = lock_directory(dir + "/nodes", true);
+  // Each node locks only its own directory: the nodes of one allocation apply at the same time.
   Session s = lock_directory(dir + "/nodes/" + host, true);
   Journal journal(s.fd);
   s.state = replay_journal(read_journal(s.fd));
