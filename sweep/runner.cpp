@@ -114,43 +114,52 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   return finish(spec, plan, opt, session, journal, failure, input_error, restored);
 }
 
-int restore_from_journal(const std::string& dir) {
-  // A multi-node sweep keeps each node's originals under nodes/<host>/.
-  char host[256] = "localhost";
-  ::gethostname(host, sizeof host - 1);
-  const std::string node_dir = dir + "/nodes/" + host;
-  std::error_code ec;
-  int node_status = 0;
-  // One node's task of the per-node restore restores that node only: the main journal's restore
-  // command is the srun that started this task, so running it again would recurse.
-  if (const char* v = std::getenv(kNodeTaskEnv); v != nullptr && *v != '\0') {
-    ::unsetenv(kNodeTaskEnv);
-    return std::filesystem::exists(node_dir + "/" + kJournalName, ec) ? restore_from_journal(node_dir) : 0;
-  }
-  if (std::filesystem::exists(node_dir + "/" + kJournalName, ec)) node_status = restore_from_journal(node_dir);
-  if (!std::filesystem::exists(dir + "/" + kJournalName, ec)) {
-    if (std::filesystem::exists(node_dir, ec)) return node_status;
-    throw InputError(dir, "has no sweep journal (" + std::string(kJournalName) + ")");
-  }
+namespace {
 
+// Restores what one journal saved. Only the sweep's own directory takes the machine lock: a
+// node's part (nodes/<host>/) runs under the main sweep or restore, which holds it already.
+int restore_dir(const std::string& dir, bool machine_wide) {
   Session s = lock_directory(dir, false);
   const auto lines = read_journal(s.fd);
   if (auto w = unparsable_warning(lines); !w.empty()) fmt::print(stderr, "hpcsens sweep: warning: {}\n", w);
   s.state = replay_journal(lines);
   if (!s.state.has_originals) {
     fmt::print(stderr, "hpcsens sweep: {} saved no knob values; nothing to restore\n", dir);
-    return node_status;
+    return 0;
   }
   FileLock machine_lock;
-  if (!s.state.originals.empty() || !s.state.restore_actions.empty())
-    machine_lock = lock_machine(s.state.sysfs_root.empty() ? "/sys" : s.state.sysfs_root, s.abs_dir);
+  if (machine_wide && (!s.state.originals.empty() || !s.state.restore_actions.empty() || s.state.per_node_nnodes > 0))
+    machine_lock = lock_machine(s.state.sysfs_root, s.abs_dir);
   Journal journal(s.fd);
   const auto r = restore_journalled(s.state, journal, s.abs_dir);
   for (const auto& f : r.restored) fmt::print(stderr, "restored {} = {}\n", f.path, f.value);
   for (const auto& k : r.skipped) fmt::print(stderr, "skipped {}: {}\n", k.path, k.reason);
   print_restore(r);
   if (r.errors.empty() && machine_lock.held()) release_machine(machine_lock);
-  return r.errors.empty() && node_status == 0 ? 0 : 1;
+  return r.errors.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int restore_from_journal(const std::string& dir) {
+  // A multi-node sweep keeps each node's originals under nodes/<host>/.
+  char host[256] = "localhost";
+  ::gethostname(host, sizeof host - 1);
+  const std::string node_dir = dir + "/nodes/" + host;
+  std::error_code ec;
+  const bool has_node_journal = std::filesystem::exists(node_dir + "/" + kJournalName, ec);
+  // One node's task of the per-node restore restores that node only: the main journal's restore
+  // command is the srun that started this task, so running it again would recurse.
+  if (const char* v = std::getenv(kNodeTaskEnv); v != nullptr && *v != '\0') {
+    ::unsetenv(kNodeTaskEnv);
+    return has_node_journal ? restore_dir(node_dir, false) : 0;
+  }
+  const int node_status = has_node_journal ? restore_dir(node_dir, false) : 0;
+  if (!std::filesystem::exists(dir + "/" + kJournalName, ec)) {
+    if (std::filesystem::exists(node_dir, ec)) return node_status;
+    throw InputError(dir, "has no sweep journal (" + std::string(kJournalName) + ")");
+  }
+  return restore_dir(dir, true) == 0 && node_status == 0 ? 0 : 1;
 }
 
 int apply_point_here(const SweepSpec& spec, int point, const std::string& dir) {
