@@ -38,6 +38,10 @@ inline Proc spawn(const std::vector<std::string>& args, const std::string& dir) 
     ::dup2(in, 0);
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+#ifdef HPCSENS_TEST_LOCK_DIR
+    // Machine-wide sweep locks of tests stay in the build tree, never in /run/hpcsens.
+    ::setenv("HPCSENS_LOCK_DIR", HPCSENS_TEST_LOCK_DIR, 0);
+#endif
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
