@@ -39,9 +39,10 @@ std::string render(const ReportArgs& a) {
   report::ReportOptions opt;
   opt.format = report::parse_format(a.format);
   opt.all_ranks = a.all;
-  // InputError names file + field; then the partners/histograms/regions/stdio section.
-  return report::render_run_report(report::read_run_record(a.path), opt) +
-         report::render_measure_section(a.path, opt.format);
+  // The record first (its reader's InputError names file + field), then the section of
+  // partners, histograms, regions and stdio (sequenced: `+` would not order the two reads).
+  std::string text = report::render_run_report(report::read_run_record(a.path), opt);
+  return text + report::render_measure_section(a.path, opt.format);
 }
 }  // namespace
 
