@@ -14,6 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/preload_env.h"
+#include "common/run_id.h"
+#include "common/safe_file.h"
+#include "common/text_escape.h"
 #include "preload/accounting.h"
 #include "preload/clock.h"
 #include "preload/papi_session.h"
@@ -55,11 +58,12 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 void warn(const std::string& what) { std::fprintf(stderr, "hpcsens: warning: %s\n", what.c_str()); }
 
+// Outside bytes (not necessarily UTF-8), encoded losslessly for the record.
 std::vector<std::string> own_command_line() {
   std::vector<std::string> args;
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::string arg;
-  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  while (std::getline(in, arg, '\0')) args.push_back(text::encode_outside(arg));
   return args;
 }
 
@@ -90,10 +94,12 @@ nlohmann::json preload_notes(const State& s) {
           {"call_clock", s.ticks.uses_tsc() ? "tsc" : "clock_monotonic"}};
 }
 
-bool write_record(const std::string& path, const nlohmann::json& j, std::string* error) {
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  return record::write_json_atomic(path, j, error);
+bool write_record(const State& s, const std::string& path, const nlohmann::json& j, std::string* error) {
+  if (record::write_json_atomic(path, j, error, /*create_dir=*/true)) return true;
+  // Tell `hpcsens run` why (it would otherwise see only "no record"): a one-line note is small
+  // enough to fit where the record did not. Best effort.
+  safe_file::write_file_atomic(s.out_dir + "/" + s.run_id + ".write-error", path + ": " + *error + "\n");
+  return false;
 }
 
 void at_exit() {
@@ -106,7 +112,14 @@ void at_exit() {
 std::string shared_run_id(State& s) {
   // Every rank must agree on the record name, also for partial records written without MPI.
   std::string id = env_or(env::kRunId, "");
-  if (!id.empty()) return id;
+  if (!id.empty()) {
+    const std::string problem = run_id_problem(id);
+    if (problem.empty()) return id;
+    // Same on every rank (same environment), so every rank falls through to the generated id.
+    if (s.rank == 0)
+      warn(std::string(env::kRunId) + " '" + text::escape_for_message(id) + "' " + problem +
+           " (it names a file in the output directory); using a generated id instead");
+  }
   char buf[128] = {};
   if (s.rank == 0) {
     const std::string gen = make_run_id(std::time(nullptr), s.pid);
@@ -146,10 +159,10 @@ void after_init() noexcept {
     char name[MPI_MAX_PROCESSOR_NAME + 1] = {};
     int len = 0;
     pmpi::Get_processor_name.get()(name, &len);
-    s.host = name;
+    s.host = text::encode_outside(name);
     char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = {};
     pmpi::Get_library_version.get()(version, &len);
-    s.mpi_library = first_line(version);
+    s.mpi_library = text::encode_outside(first_line(version));
     s.out_dir = env_or(env::kOutDir, "hpcsens-out");
     s.start_utc = env_or(env::kStartUtc, utc_iso8601(std::time(nullptr)));
     s.run_id = shared_run_id(s);
@@ -181,7 +194,9 @@ void before_finalize() noexcept {
   s.t3 = now_s();
   s.finalized = true;
   try {
-    const std::string mine = record::to_json(own_record(s)).dump();
+    // Never throws for text: a rank must not leave the others waiting in the gather.
+    const std::string mine =
+        record::to_json(own_record(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     int len = static_cast<int>(mine.size());
     std::vector<int> lens(s.rank == 0 ? s.size : 0);
     MPI_Datatype byte = pmpi::handles().byte;
@@ -208,7 +223,7 @@ void before_finalize() noexcept {
     run.extra["preload"] = preload_notes(s);
     std::string error;
     const std::string path = record_path(s.out_dir, s.run_id);
-    if (!write_record(path, record::to_json(run), &error))
+    if (!write_record(s, path, record::to_json(run), &error))
       warn("cannot write the run record " + path + ": " + error + "; the job runs on");
   } catch (const std::exception& e) {
     if (s.rank == 0) warn(std::string("run record not written: ") + e.what());
@@ -232,7 +247,7 @@ void before_abort() noexcept {
     run.extra["preload"] = preload_notes(s);
     std::string error;
     const std::string path = partial_path(s.out_dir, s.run_id, s.rank);
-    if (!write_record(path, record::to_json(run), &error) && s.rank == 0)
+    if (!write_record(s, path, record::to_json(run), &error) && s.rank == 0)
       warn("cannot write the partial record " + path + ": " + error);
   } catch (const std::exception& e) {
     if (s.rank == 0) warn(std::string("partial record not written: ") + e.what());
