@@ -1,6 +1,7 @@
 #include "record/run_record.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -285,8 +286,15 @@ RunRecord run_record_from_text(std::string_view text, const std::string& path) {
   return r;
 }
 
+std::string read_record_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw InputError(path, "is a directory, not a run record file");
+  return safe_file::read_input_file(path, kMaxRecordBytes);
+}
+
 RunRecord load_run_record(const std::string& path) {
-  return run_record_from_text(safe_file::read_input_file(path, kMaxRecordBytes), path);
+  return run_record_from_text(read_record_file(path), path);
 }
 
 bool write_json_atomic(const std::string& path, const json& j, std::string* error, bool create_dir) {

@@ -101,7 +101,9 @@ inline constexpr std::size_t kMaxRecordBytes = std::size_t{1} << 30;
 // the file and field. Duplicate keys, numbers beyond double range, and integer fields that are
 // not integers within range are refused (json_input::parse_strict and the field readers).
 RunRecord load_run_record(const std::string& path);
-// The same for text already read from `path`.
+// The bytes of a record file: a regular file of at most kMaxRecordBytes (InputError otherwise).
+std::string read_record_file(const std::string& path);
+// The same as load_run_record for text already read from `path`.
 RunRecord run_record_from_text(std::string_view text, const std::string& path);
 // Writes JSON to `path` atomically (temp file in the same directory, fsync, rename).
 // Returns false and fills `error` on failure; never throws (used from the preload).

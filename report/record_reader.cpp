@@ -7,7 +7,6 @@
 #include <string_view>
 #include <vector>
 
-#include "common/safe_file.h"
 
 namespace hpcsens::report {
 namespace {
@@ -213,7 +212,7 @@ record::RunRecord fast_read(const simdjson::padded_string& text) {
 record::RunRecord read_run_record(const std::string& path) {
   // Read once, bounded and regular-file only (a FIFO or /dev/zero must not hang us), and hand the
   // same bytes to the careful reader when the fast one gives up.
-  const std::string text = safe_file::read_input_file(path, record::kMaxRecordBytes);
+  const std::string text = record::read_record_file(path);
   try {
     record::RunRecord rec = fast_read(simdjson::padded_string(text));
     record::validate(rec, path);  // the same checks, and messages, as load_run_record

@@ -24,7 +24,10 @@ using nlohmann::json;
 
 namespace {
 
-json read_json(const std::string& path) { return json_input::load_strict(path, record::kMaxRecordBytes); }
+// Our own files in the output directory: never through a symlink, never another user's.
+json read_json(const std::string& path) {
+  return json_input::parse_strict(safe_file::read_own_file(path, record::kMaxRecordBytes), path);
+}
 
 // Free space below this cannot hold a record of a small job.
 constexpr unsigned long long kMinFreeBytes = 1ull << 20;
@@ -109,7 +112,7 @@ std::string record_write_problem(const std::string& out_dir, const std::string& 
   if (std::string err = safe_file::open_dir(out_dir, false, &d); !err.empty())
     return "cannot write the run record " + record + ": " + err;
   try {  // the preload's own words, when it could leave them
-    std::string note = safe_file::read_input_file(d.child(write_error_note_name(run_id)), 4096);
+    std::string note = safe_file::read_own_file(d.child(write_error_note_name(run_id)), 4096);
     while (!note.empty() && (note.back() == '\n' || note.back() == '\r')) note.pop_back();
     ::unlinkat(d.fd(), write_error_note_name(run_id).c_str(), 0);
     if (!note.empty()) return "the preload could not write the run record: " + note;

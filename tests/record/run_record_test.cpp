@@ -176,7 +176,7 @@ TEST_F(RecordFiles, ADirectoryIsNotARecord) {
     load_run_record(dir_.string());
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), dir_.string() + ": is a directory, not a file");
+    EXPECT_EQ(std::string(e.what()), dir_.string() + ": is a directory, not a run record file");
   }
 }
 
