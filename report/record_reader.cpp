@@ -212,7 +212,10 @@ record::RunRecord fast_read(const simdjson::padded_string& text) {
 record::RunRecord read_run_record(const std::string& path) {
   // Read once, bounded and regular-file only (a FIFO or /dev/zero must not hang us), and hand the
   // same bytes to the careful reader when the fast one gives up.
-  const std::string text = record::read_record_file(path);
+  return read_run_record_text(record::read_record_file(path), path);
+}
+
+record::RunRecord read_run_record_text(const std::string& text, const std::string& path) {
   try {
     record::RunRecord rec = fast_read(simdjson::padded_string(text));
     record::validate(rec, path);  // the same checks, and messages, as load_run_record
