@@ -13,6 +13,7 @@
 #include "common/errors.h"
 #include "common/preload_env.h"
 #include "common/run_id.h"
+#include "common/text_escape.h"
 #include "record/run_record.h"
 #include "report/record_reader.h"
 #include "report/run_report.h"
@@ -88,7 +89,8 @@ int run_command(CLI::App* sub, RunOptions& opt) {
       fmt::print(stderr, "hpcsens: cannot show the record: {}\n", e.what());
     }
   }
-  if (!res.error.empty() && !res.error_warned) fmt::print(stderr, "hpcsens: {}\n", res.error);
+  if (!res.error.empty() && !res.error_warned)
+    fmt::print(stderr, "hpcsens: {}\n", text::escape_for_message(res.error));
   if (!res.record_path.empty())
     fmt::print(stderr, "hpcsens: record: {}{}\n", res.record_path, res.complete ? "" : " (INCOMPLETE)");
   return res.exit_status;

@@ -70,7 +70,7 @@ std::vector<std::string> own_command_line() {
 JobInfo job_info(const State& s) {
   JobInfo job;
   job.command = command_from_env(std::getenv(env::kCommand), own_command_line());
-  job.launcher = detect_launcher([](const char* n) { return std::getenv(n); });
+  job.launcher = text::encode_outside(detect_launcher([](const char* n) { return std::getenv(n); }));
   job.mpi_library = s.mpi_library;
   job.start_utc = s.start_utc;
   return job;
@@ -164,7 +164,7 @@ void after_init() noexcept {
     pmpi::Get_library_version.get()(version, &len);
     s.mpi_library = text::encode_outside(first_line(version));
     s.out_dir = env_or(env::kOutDir, "hpcsens-out");
-    s.start_utc = env_or(env::kStartUtc, utc_iso8601(std::time(nullptr)));
+    s.start_utc = text::encode_outside(env_or(env::kStartUtc, utc_iso8601(std::time(nullptr))));
     s.run_id = shared_run_id(s);
     // Counter set-up is slow, so it happens before t0 and only the start is inside the span.
     const std::string spec = env_or(env::kEvents, "default");

@@ -191,13 +191,13 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
   c.record_path = path;
   if (c.partial_ranks > 0) {
     for (const auto& f : partial_rank_files(out_dir, run_id)) fs::remove(f, ec);
-    // Temporaries of ranks killed while writing (safe_file names them
-    // ".<run_id>.rankN.partial.json.tmp.PID...") hold nothing usable.
-    const std::string prefix = "." + run_id + ".rank";
+    // Temporaries of ranks killed while writing (".<run_id>.rankN.partial.json.tmp.PID..." from
+    // safe_file, "<run_id>.rankN.partial.json.tmp.PID" from older preloads) hold nothing usable.
+    const std::string prefix = run_id + ".rank";
     for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
-      if (name.rfind(prefix, 0) == 0 && name.find(".partial.json.tmp.") != std::string::npos)
-        fs::remove(it->path(), ec);
+      const bool ours = name.rfind(prefix, 0) == 0 || name.rfind("." + prefix, 0) == 0;
+      if (ours && name.find(".partial.json.tmp.") != std::string::npos) fs::remove(it->path(), ec);
     }
   }
   return c;
