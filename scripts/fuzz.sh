@@ -22,12 +22,13 @@ status=0
 for p in "${parsers[@]}"; do
   mkdir -p "$build/corpus/$p" "$build/crashes/$p"
   echo "== fuzz_$p for ${seconds}s" >&2
-  if ! "$build/bin/fuzz_$p" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-      -artifact_prefix="$build/crashes/$p/" -print_final_stats=1 \
-      "$build/corpus/$p" "$here/fuzz/seeds/$p" 2>"$build/fuzz_$p.log"; then
-    status=1
-    echo "fuzz_$p FOUND A PROBLEM: $(ls "$build/crashes/$p" | head -5 | tr '\n' ' ') (log: $build/fuzz_$p.log)" >&2
-  fi
-  grep -E "stat::number_of_executed_units|cov:" "$build/fuzz_$p.log" | tail -2 >&2 || true
+  # -fork/-ignore_crashes: go on after a finding, so one known bug does not hide the next.
+  "$build/bin/fuzz_$p" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+    -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -artifact_prefix="$build/crashes/$p/" "$build/corpus/$p" "$here/fuzz/seeds/$p" \
+    2>"$build/fuzz_$p.log" || true
+  findings=$(find "$build/crashes/$p" -type f | wc -l)
+  echo "fuzz_$p: $(grep -oE 'exec/s: [0-9]+' "$build/fuzz_$p.log" | tail -1), $findings finding(s) in $build/crashes/$p" >&2
+  ((findings == 0)) || status=1
 done
 exit $status
