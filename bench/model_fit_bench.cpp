@@ -16,16 +16,10 @@ std::vector<hm::Point> twelve_points() {
   return hm::testing::generate_points({24.0, 600.0, 4.0}, hm::testing::acceptance_grid(), {0.01, 1, 1});
 }
 
-std::vector<double> times_of(const std::vector<hm::Point>& p) {
-  std::vector<double> t;
-  for (const auto& x : p) t.push_back(x.time_s);
-  return t;
-}
-
 // One Ceres fit of cpu+mem+io to 12 configurations.
 void BM_SingleFit(benchmark::State& state) {
   const auto pts = twelve_points();
-  const auto t = times_of(pts);
+  const auto t = hm::times_of(pts);
   const auto spec = hm::parse_model_spec("cpu+mem+io");
   for (auto _ : state) benchmark::DoNotOptimize(hm::fit_model(spec, pts, t, {}));
 }
@@ -49,7 +43,7 @@ void BM_PerRank10000x24(benchmark::State& state) {
   for (int r = 0; r < nranks; ++r) {
     ranks.push_back(r);
     const hm::testing::Truth t{20.0 + (r % 7), 500.0 + 10 * (r % 11), 1.0 + 0.1 * (r % 5)};
-    times.push_back(times_of(hm::testing::generate_points(t, cfg, {0.01, static_cast<unsigned>(r), 1})));
+    times.push_back(hm::times_of(hm::testing::generate_points(t, cfg, {0.01, static_cast<unsigned>(r), 1})));
   }
   const auto spec = hm::parse_model_spec("cpu+mem+io");
   const size_t base = hm::pick_baseline(pts);

@@ -36,19 +36,23 @@ CLI::Validator slack_in(double lo, double hi) {
 void add_fit(CLI::App& app, Registry& reg) {
   struct Options {
     std::vector<std::string> inputs;
-    std::string model = "auto", robust = "none", out, format = "table";
-    bool per_rank = false;
+    std::string model = "auto", robust = "none", out, format = "table", table = "points";
+    bool per_rank = false, allow_mixed = false;
     double slack = model::kDefaultBoundsSlack;
   };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand(
-      "fit", "Fit T = W_cpu/R_cpu + W_mem/R_mem [+ T_io] [+ W_lat L] to run records or CSV, with diagnostics and "
-             "overlap bounds");
+      "fit", "Fit T = W_cpu/R_cpu + W_mem/R_mem [+ T_io] [+ W_lat L] (or, for one-rate sweeps, W/R + T_fixed) to run "
+             "records or CSV, with diagnostics, a verdict and overlap bounds");
   sub->add_option("inputs", o->inputs, "run record files, directories of them (recursive), or CSV files")
       ->required();
-  sub->add_option("--model", o->model, "cpu+mem | cpu+mem+io | cpu+mem+lat | cpu+mem+io+lat | overlap | auto")
+  std::vector<std::string> models = model::model_names();
+  models.push_back("auto");
+  sub->add_option("--model", o->model,
+                  "cpu+mem | cpu+mem+io | cpu+mem+lat | cpu+mem+io+lat | overlap | cpu+fixed | mem+fixed | auto")
       ->capture_default_str()
-      ->check(CLI::IsMember({"cpu+mem", "cpu+mem+io", "cpu+mem+lat", "cpu+mem+io+lat", "overlap", "auto"}));
+      ->check(CLI::IsMember(models));
+  sub->add_flag("--allow-mixed", o->allow_mixed, "fit runs of different applications (commands) as one model");
   sub->add_flag("--per-rank", o->per_rank, "also fit every rank's own time and group ranks that behave alike");
   sub->add_option("--robust", o->robust, "robust loss for outlier runs: none | huber | cauchy")
       ->capture_default_str()
@@ -60,14 +64,23 @@ void add_fit(CLI::App& app, Registry& reg) {
   sub->add_option("--format", o->format, "stdout format: table | json | csv | md")
       ->capture_default_str()
       ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+  sub->add_option("--table", o->table, "with --format csv: points | terms | ranks (one tidy table per call)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"points", "terms", "ranks"}));
   reg.add(sub, [o] {
-    const model::Dataset data = model::load_dataset(o->inputs);
+    if (o->format != "csv" && o->table != "points")
+      throw InputError("--table", "goes with --format csv");
+    model::LoadOptions lo;
+    lo.allow_mixed = o->allow_mixed;
+    const model::Dataset data = model::load_dataset(o->inputs, lo);
     model::AnalyzeOptions opts;
     opts.model = o->model;
     opts.per_rank = o->per_rank;
     opts.bounds_slack = o->slack;
     opts.fit.robust = model::parse_robust(o->robust);
     const model::ModelReport rep = model::analyze(data, opts);
+    // Render before writing so a bad --table leaves no model file behind.
+    const std::string text = model::render_fit(rep, o->format, o->table);
     for (const auto& n : data.notes) fmt::print(stderr, "hpcsens fit: {}\n", n);
     if (!o->out.empty()) {
       std::string err;
@@ -75,10 +88,13 @@ void add_fit(CLI::App& app, Registry& reg) {
         throw InputError(o->out, "cannot write the model: " + err);
       fmt::print(stderr, "hpcsens fit: model written to {}{}\n", o->out, rep.emulated ? " (EMULATED)" : "");
     }
-    fmt::print("{}", model::render_fit(rep, o->format));
-    // The CSV is one row per configuration; say where the per-rank results went instead.
-    if (o->format == "csv" && rep.has_per_rank)
-      fmt::print(stderr, "hpcsens fit: per-rank shares and groups are not in the CSV; use --format json or -o FILE\n");
+    fmt::print("{}", text);
+    // The points table is one row per configuration; say where the per-rank results are instead.
+    if (o->format == "csv" && rep.has_per_rank && o->table != "ranks")
+      fmt::print(stderr, "hpcsens fit: per-rank shares are in --table ranks (or --format json, -o FILE)\n");
+    if (rep.verdict.word != "ok")
+      fmt::print(stderr, "hpcsens fit: verdict {}: {}\n", rep.verdict.word,
+                 rep.verdict.reasons.empty() ? std::string() : rep.verdict.reasons.front());
     return 0;
   });
 }

@@ -11,6 +11,7 @@
 #include "model/dataset.h"
 #include "model/fit_output.h"
 #include "model/model_json.h"
+#include "model/mix.h"
 #include "model/predict.h"
 
 namespace hpcsens::cli {
@@ -31,18 +32,36 @@ CLI::Validator rate_in(model::PlausibleRange r, const std::string& unit) {
       fmt::format("{:g}..{:g}", r.lo, r.hi), "RATE");
 }
 
+template <class Options>
+int run_mix(const Options& o) {
+  if (!o.model_path.empty()) throw InputError("predict", "--mix takes the models from the mix file; give no model");
+  if (o.systems.empty()) throw InputError("predict", "--mix needs --system FILE.yaml with the candidate systems");
+  if (o.cpu_ghz || o.mem_gbs || o.lat_ns) throw InputError("predict", "--mix uses --system files, not --cpu-ghz/--mem-gbs");
+  const model::Mix mix = model::load_mix(o.mix);
+  std::vector<model::SystemSpec> systems;
+  for (const auto& f : o.systems) {
+    auto s = model::load_systems(f);
+    systems.insert(systems.end(), s.begin(), s.end());
+  }
+  model::check_unique_names(systems);
+  const model::MixResult r = model::evaluate_mix(mix, systems);
+  fmt::print("{}", model::render_mix(r, o.format));
+  return 0;
+}
+
 }  // namespace
 
 void add_predict(CLI::App& app, Registry& reg) {
   struct Options {
-    std::string model_path, format = "table", name = "target";
+    std::string model_path, format = "table", name = "target", mix;
     std::vector<std::string> systems;
     std::optional<double> cpu_ghz, mem_gbs, lat_ns;
   };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand(
       "predict", "Project the run time of a fitted model onto other CPU/memory rates or candidate systems");
-  sub->add_option("model", o->model_path, "model JSON written by `hpcsens fit -o`")->required();
+  sub->add_option("model", o->model_path, "model JSON written by `hpcsens fit -o` (not with --mix)");
+  sub->add_option("--mix", o->mix, "workload mix YAML: applications with their model and node-hour weight");
   sub->add_option("--system", o->systems, "YAML file(s) with candidate systems: name, cpu_ghz, mem_gbs[, lat_ns]");
   sub->add_option("--cpu-ghz", o->cpu_ghz, "CPU rate of the target")->check(rate_in(model::kCpuGhzRange, "GHz"));
   sub->add_option("--mem-gbs", o->mem_gbs, "sustained memory bandwidth (STREAM triad) of the target")
@@ -50,19 +69,28 @@ void add_predict(CLI::App& app, Registry& reg) {
   sub->add_option("--lat-ns", o->lat_ns, "memory latency of the target (models with a lat term)")
       ->check(rate_in(model::kLatNsRange, "ns"));
   sub->add_option("--name", o->name, "name of the --cpu-ghz/--mem-gbs target in the output")->capture_default_str();
-  sub->add_option("--format", o->format, "table | json")->capture_default_str()->check(CLI::IsMember({"table", "json"}));
+  sub->add_option("--format", o->format, "table | json (and csv with --mix)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json", "csv"}));
   reg.add(sub, [o] {
+    if (!o->mix.empty()) return run_mix(*o);
+    if (o->model_path.empty()) throw InputError("predict", "give a model JSON, or --mix MIX.yaml --system FILE.yaml");
     const bool rates = o->cpu_ghz || o->mem_gbs || o->lat_ns;
     if (rates == !o->systems.empty())
       throw InputError("predict", "give either --system FILE.yaml ... or --cpu-ghz X --mem-gbs Y");
-    if (rates && !(o->cpu_ghz && o->mem_gbs)) throw InputError("predict", "--cpu-ghz and --mem-gbs go together");
     const model::ModelReport m = model::load_model(o->model_path);
+    // A one-rate model needs only its rate; the other one is held at the sweep's value.
+    const model::Rate one = model::one_rate_of(m.spec);
+    if (rates && !o->mem_gbs && one == model::Rate::cpu_ghz) o->mem_gbs = model::held_rate(m, model::Rate::mem_gbs);
+    if (rates && !o->cpu_ghz && one == model::Rate::mem_gbs) o->cpu_ghz = model::held_rate(m, model::Rate::cpu_ghz);
+    if (rates && !(o->cpu_ghz && o->mem_gbs)) throw InputError("predict", "--cpu-ghz and --mem-gbs go together");
     std::vector<model::SystemSpec> systems;
     for (const auto& f : o->systems) {
       auto s = model::load_systems(f);
       systems.insert(systems.end(), s.begin(), s.end());
     }
     model::check_unique_names(systems);
+    if (o->format == "csv") throw InputError("--format", "csv goes with --mix (use table or json for one model)");
     if (rates) {
       if (o->lat_ns && !m.spec.has(model::Term::lat))
         fmt::print(stderr, "hpcsens predict: warning: --lat-ns ignored: model '{}' has no latency term\n",

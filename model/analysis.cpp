@@ -7,103 +7,67 @@
 
 #include "common/errors.h"
 #include "model/identifiability.h"
+#include "model/model_choice.h"
 #include "model/validation.h"
 
 namespace hpcsens::model {
 namespace {
 
-std::vector<double> times_of(const std::vector<Point>& pts) {
-  std::vector<double> t;
-  for (const auto& p : pts) t.push_back(p.time_s);
-  return t;
-}
-
-std::vector<std::string> candidate_names(const std::vector<Point>& pts) {
-  std::vector<std::string> c{"cpu+mem", "cpu+mem+io"};
-  const bool lat = std::all_of(pts.begin(), pts.end(), [](const Point& p) { return p.lat_ns.has_value(); });
-  if (lat) c.insert(c.end(), {"cpu+mem+lat", "cpu+mem+io+lat"});
-  c.push_back("overlap");
-  return c;
-}
-
-// Terms beyond cpu+mem (io, lat, overlap w) must be distinguishable from zero, or the simpler
-// model explains the data as well and LOOCV differences are noise.
-bool extra_terms_significant(const ModelSpec& spec, const std::vector<Point>& pts, const std::vector<double>& times,
-                             const std::vector<double>& params, const FitOptions& fo, std::string& note) {
-  std::vector<std::pair<std::string, int>> extra;
-  for (size_t k = 0; k < spec.terms.size(); ++k)
-    if (spec.terms[k] != Term::cpu && spec.terms[k] != Term::mem) extra.push_back({term_name(spec.terms[k]), int(k)});
-  if (spec.overlap) extra.push_back({"overlap w", static_cast<int>(spec.terms.size())});
-  if (extra.empty()) return true;
-  auto cov = covariance_at(spec, pts, times, params, fo);
-  if (!cov) cov = bootstrap_covariance(spec, pts, times, params, fo, 100);
-  for (const auto& [name, i] : extra) {
-    const double se = std::sqrt(std::max(0.0, (*cov)[i][i]));
-    if (!(params[i] > 2 * se)) {
-      note = fmt::format("{} = {:.4g} +/- {:.2g} is not significantly above zero", name, params[i], se);
-      return false;
-    }
-  }
-  return true;
-}
-
 std::string pct(double f) { return fmt::format("{:.2f}%", 100 * f); }
 
-// --model auto: simplest identifiable model, replaced only by a more complex one that beats
-// it by the margin in LOOCV MAPE.
-ModelSpec choose_model(const std::vector<Point>& pts, const AnalyzeOptions& opts, ModelReport& rep) {
-  const auto times = times_of(pts);
-  const CandidateScore* best = nullptr;
-  std::string first_error;
-  std::vector<std::string> passed_over;
-  for (const auto& name : candidate_names(pts)) {
-    const ModelSpec spec = parse_model_spec(name);
-    CandidateScore c;
-    c.model = name;
-    const auto id = check_identifiability(spec, pts);
-    if (!id.ok()) {
-      c.note = id.errors.front();
-      if (first_error.empty()) first_error = id.errors.front();
-      rep.candidates.push_back(c);
-      continue;
-    }
-    c.identifiable = true;
-    const FitResult f = fit_model(spec, pts, times, opts.fit);
-    std::vector<double> pred;
-    for (const auto& p : pts) pred.push_back(model_time(spec, f.params, p));
-    c.mape = diagnose(times, pred).mape;
-    c.loocv_mape = mean_abs(loocv_errors(spec, pts, times, opts.fit));
-    c.significant_extra = extra_terms_significant(spec, pts, times, f.params, opts.fit, c.note);
-    rep.candidates.push_back(c);
+// What the constant term of a one-rate model stands for, and which sweep would split it.
+std::string one_rate_note(const ModelSpec& spec, const Point& b, double fixed_s, double share) {
+  const Rate r = one_rate_of(spec);
+  if (r == Rate::cpu_ghz)
+    return fmt::format(
+        "'fixed' ({:.4g} s, {} of the run at the baseline) is all time that does not scale with the core clock at the "
+        "swept memory configuration ({:g} GB/s): memory traffic, I/O, network and waiting together; a sweep that "
+        "also varies the memory bandwidth (memory configurations or uncore frequency) would split it into mem and io",
+        fixed_s, pct(share), b.mem_gbs);
+  return fmt::format(
+      "'fixed' ({:.4g} s, {} of the run at the baseline) is all time that does not scale with the memory bandwidth at "
+      "the swept core clock ({:g} GHz): core work, I/O, network and waiting together; a sweep that also varies the "
+      "core clock would split it into cpu and io",
+      fixed_s, pct(share), b.cpu_ghz);
+}
+
+// An explicit two-rate model on a one-rate design: say which model would fit.
+void require_with_hint(const ModelSpec& spec, const IdentifiabilityReport& id, const std::vector<Point>& pts) {
+  if (id.ok()) return;
+  try {
+    require_identifiable(spec, id);
+  } catch (const InputError& e) {
+    const bool cpu = rate_varied(Rate::cpu_ghz, pts), mem = rate_varied(Rate::mem_gbs, pts);
+    if (one_rate_of(spec) == Rate::none && cpu != mem)
+      throw InputError(std::string(e.what()) + " (this design identifies " + (cpu ? "cpu+fixed" : "mem+fixed") +
+                       ", which --model auto fits)");
+    throw;
   }
-  for (const auto& c : rep.candidates) {
-    if (!c.identifiable || !std::isfinite(c.loocv_mape)) continue;
-    if (!best) {
-      best = &c;
-      continue;
-    }
-    const bool better = c.significant_extra && c.loocv_mape < best->loocv_mape * (1 - opts.auto_margin_rel) &&
-                        best->loocv_mape - c.loocv_mape > opts.auto_margin_abs;
-    if (better) {
-      passed_over.push_back(fmt::format("{} (LOOCV MAPE {})", best->model, pct(best->loocv_mape)));
-      best = &c;
-    }
-  }
-  if (!best)
-    throw InputError("model auto", "design cannot identify any model: " +
-                                       (first_error.empty() ? std::string("no candidate converged") : first_error));
-  std::string others;
-  for (const auto& c : rep.candidates) {
-    if (&c == best) continue;
-    others += fmt::format("{}{} {}", others.empty() ? "" : ", ", c.model,
-                          c.identifiable ? pct(c.loocv_mape) : "not identifiable");
-  }
-  rep.selection_reason = fmt::format(
-      "picked {} with LOOCV MAPE {} (others: {}); a more complex model is chosen only if it lowers the LOOCV MAPE by "
-      "at least {:.0f}% relative and {:.1f} percentage points and its extra terms differ from zero by more than "
-      "2 standard errors",
-      best->model, pct(best->loocv_mape), others, 100 * opts.auto_margin_rel, 100 * opts.auto_margin_abs);
-  return parse_model_spec(best->model);
+}
+
+void judge_model(ModelReport& rep, const Dataset& data, const IdentifiabilityReport& id) {
+  rep.noise = run_to_run_noise(rep.points);
+  VerdictInput in;
+  in.diag = &rep.diag;
+  in.noise = rep.noise;
+  in.no_effect = knobs_without_effect(rep.spec, rep.points, rep.noise);
+  for (const auto& w : id.warnings)
+    if (w.find("varied only by a factor") != std::string::npos) in.narrow_rates.push_back(w);
+  in.clock_problems = data.clock_problems;
+  in.mixed_apps = data.apps.size() > 1;
+  const Rate one = one_rate_of(rep.spec);
+  if (one != Rate::none && rate_varied(Rate::cpu_ghz, rep.points) && rate_varied(Rate::mem_gbs, rep.points))
+    in.confounded = fmt::format("cpu_ghz and mem_gbs both varied but could not be separated: the '{}' term also "
+                                "holds the time of the other rate that changed with it",
+                                one == Rate::cpu_ghz ? "cpu" : "mem");
+  in.bounds_feasible = rep.bounds.feasible || !rep.bounds.unavailable.empty();
+  in.points = rep.points.size();
+  rep.verdict = judge(in);
+  for (const auto& s : in.no_effect) rep.warnings.push_back(s);
+  if (data.requested_clock_runs > 0 && rate_varied(Rate::cpu_ghz, rep.points))
+    rep.notes.push_back(fmt::format("{} run(s) record only the requested core clock (no calibration.clock): if the "
+                                    "knob did not take effect, the fit cannot tell",
+                                    data.requested_clock_runs));
 }
 
 }  // namespace
@@ -126,11 +90,14 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
   const auto& pts = rep.points;
   const auto times = times_of(pts);
 
+  rep.app = data.app;
   rep.spec = opts.model == "auto" ? choose_model(pts, opts, rep) : parse_model_spec(opts.model);
   const auto id = check_identifiability(rep.spec, pts);
-  require_identifiable(rep.spec, id);
+  require_with_hint(rep.spec, id, pts);
   rep.condition_number = id.condition_number;
   rep.warnings = id.warnings;
+  rep.warnings.insert(rep.warnings.end(), data.warnings.begin(), data.warnings.end());
+  rep.warnings.insert(rep.warnings.end(), data.clock_problems.begin(), data.clock_problems.end());
 
   const FitResult f = fit_model(rep.spec, pts, times, opts.fit);
   if (!f.converged) throw std::runtime_error("the fit did not converge: " + f.message);
@@ -195,6 +162,14 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
     t.share_hi = std::min(1.0, t.bounds.hi * x);
     rep.terms.push_back(t);
   }
+  {
+    std::vector<double> work, se;
+    for (const auto& t : rep.terms) work.push_back(t.work), se.push_back(t.stderr_);
+    rep.elasticities = elasticities(rep.spec, work, se, b, rep.predicted[rep.baseline]);
+    rep.sensitivity = sensitivity_sentence(rep.elasticities, b);
+    const int f = rep.spec.index_of(Term::fixed);
+    if (f >= 0) rep.notes.push_back(one_rate_note(rep.spec, b, rep.params[f], rep.terms[f].share));
+  }
   if (rep.spec.overlap) {
     const size_t n = rep.spec.terms.size();
     rep.overlap_w = rep.params[n];
@@ -211,6 +186,7 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
       rep.groups = group_ranks(rep.per_rank);
     }
   }
+  judge_model(rep, data, id);
   if (rep.emulated)
     rep.warnings.insert(rep.warnings.begin(), "EMULATED: the input runs were produced by the emulated launcher, "
                                               "not measured");

@@ -11,6 +11,8 @@
 #include "model/fitter.h"
 #include "model/overlap_bounds.h"
 #include "model/per_rank.h"
+#include "model/sensitivity.h"
+#include "model/verdict.h"
 
 namespace hpcsens::model {
 
@@ -34,6 +36,7 @@ struct CandidateScore {
 struct AnalyzeOptions {
   std::string model = "auto";
   FitOptions fit;
+  bool allow_mixed = false;
   bool per_rank = false;
   double bounds_slack = kDefaultBoundsSlack;
   // Parsimony for --model auto: a more complex model must lower the LOOCV MAPE by this much,
@@ -64,6 +67,12 @@ struct ModelReport {
   std::vector<RankShare> per_rank;
   std::vector<RankGroup> groups;
   std::vector<std::string> sources;
+  std::string app;                         // the application fitted (records' command or CSV app)
+  std::vector<std::string> notes;          // plain words: what a term lumps together, what was not separable
+  Verdict verdict;                         // ok | caution | unreliable, with reasons
+  double noise = NAN;                      // run-to-run noise (relative), NaN without repetitions
+  std::vector<Elasticity> elasticities;    // per varied rate at the baseline
+  std::string sensitivity;                 // the same in one sentence
 };
 
 // The configuration with the highest CPU rate, then the highest memory rate: the machine as
@@ -72,5 +81,8 @@ size_t pick_baseline(const std::vector<Point>& points);
 
 // Throws InputError (exit 2) when the design cannot identify the requested model.
 ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts);
+
+// Which rates the points vary (max/min above 1).
+bool rate_varied(Rate r, const std::vector<Point>& points);
 
 }  // namespace hpcsens::model

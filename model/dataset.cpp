@@ -1,97 +1,22 @@
 #include "model/dataset.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cstdlib>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <set>
 #include <sstream>
-#include <tuple>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "common/errors.h"
+#include "common/safe_file.h"
 #include "record/run_record.h"
 
 namespace hpcsens::model {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.push_back(trim(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(trim(cur));
-  return out;
-}
-
-std::string where_line(const std::string& path, int line, const std::string& field) {
-  return path + ":" + std::to_string(line) + ": field '" + field + "'";
-}
-
-// Plain decimal only ("12", "-3.5", "1e-3"): strtod would also take hex ("0x41"), "inf" and "nan".
-bool is_decimal(const std::string& t) {
-  size_t i = 0, n = t.size();
-  if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
-  size_t digits = 0;
-  while (i < n && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++digits;
-  if (i < n && t[i] == '.') {
-    ++i;
-    while (i < n && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++digits;
-  }
-  if (digits == 0) return false;
-  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
-    ++i;
-    if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
-    size_t exp_digits = 0;
-    while (i < n && std::isdigit(static_cast<unsigned char>(t[i]))) ++i, ++exp_digits;
-    if (exp_digits == 0) return false;
-  }
-  return i == n;
-}
-
-// A finite decimal number; `positive` also refuses zero and negatives (times and rates).
-double parse_number(const std::string& text, const std::string& where, bool positive) {
-  if (text.empty()) throw InputError(where, "empty value");
-  if (!is_decimal(text)) {
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() + text.size()) throw InputError(where, "'" + text + "' is not a number");
-    throw InputError(where, "'" + text + (std::isfinite(v) ? "' is not a decimal number" : "' is not a finite number"));
-  }
-  errno = 0;
-  const double v = std::strtod(text.c_str(), nullptr);
-  if (!std::isfinite(v) || errno == ERANGE) throw InputError(where, "'" + text + "' is not a finite number");
-  if (positive && v <= 0) throw InputError(where, "'" + text + "' must be greater than zero");
-  return v;
-}
-
-// A CSV rate or time: decimal, then within its plausible range.
-double parse_measure(const std::string& text, const std::string& where, PlausibleRange r) {
-  const double v = parse_number(text, where, true);
-  check_plausible(v, r, where);
-  return v;
-}
 
 // Rates and times from a record's JSON: must be present, numeric, finite and positive.
 double record_number(const nlohmann::json& obj, const char* key, const std::string& path,
@@ -106,10 +31,39 @@ double record_number(const nlohmann::json& obj, const char* key, const std::stri
   return d;
 }
 
+std::optional<double> optional_rate(const nlohmann::json& cfg, const char* key, const std::string& path) {
+  if (!cfg.contains(key) || cfg.at(key).is_null()) return std::nullopt;
+  return record_number(cfg, key, path, "config.", kCpuGhzRange);
+}
+
 std::string default_label(double cpu, double mem) {
   std::ostringstream s;
   s << "c" << cpu << "-m" << mem;
   return s.str();
+}
+
+// Group key for records without a sweep point: hand-made runs at the same rates belong together.
+std::string rate_group(const Observation& o) { return "rates " + default_label(o.cpu_ghz, o.mem_gbs); }
+
+double spread(const std::vector<double>& v) {
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  const double m = median(v);
+  return m > 0 ? (*hi - *lo) / m : 0;
+}
+
+// Average core clock while the ranks ran, from the default counters: cycles over task-clock
+// nanoseconds is GHz. The median over ranks with both events; none without a PMU.
+std::optional<double> counter_clock_ghz(const record::RunRecord& r) {
+  std::vector<double> ghz;
+  for (const auto& rk : r.ranks) {
+    const auto c = rk.counters.find("PAPI_TOT_CYC"), t = rk.counters.find("perf::TASK-CLOCK");
+    if (c == rk.counters.end() || t == rk.counters.end() || !(c->second > 0) || !(t->second > 0)) continue;
+    ghz.push_back(c->second / t->second);
+  }
+  if (ghz.empty()) return std::nullopt;
+  const double m = median(ghz);
+  if (!std::isfinite(m) || m < kCpuGhzRange.lo || m > kCpuGhzRange.hi) return std::nullopt;
+  return m;
 }
 
 }  // namespace
@@ -121,78 +75,36 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+std::vector<double> times_of(const std::vector<Point>& points) {
+  std::vector<double> t;
+  for (const auto& p : points) t.push_back(p.time_s);
+  return t;
+}
+
 void check_plausible(double v, PlausibleRange r, const std::string& where) {
   if (!std::isfinite(v)) throw InputError(where, "must be a finite number");
   if (v < r.lo || v > r.hi)
     throw InputError(where, fmt::format("{:g} is outside the plausible range {:g} to {:g}", v, r.lo, r.hi));
 }
 
-std::vector<Observation> parse_fit_csv(const std::string& text, const std::string& path) {
-  std::istringstream in(text);
-  std::string line;
-  int lineno = 0;
-  std::vector<std::string> header;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (lineno == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // UTF-8 byte order mark
-    if (!trim(line).empty() && trim(line)[0] != '#') {
-      header = split_csv_line(line);
-      break;
+std::string application_of(const std::vector<std::string>& command) {
+  std::string s;
+  for (size_t i = 0; i < command.size(); ++i) {
+    const std::string& w = command[i];
+    if (w.rfind("--cpu-freq=", 0) == 0) continue;
+    if (w == "--cpu-freq") {
+      ++i;  // and its value
+      continue;
     }
+    s += (s.empty() ? "" : " ") + w;
   }
-  if (header.empty()) throw InputError(path, "empty file: expected a header 'label,cpu_ghz,mem_gbs,time_s'");
-  std::map<std::string, size_t> col;
-  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-  for (const char* need : {"label", "cpu_ghz", "mem_gbs", "time_s"})
-    if (!col.count(need))
-      throw InputError(path + ":" + std::to_string(lineno) + ": header",
-                       std::string("missing column '") + need + "' (expected label,cpu_ghz,mem_gbs,time_s[,rank][,lat_ns])");
-  const bool has_rank = col.count("rank"), has_lat = col.count("lat_ns");
-
-  std::vector<Observation> out;
-  while (std::getline(in, line)) {
-    ++lineno;
-    const std::string t = trim(line);
-    if (t.empty() || t[0] == '#') continue;
-    const auto f = split_csv_line(line);
-    if (f.size() != header.size())
-      throw InputError(path + ":" + std::to_string(lineno),
-                       "expected " + std::to_string(header.size()) + " fields as in the header, found " +
-                           std::to_string(f.size()));
-    Observation o;
-    o.label = f[col["label"]];
-    if (o.label.empty()) throw InputError(where_line(path, lineno, "label"), "empty value");
-    o.cpu_ghz = parse_measure(f[col["cpu_ghz"]], where_line(path, lineno, "cpu_ghz"), kCpuGhzRange);
-    o.mem_gbs = parse_measure(f[col["mem_gbs"]], where_line(path, lineno, "mem_gbs"), kMemGbsRange);
-    const double time = parse_measure(f[col["time_s"]], where_line(path, lineno, "time_s"), kTimeSRange);
-    if (has_lat && !f[col["lat_ns"]].empty())
-      o.lat_ns = parse_measure(f[col["lat_ns"]], where_line(path, lineno, "lat_ns"), kLatNsRange);
-    if (has_rank) {
-      const std::string w = where_line(path, lineno, "rank");
-      const double r = parse_number(f[col["rank"]], w, false);
-      if (r < 0 || r != std::floor(r) || r > 1e8) throw InputError(w, "'" + f[col["rank"]] + "' is not a rank number");
-      o.rank_times[static_cast<int>(r)] = time;
-      o.time_s = std::nan("");
-    } else {
-      o.time_s = time;
-    }
-    out.push_back(std::move(o));
-  }
-  if (out.empty()) throw InputError(path, "no data rows after the header");
-  return out;
-}
-
-std::vector<Observation> read_fit_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_fit_csv(ss.str(), path);
+  return s;
 }
 
 Observation read_run_record_observation(const std::string& path) {
   const record::RunRecord r = record::load_run_record(path);
   Observation o;
+  o.source = path;
   o.cpu_ghz = record_number(r.config, "cpu_ghz", path, "config.", kCpuGhzRange);
   o.mem_gbs = record_number(r.config, "mem_gbs", path, "config.", kMemGbsRange);
   if (r.config.contains("lat_ns") && !r.config.at("lat_ns").is_null())
@@ -200,6 +112,21 @@ Observation read_run_record_observation(const std::string& path) {
   if (r.config.contains("label") && r.config.at("label").is_string())
     o.label = r.config.at("label").get<std::string>();
   if (o.label.empty()) o.label = default_label(o.cpu_ghz, o.mem_gbs);
+  o.cpu_requested = optional_rate(r.config, "cpu_ghz_requested", path);
+  o.cpu_measured = optional_rate(r.config, "cpu_ghz_measured", path);
+  if (r.config.contains("cpu_ghz_source") && r.config.at("cpu_ghz_source").is_string())
+    o.cpu_source = r.config.at("cpu_ghz_source").get<std::string>();
+  // Counters measure the clock the job actually ran at: preferred over a requested or nominal one.
+  if (o.cpu_source != "measured" && o.cpu_source != "emulated")
+    if (const auto c = counter_clock_ghz(r)) {
+      o.cpu_measured = *c;
+      o.cpu_ghz = *c;
+      o.cpu_source = "counters";
+    }
+  const auto sp = r.config.contains("sweep_point") ? r.config.at("sweep_point") : nlohmann::json();
+  if (sp.is_number_integer()) o.group = "point " + std::to_string(sp.get<long long>()) + " " + o.label;
+  else if (!sp.is_null()) throw InputError(path + ": field 'config.sweep_point'", "not an integer");
+  else o.group = rate_group(o);
   if (!std::isfinite(r.timing.job_s) || r.timing.job_s <= 0)
     throw InputError(path + ": field 'timing.job_s'", "must be a finite number greater than zero");
   check_plausible(r.timing.job_s, kTimeSRange, path + ": field 'timing.job_s'");
@@ -213,25 +140,53 @@ Observation read_run_record_observation(const std::string& path) {
     o.rank_times[rk.rank] = rk.wall_s;
   }
   o.emulated = r.emulated;
+  o.app = application_of(r.job.command);
   return o;
 }
 
+namespace {
+
+struct Acc {
+  std::vector<double> times, lats, cpus, mems;
+  int lat_missing = 0;
+  std::map<int, std::vector<double>> ranks;
+  std::string label;
+};
+
+// A measured clock that disagrees with the requested one means the knob did not do what was
+// asked (Slurm without a cpufreq plugin, a VM): say so per configuration.
+void check_clocks(const std::vector<Observation>& obs, Dataset& d) {
+  std::set<std::string> said;
+  for (const auto& o : obs) {
+    if (o.cpu_source == "requested" || (o.cpu_requested && !o.cpu_measured && o.cpu_source != "emulated"))
+      ++d.requested_clock_runs;
+    if (!o.cpu_requested || !o.cpu_measured || said.count(o.label)) continue;
+    const double rel = std::fabs(*o.cpu_measured - *o.cpu_requested) / *o.cpu_requested;
+    if (rel <= kClockDisagreeWarn) continue;
+    said.insert(o.label);
+    d.clock_problems.push_back(fmt::format(
+        "at '{}' the measured core clock was {:g} GHz but {:g} GHz was requested ({:.0f}% off): the frequency knob "
+        "did not take effect as asked; the fit uses the {} clock",
+        o.label, *o.cpu_measured, *o.cpu_requested, 100 * rel,
+        o.cpu_source == "measured"   ? "measured (calibration.clock)"
+        : o.cpu_source == "counters" ? "measured (cycles / task-clock counters)"
+                                     : "recorded (" + (o.cpu_source.empty() ? "unknown" : o.cpu_source) + ")"));
+  }
+}
+
+}  // namespace
+
 Dataset assemble(const std::vector<Observation>& obs) {
-  using Key = std::tuple<std::string, double, double>;
-  struct Acc {
-    std::vector<double> times, lats;
-    int lat_missing = 0;
-    std::map<int, std::vector<double>> ranks;
-  };
-  std::map<Key, Acc> acc;
-  std::vector<Key> order;
+  std::map<std::string, Acc> acc;
+  std::vector<std::string> order;
   Dataset d;
   for (const auto& o : obs) {
-    Key k{o.label, o.cpu_ghz, o.mem_gbs};
-    if (!acc.count(k)) order.push_back(k);
+    const std::string k = o.group.empty() ? o.label : o.group;
+    if (!acc.count(k)) order.push_back(k), acc[k].label = o.label;
     Acc& a = acc[k];
     if (std::isfinite(o.time_s)) a.times.push_back(o.time_s);
     if (o.lat_ns) a.lats.push_back(*o.lat_ns); else ++a.lat_missing;
+    a.cpus.push_back(o.cpu_ghz), a.mems.push_back(o.mem_gbs);
     for (const auto& [r, t] : o.rank_times) a.ranks[r].push_back(t);
     d.emulated = d.emulated || o.emulated;
   }
@@ -239,7 +194,17 @@ Dataset assemble(const std::vector<Observation>& obs) {
   for (size_t j = 0; j < order.size(); ++j) {
     const Acc& a = acc[order[j]];
     Point p;
-    std::tie(p.label, p.cpu_ghz, p.mem_gbs) = order[j];
+    p.label = a.label;
+    p.cpu_ghz = median(a.cpus);
+    p.mem_gbs = median(a.mems);
+    for (const auto& [rate, v] : {std::pair<const char*, const std::vector<double>*>{"cpu_ghz", &a.cpus},
+                                  {"mem_gbs", &a.mems}})
+      if (spread(*v) > kRateSpreadWarn)
+        d.warnings.push_back(fmt::format(
+            "configuration '{}': the {} of its {} runs spread by {:.1f}% ({:g} to {:g}), above the {:.0f}% threshold; "
+            "the median {:g} is used",
+            p.label, rate, v->size(), 100 * spread(*v), *std::min_element(v->begin(), v->end()),
+            *std::max_element(v->begin(), v->end()), 100 * kRateSpreadWarn, median(*v)));
     if (!a.lats.empty() && a.lat_missing == 0) p.lat_ns = median(a.lats);
     std::vector<double> rank_medians;
     for (const auto& [r, ts] : a.ranks) {
@@ -269,24 +234,52 @@ Dataset assemble(const std::vector<Observation>& obs) {
     d.ranks.push_back(r);
     d.rank_times.push_back(row);
   }
+  check_clocks(obs, d);
+  for (const auto& o : obs)
+    if (!o.app.empty() && std::find(d.apps.begin(), d.apps.end(), o.app) == d.apps.end()) d.apps.push_back(o.app);
+  if (!d.apps.empty()) d.app = d.apps.front();
   return d;
 }
 
-Dataset load_dataset(const std::vector<std::string>& inputs) {
+namespace {
+
+// One application per model: two commands in one fit are almost always a mistake.
+void check_one_application(const std::vector<Observation>& obs, const LoadOptions& opts, Dataset& d) {
+  const Observation* first = nullptr;
+  for (const auto& o : obs) {
+    if (o.app.empty()) continue;
+    if (!first) {
+      first = &o;
+      continue;
+    }
+    if (o.app == first->app) continue;
+    const std::string both = fmt::format("'{}' ({}) and '{}' ({})", first->app, first->source, o.app, o.source);
+    if (!opts.allow_mixed)
+      throw InputError(o.source + ": application",
+                       "the inputs are runs of two applications, " + both +
+                           "; fit one application per model, or give --allow-mixed to fit them together");
+    d.warnings.push_back("--allow-mixed: the model mixes runs of different applications, " + both);
+    return;
+  }
+}
+
+}  // namespace
+
+Dataset load_dataset(const std::vector<std::string>& inputs, const LoadOptions& opts) {
   std::vector<Observation> obs;
   std::vector<std::string> sources, notes;
   auto add_file = [&](const fs::path& p, bool from_dir) {
     const std::string s = p.string();
     if (p.extension() == ".csv") {
       auto rows = read_fit_csv(s);
+      for (auto& r : rows) r.source = s;
       obs.insert(obs.end(), rows.begin(), rows.end());
       sources.push_back(s);
       return;
     }
     if (from_dir) {
       // Directories may also hold model files or other JSON: only run records are data.
-      std::ifstream in(s);
-      nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+      const nlohmann::json j = nlohmann::json::parse(safe_file::read_input_file(s, kMaxInputBytes), nullptr, false);
       if (j.is_discarded() || !j.is_object() || j.value("schema", std::string()) != record::kRunSchema) {
         notes.push_back("skipped " + s + " (not a " + record::kRunSchema + " run record)");
         return;
@@ -314,6 +307,7 @@ Dataset load_dataset(const std::vector<std::string>& inputs) {
   }
   if (obs.empty()) throw InputError(inputs.empty() ? "fit" : inputs.front(), "no run records or CSV rows found");
   Dataset d = assemble(obs);
+  check_one_application(obs, opts, d);
   d.sources = sources;
   d.notes = notes;
   return d;

@@ -1,6 +1,7 @@
 #pragma once
 // Fit input: measured times per configuration, from run records or CSV. Repetitions of one
-// configuration (same label, cpu_ghz, mem_gbs) are combined by their median; the spread is kept.
+// configuration (same sweep point in records, same label in CSV) are combined by their median;
+// the spread of times is kept and a spread of the measured rates above kRateSpreadWarn is warned.
 #include <map>
 #include <optional>
 #include <string>
@@ -20,6 +21,14 @@ inline constexpr PlausibleRange kCpuGhzRange{0.01, 100};
 inline constexpr PlausibleRange kMemGbsRange{0.01, 1e5};
 inline constexpr PlausibleRange kLatNsRange{0.1, 1e6};
 
+// Input files larger than this are refused (a sweep's results.csv of 100,000 runs is ~10 MB).
+inline constexpr std::size_t kMaxInputBytes = 64u << 20;
+// Repetitions of one configuration whose measured rates differ by more than this fraction of
+// their median are warned about: STREAM normally repeats within about 1 %.
+inline constexpr double kRateSpreadWarn = 0.02;
+// A measured clock that differs from the requested one by more than this fraction is reported.
+inline constexpr double kClockDisagreeWarn = 0.05;
+
 // Throws InputError(where, ...) unless v is finite and inside r.
 void check_plausible(double v, PlausibleRange r, const std::string& where);
 
@@ -32,6 +41,12 @@ struct Observation {
   double time_s = 0;                    // job time (NaN when only per-rank times are known)
   std::map<int, double> rank_times;     // per-rank time, if known
   bool emulated = false;
+  std::string group;                    // configuration key: "point N" (records) or the label
+  std::string app;                      // application: record's job command, CSV app column
+  std::string source;                   // file it came from
+  std::optional<double> cpu_requested;  // config.cpu_ghz_requested
+  std::optional<double> cpu_measured;   // config.cpu_ghz_measured (calibration.clock)
+  std::string cpu_source;               // config.cpu_ghz_source: measured, requested, nominal, emulated
 };
 
 struct Dataset {
@@ -41,6 +56,15 @@ struct Dataset {
   bool emulated = false;                       // any input was emulated
   std::vector<std::string> sources;            // files read
   std::vector<std::string> notes;              // e.g. skipped non-run JSON files
+  std::vector<std::string> warnings;           // rate spreads, clock disagreements, mixed apps
+  std::vector<std::string> clock_problems;     // measured clock disagreeing with the request
+  int requested_clock_runs = 0;                // runs whose cpu_ghz is the requested, unmeasured clock
+  std::string app;                             // the application (first one when mixed)
+  std::vector<std::string> apps;               // every distinct application, input order
+};
+
+struct LoadOptions {
+  bool allow_mixed = false;  // fit records of several applications as one model (warned)
 };
 
 // CSV with a header: label,cpu_ghz,mem_gbs,time_s and optional rank, lat_ns columns (any order).
@@ -57,8 +81,16 @@ Observation read_run_record_observation(const std::string& path);
 Dataset assemble(const std::vector<Observation>& obs);
 
 // Files (.csv or run record .json) and directories (every *.json run record inside, recursively).
-Dataset load_dataset(const std::vector<std::string>& inputs);
+// Refuses (InputError naming both) inputs of two applications unless opts.allow_mixed.
+Dataset load_dataset(const std::vector<std::string>& inputs, const LoadOptions& opts = {});
+
+// The application a record belongs to: its command without the per-point knob options a sweep
+// adds (srun --cpu-freq), so runs of one sweep compare equal.
+std::string application_of(const std::vector<std::string>& command);
 
 double median(std::vector<double> v);
+
+// The points' combined times, in point order (the fitter takes times apart from the points).
+std::vector<double> times_of(const std::vector<Point>& points);
 
 }  // namespace hpcsens::model

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/errors.h"
+#include "model/fit_tables.h"
 #include "model/model_json.h"
 
 namespace hpcsens::model {
@@ -28,6 +29,12 @@ std::string diagnostics_line(const ModelReport& r) {
                      pct(r.diag.loocv_mape), r.condition_number, r.stderr_method);
 }
 
+std::string verdict_block(const ModelReport& r, bool markdown) {
+  std::string o = fmt::format("{}verdict: {}{}\n", markdown ? "**" : "", r.verdict.word, markdown ? "**\n" : "");
+  for (const auto& why : r.verdict.reasons) o += (markdown ? "- " : "  - ") + why + "\n";
+  return o;
+}
+
 std::string render_table(const ModelReport& r, bool markdown) {
   std::string o;
   const char* sep = markdown ? " | " : "  ";
@@ -47,7 +54,9 @@ std::string render_table(const ModelReport& r, bool markdown) {
   o += fmt::format("{}hpcsens fit: model {}{}\n", markdown ? "### " : "", r.spec.name(),
                    r.robust != Robust::none ? fmt::format(" (robust loss: {})", robust_name(r.robust)) : "");
   const char* eol = markdown ? "\n\n" : "\n";  // Markdown needs blank lines between paragraphs
+  if (!r.app.empty()) o += "application: " + r.app + eol;
   o += config_line(r) + eol;
+  o += verdict_block(r, markdown);
   if (!r.selection_reason.empty()) o += "model choice: " + r.selection_reason + eol;
   o += "\n";
   const std::vector<int> tw{5, 24, 12, 26, 30};
@@ -74,6 +83,11 @@ std::string render_table(const ModelReport& r, bool markdown) {
              pw);
   }
   o += "\n" + diagnostics_line(r) + "\n";
+  if (!r.sensitivity.empty()) o += "\nsensitivity: " + r.sensitivity + "\n";
+  if (!r.notes.empty()) {
+    o += "\nnotes:\n";
+    for (const auto& n : r.notes) o += (markdown ? "- " : "  - ") + n + "\n";
+  }
   if (r.has_per_rank) {
     o += "\nper-rank bottlenecks (shares of modelled time at the baseline)\n\n";
     const std::vector<int> rw{6, 8, 8, 8, 8};
@@ -94,6 +108,9 @@ std::string render_table(const ModelReport& r, bool markdown) {
     o += row({"count", "cpu", "memory", "fixed", "ranks"}, gw) + rule(5);
     for (const auto& g : r.groups)
       o += row({std::to_string(g.ranks.size()), pct(g.cpu), pct(g.mem), pct(g.fixed), format_rank_list(g.ranks)}, gw);
+    o += "\nwhich ranks gain from which resource:\n";
+    for (const auto& g : r.groups)
+      o += fmt::format("{}ranks {}: {}\n", markdown ? "- " : "  ", format_rank_list(g.ranks), share_sentence(g.cpu, g.mem));
   }
   if (!r.warnings.empty()) {
     o += "\nwarnings:\n";
@@ -102,74 +119,14 @@ std::string render_table(const ModelReport& r, bool markdown) {
   return o;
 }
 
-std::string render_csv(const ModelReport& r) {
-  std::string o = "label,cpu_ghz,mem_gbs,observed_s,predicted_s,error,loocv_error,reps,model,emulated\n";
-  for (size_t j = 0; j < r.points.size(); ++j) {
-    const auto& p = r.points[j];
-    o += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", p.label, p.cpu_ghz, p.mem_gbs, p.time_s, r.predicted[j],
-                     r.diag.rel_err[j], std::isfinite(r.loocv_err[j]) ? fmt::format("{}", r.loocv_err[j]) : "",
-                     p.reps, r.spec.name(), r.emulated ? "true" : "false");
-  }
-  return o;
-}
-
 }  // namespace
 
-std::string render_fit(const ModelReport& rep, const std::string& format) {
+std::string render_fit(const ModelReport& rep, const std::string& format, const std::string& table) {
   if (format == "table") return render_table(rep, false);
   if (format == "md") return render_table(rep, true);
   if (format == "json") return to_json(rep).dump(2) + "\n";
-  if (format == "csv") return render_csv(rep);
+  if (format == "csv") return render_fit_csv(rep, table);
   throw InputError("--format", "unknown format '" + format + "' (expected table, json, csv or md)");
-}
-
-std::string render_predictions(const ModelReport& m, const std::vector<Prediction>& preds,
-                               const std::string& format) {
-  const Point& b = m.points[m.baseline];
-  if (format == "json") {
-    nlohmann::json arr = nlohmann::json::array();
-    for (const auto& p : preds) {
-      nlohmann::json j = {{"name", p.system.name},
-                          {"cpu_ghz", p.system.cpu_ghz},
-                          {"mem_gbs", p.system.mem_gbs},
-                          {"predicted_s", p.predicted_s},
-                          {"low_s", p.low_s},
-                          {"high_s", p.high_s},
-                          {"fit_low_s", p.fit_low_s},
-                          {"fit_high_s", p.fit_high_s},
-                          {"overlap_low_s", p.overlap_low_s ? nlohmann::json(*p.overlap_low_s) : nlohmann::json()},
-                          {"overlap_high_s", p.overlap_high_s ? nlohmann::json(*p.overlap_high_s) : nlohmann::json()},
-                          {"speedup", p.speedup},
-                          {"warnings", p.warnings}};
-      if (p.system.lat_ns) j["lat_ns"] = *p.system.lat_ns;
-      arr.push_back(j);
-    }
-    nlohmann::json out = {{"schema", "hpcsens.prediction.v1"},
-                          {"model", m.spec.name()},
-                          {"emulated", m.emulated},
-                          {"baseline", {{"label", b.label}, {"cpu_ghz", b.cpu_ghz}, {"mem_gbs", b.mem_gbs},
-                                        {"time_s", b.time_s}}},
-                          {"predictions", arr}};
-    if (preds.size() == 1)
-      for (const char* k : {"predicted_s", "low_s", "high_s", "speedup"}) out[k] = arr[0][k];
-    return out.dump(2) + "\n";
-  }
-  if (format != "table") throw InputError("--format", "unknown format '" + format + "' (expected table or json)");
-  std::string o;
-  if (m.emulated) o += "EMULATED MODEL — fitted to emulated runs, not measurements\n";
-  o += fmt::format("model {}; baseline '{}' ({:g} GHz, {:g} GB/s) measured {:.4g} s\n\n", m.spec.name(), b.label,
-                   b.cpu_ghz, b.mem_gbs, b.time_s);
-  o += fmt::format("  {:<4} {:<16} {:>8} {:>8} {:>12} {:>12} {:>12} {:>8}\n", "rank", "system", "cpu_ghz", "mem_gbs",
-                   "predicted_s", "low_s", "high_s", "speedup");
-  int i = 0;
-  for (const auto& p : preds)
-    o += fmt::format("  {:<4} {:<16} {:>8g} {:>8g} {:>12.4g} {:>12.4g} {:>12.4g} {:>7.3f}x\n", ++i, p.system.name,
-                     p.system.cpu_ghz, p.system.mem_gbs, p.predicted_s, p.low_s, p.high_s, p.speedup);
-  o += "\nlow_s/high_s: the wider of the 95% fit interval and the overlap interval (every work split consistent "
-       "with the measurements)\n";
-  for (const auto& p : preds)
-    for (const auto& w : p.warnings) o += fmt::format("warning: {}: {}\n", p.system.name, w);
-  return o;
 }
 
 }  // namespace hpcsens::model

@@ -9,8 +9,9 @@
 
 namespace hpcsens::model {
 
-// format: "table", "json", "csv" (one row per configuration), "md". Throws InputError otherwise.
-std::string render_fit(const ModelReport& rep, const std::string& format);
+// format: "table", "json", "csv" (the tidy `table`: points, terms or ranks; see fit_tables.h), "md".
+// Throws InputError otherwise.
+std::string render_fit(const ModelReport& rep, const std::string& format, const std::string& table = "points");
 // format: "table" or "json".
 std::string render_predictions(const ModelReport& model, const std::vector<Prediction>& preds,
                                const std::string& format);

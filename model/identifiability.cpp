@@ -14,25 +14,9 @@
 namespace hpcsens::model {
 namespace {
 
-const char* rate_of(Term t) {
-  switch (t) {
-    case Term::cpu: return "cpu_ghz";
-    case Term::mem: return "mem_gbs";
-    case Term::lat: return "lat_ns";
-    case Term::io: break;
-  }
-  return "";
-}
-
-const char* what_to_vary(Term t) {
-  switch (t) {
-    case Term::cpu: return "CPU frequencies";
-    case Term::mem: return "memory bandwidths (memory configurations)";
-    case Term::lat: return "memory latencies";
-    case Term::io: break;
-  }
-  return "";
-}
+const char* rate_of(Term t) { return rate_name(term_info(t).rate); }
+const char* what_to_vary(Term t) { return term_info(t).identified_by; }
+bool constant(Term t) { return term_info(t).rate == Rate::none; }
 
 }  // namespace
 
@@ -71,10 +55,10 @@ IdentifiabilityReport check_identifiability(const ModelSpec& spec, const std::ve
         model, np, rep.distinct_configs, np + 1 - rep.distinct_configs));
 
   for (Term t : spec.terms) {
-    if (t == Term::io) continue;
+    if (constant(t)) continue;
     double lo = INFINITY, hi = 0;
     for (const auto& p : uniq) {
-      const double v = t == Term::cpu ? p.cpu_ghz : t == Term::mem ? p.mem_gbs : *p.lat_ns;
+      const double v = rate_value(term_info(t).rate, p.cpu_ghz, p.mem_gbs, p.lat_ns);
       lo = std::min(lo, v), hi = std::max(hi, v);
     }
     const double ratio = hi / lo;
@@ -98,7 +82,7 @@ IdentifiabilityReport check_identifiability(const ModelSpec& spec, const std::ve
     for (size_t j = 0; j < n; ++j) cols[a][j] = basis(spec.terms[a], uniq[j]);
   for (size_t a = 0; a < k; ++a)
     for (size_t b = a + 1; b < k; ++b) {
-      if (spec.terms[a] == Term::io || spec.terms[b] == Term::io) continue;
+      if (constant(spec.terms[a]) || constant(spec.terms[b])) continue;
       const double r = linear_fit(cols[a], cols[b]).r;
       if (std::fabs(r) > kCollinearCorrelation)
         rep.errors.push_back(fmt::format(

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/errors.h"
+#include "common/safe_file.h"
 
 namespace hpcsens::model {
 namespace {
@@ -18,14 +19,56 @@ json point_json(const Point& p) {
   return j;
 }
 
+// `where` is "file" or "file: points[3]"; the message names "file: field 'points[3].key'".
 double need_number(const json& j, const std::string& key, const std::string& where, bool positive) {
-  if (!j.is_object() || !j.contains(key)) throw InputError(where, "missing field '" + key + "'");
+  const size_t colon = where.find(": ");
+  const std::string file = colon == std::string::npos ? where : where.substr(0, colon);
+  const std::string field = (colon == std::string::npos ? "" : where.substr(colon + 2) + ".") + key;
+  const std::string at = file + ": field '" + field + "'";
+  if (!j.is_object() || !j.contains(key)) throw InputError(at, "missing");
   const auto& v = j.at(key);
-  if (!v.is_number()) throw InputError(where + "." + key, "not a number");
+  if (!v.is_number()) throw InputError(at, "not a number");
   const double d = v.get<double>();
   if (!std::isfinite(d) || (positive && d <= 0))
-    throw InputError(where + "." + key, positive ? "must be a finite number greater than zero" : "not finite");
+    throw InputError(at, positive ? "must be a finite number greater than zero" : "not finite");
   return d;
+}
+
+bool optional_bool(const json& j, const char* key, bool fallback, const std::string& src) {
+  if (!j.contains(key) || j.at(key).is_null()) return fallback;
+  if (!j.at(key).is_boolean()) throw InputError(src + ": field '" + key + "'", "not true or false");
+  return j.at(key).get<bool>();
+}
+
+std::string optional_string(const json& j, const char* key, const std::string& src) {
+  if (!j.contains(key) || j.at(key).is_null()) return "";
+  if (!j.at(key).is_string()) throw InputError(src + ": field '" + key + "'", "not a string");
+  return j.at(key).get<std::string>();
+}
+
+std::vector<std::string> optional_strings(const json& j, const char* key, const std::string& src) {
+  std::vector<std::string> out;
+  if (!j.contains(key) || j.at(key).is_null()) return out;
+  if (!j.at(key).is_array()) throw InputError(src + ": field '" + key + "'", "not a list of strings");
+  for (size_t i = 0; i < j.at(key).size(); ++i) {
+    if (!j.at(key)[i].is_string())
+      throw InputError(src + ": field '" + key + "[" + std::to_string(i) + "]'", "not a string");
+    out.push_back(j.at(key)[i].get<std::string>());
+  }
+  return out;
+}
+
+json elasticities_json(const std::vector<Elasticity>& es) {
+  json out = json::array();
+  for (const auto& e : es)
+    out.push_back({{"rate", rate_name(e.rate)},
+                   {"elasticity", e.elasticity},
+                   {"low", e.low},
+                   {"high", e.high},
+                   {"saving_10pct", e.saving_10},
+                   {"saving_10pct_low", e.saving_10_low},
+                   {"saving_10pct_high", e.saving_10_high}});
+  return out;
 }
 
 }  // namespace
@@ -61,7 +104,14 @@ json to_json(const ModelReport& rep) {
   json out = {
       {"schema", kModelSchema},
       {"model", rep.spec.name()},
+      {"app", rep.app},
       {"emulated", rep.emulated},
+      {"verdict", rep.verdict.word},
+      {"verdict_reasons", rep.verdict.reasons},
+      {"notes", rep.notes},
+      {"noise", std::isfinite(rep.noise) ? json(rep.noise) : json(nullptr)},
+      {"elasticities", elasticities_json(rep.elasticities)},
+      {"sensitivity", rep.sensitivity},
       {"robust", robust_name(rep.robust)},
       {"terms", terms},
       {"overlap", rep.overlap_w ? json{{"w", *rep.overlap_w}, {"stderr", *rep.overlap_w_stderr}} : json(nullptr)},
@@ -97,15 +147,22 @@ json to_json(const ModelReport& rep) {
   }
   if (rep.has_per_rank) {
     json ranks = json::array(), groups = json::array();
+    // A rank's elasticity to a rate is minus its share of time in the term dividing by it.
     for (const auto& r : rep.per_rank)
-      ranks.push_back(
-          {{"rank", r.rank}, {"ok", r.ok}, {"cpu", r.cpu}, {"mem", r.mem}, {"fixed", r.fixed}, {"error", r.error}});
+      ranks.push_back({{"rank", r.rank},
+                       {"ok", r.ok},
+                       {"cpu", r.cpu},
+                       {"mem", r.mem},
+                       {"fixed", r.fixed},
+                       {"error", r.error},
+                       {"elasticity", {{"cpu_ghz", -r.cpu}, {"mem_gbs", -r.mem}}}});
     for (const auto& g : rep.groups)
       groups.push_back({{"cpu", g.cpu},
                         {"mem", g.mem},
                         {"fixed", g.fixed},
                         {"count", g.ranks.size()},
-                        {"ranks", format_rank_list(g.ranks)}});
+                        {"ranks", format_rank_list(g.ranks)},
+                        {"sensitivity", share_sentence(g.cpu, g.mem)}});
     out["per_rank"] = {{"ranks", ranks}, {"groups", groups}};
   } else {
     out["per_rank"] = nullptr;
@@ -118,7 +175,8 @@ ModelReport model_from_json(const json& j, const std::string& src) {
   if (!j.contains("schema") || j.at("schema") != kModelSchema)
     throw InputError(src + ": field 'schema'", std::string("expected '") + kModelSchema + "'");
   ModelReport m;
-  if (!j.contains("model") || !j.at("model").is_string()) throw InputError(src, "missing field 'model'");
+  if (!j.contains("model") || !j.at("model").is_string())
+    throw InputError(src + ": field 'model'", "missing or not a string");
   try {
     m.spec = parse_model_spec(j.at("model").get<std::string>());
   } catch (const InputError&) {
@@ -140,7 +198,13 @@ ModelReport model_from_json(const json& j, const std::string& src) {
       throw InputError(src + ": field 'covariance[" + std::to_string(a) + "]'", "expected a row of " +
                                                                                    std::to_string(np) + " numbers");
     std::vector<double> row;
-    for (const auto& v : cov[a]) row.push_back(v.is_number() ? v.get<double>() : 0.0);
+    for (size_t b = 0; b < np; ++b) {
+      const auto& v = cov[a][b];
+      if (!v.is_number() || !std::isfinite(v.get<double>()))
+        throw InputError(src + ": field 'covariance[" + std::to_string(a) + "][" + std::to_string(b) + "]'",
+                         "not a finite number");
+      row.push_back(v.get<double>());
+    }
     m.covariance.push_back(row);
   }
   if (!j.contains("points") || !j.at("points").is_array() || j.at("points").empty())
@@ -148,29 +212,45 @@ ModelReport model_from_json(const json& j, const std::string& src) {
   for (size_t i = 0; i < j.at("points").size(); ++i) {
     const auto& pj = j.at("points")[i];
     const std::string w = src + ": points[" + std::to_string(i) + "]";
+    if (!pj.is_object()) throw InputError(src + ": field 'points[" + std::to_string(i) + "]'", "not an object");
     Point p;
-    p.label = pj.value("label", "");
+    p.label = optional_string(pj, "label", w);
     p.cpu_ghz = need_number(pj, "cpu_ghz", w, true);
     p.mem_gbs = need_number(pj, "mem_gbs", w, true);
     if (pj.contains("lat_ns") && !pj.at("lat_ns").is_null()) p.lat_ns = need_number(pj, "lat_ns", w, true);
     p.time_s = need_number(pj, "observed_s", w, true);
+    check_plausible(p.cpu_ghz, kCpuGhzRange, w + ".cpu_ghz");
+    check_plausible(p.mem_gbs, kMemGbsRange, w + ".mem_gbs");
+    check_plausible(p.time_s, kTimeSRange, w + ".observed_s");
     m.points.push_back(p);
     m.predicted.push_back(model_time(m.spec, m.params, p));
   }
   m.baseline = pick_baseline(m.points);
-  m.emulated = j.value("emulated", false);
-  m.bounds.slack = j.contains("bounds_slack") && j.at("bounds_slack").is_number() ? j.at("bounds_slack").get<double>()
-                                                                                     : kDefaultBoundsSlack;
-  m.bounds.feasible = j.value("bounds_feasible", true);
+  m.emulated = optional_bool(j, "emulated", false, src);
+  m.bounds.slack = kDefaultBoundsSlack;
+  if (j.contains("bounds_slack") && !j.at("bounds_slack").is_null()) {
+    const double sl = need_number(j, "bounds_slack", src, false);
+    if (sl < 0 || sl > 0.5) throw InputError(src + ": field 'bounds_slack'", "must be from 0 to 0.5");
+    m.bounds.slack = sl;
+  }
+  m.bounds.feasible = optional_bool(j, "bounds_feasible", true, src);
+  m.app = optional_string(j, "app", src);
+  // Models written before verdicts existed carry none: say so instead of pretending "ok".
+  const std::string v = optional_string(j, "verdict", src);
+  if (!v.empty() && v != "ok" && v != "caution" && v != "unreliable")
+    throw InputError(src + ": field 'verdict'", "'" + v + "' is not ok, caution or unreliable");
+  m.verdict.word = v.empty() ? "caution" : v;
+  m.verdict.reasons = optional_strings(j, "verdict_reasons", src);
+  if (v.empty()) m.verdict.reasons.push_back("the model file has no verdict (written by an older hpcsens)");
+  m.notes = optional_strings(j, "notes", src);
   return m;
 }
 
 ModelReport load_model(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+  const std::string text = safe_file::read_input_file(path, kMaxInputBytes);
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::exception& e) {
     throw InputError(path, std::string("not valid JSON (") + e.what() + ")");
   }

@@ -7,24 +7,50 @@
 
 namespace hpcsens::model {
 
-const char* term_name(Term t) {
-  switch (t) {
-    case Term::cpu: return "cpu";
-    case Term::mem: return "mem";
-    case Term::io: return "io";
-    case Term::lat: return "lat";
-  }
-  return "?";
+namespace {
+
+const std::vector<TermInfo> kTerms = {
+    {Term::cpu, "cpu", "Gcycles", Rate::cpu_ghz, true, "CPU frequencies", "core work (scales with the core clock)"},
+    {Term::mem, "mem", "GB", Rate::mem_gbs, true, "memory bandwidths (memory configurations)",
+     "memory traffic (scales with sustained bandwidth)"},
+    {Term::io, "io", "s", Rate::none, false, "", "fixed time (I/O, network, waiting)"},
+    // W_lat [1e9 accesses] x L [ns] = seconds
+    {Term::lat, "lat", "G accesses", Rate::lat_ns, false, "memory latencies", "latency-bound accesses"},
+    {Term::fixed, "fixed", "s", Rate::none, false, "",
+     "all time that does not scale with the swept rate (memory, I/O, network at the swept configuration)"},
+};
+
+}  // namespace
+
+const std::vector<TermInfo>& all_terms() { return kTerms; }
+
+const TermInfo& term_info(Term t) {
+  for (const auto& i : kTerms)
+    if (i.term == t) return i;
+  return kTerms.front();  // unreachable: every enumerator has an entry (tested)
 }
 
-const char* term_unit(Term t) {
-  switch (t) {
-    case Term::cpu: return "Gcycles";
-    case Term::mem: return "GB";
-    case Term::io: return "s";
-    case Term::lat: return "G accesses";  // W_lat [1e9] x L [ns] = seconds
+const char* term_name(Term t) { return term_info(t).name; }
+const char* term_unit(Term t) { return term_info(t).unit; }
+
+const char* rate_name(Rate r) {
+  switch (r) {
+    case Rate::cpu_ghz: return "cpu_ghz";
+    case Rate::mem_gbs: return "mem_gbs";
+    case Rate::lat_ns: return "lat_ns";
+    case Rate::none: break;
   }
   return "";
+}
+
+double rate_value(Rate r, double cpu_ghz, double mem_gbs, std::optional<double> lat_ns) {
+  switch (r) {
+    case Rate::cpu_ghz: return cpu_ghz;
+    case Rate::mem_gbs: return mem_gbs;
+    case Rate::lat_ns: return lat_ns.value_or(std::nan(""));
+    case Rate::none: break;
+  }
+  return std::nan("");
 }
 
 std::string ModelSpec::name() const {
@@ -41,24 +67,37 @@ int ModelSpec::index_of(Term t) const {
   return it == terms.end() ? -1 : static_cast<int>(it - terms.begin());
 }
 
+const std::vector<std::string>& model_names() {
+  static const std::vector<std::string> names{"cpu+mem", "cpu+mem+io", "cpu+mem+lat", "cpu+mem+io+lat",
+                                              "overlap", "cpu+fixed", "mem+fixed"};
+  return names;
+}
+
 ModelSpec parse_model_spec(const std::string& name) {
   if (name == "cpu+mem") return {{Term::cpu, Term::mem}, false};
   if (name == "cpu+mem+io") return {{Term::cpu, Term::mem, Term::io}, false};
   if (name == "cpu+mem+lat") return {{Term::cpu, Term::mem, Term::lat}, false};
   if (name == "cpu+mem+io+lat") return {{Term::cpu, Term::mem, Term::io, Term::lat}, false};
   if (name == "overlap") return {{Term::cpu, Term::mem, Term::io}, true};
+  if (name == "cpu+fixed") return {{Term::cpu, Term::fixed}, false};
+  if (name == "mem+fixed") return {{Term::mem, Term::fixed}, false};
   throw InputError("--model", "unknown model '" + name +
-                                  "' (expected cpu+mem, cpu+mem+io, cpu+mem+lat, cpu+mem+io+lat, overlap or auto)");
+                                  "' (expected cpu+mem, cpu+mem+io, cpu+mem+lat, cpu+mem+io+lat, overlap, cpu+fixed, "
+                                  "mem+fixed or auto)");
+}
+
+Rate one_rate_of(const ModelSpec& spec) {
+  if (!spec.has(Term::fixed)) return Rate::none;
+  for (Term t : spec.terms)
+    if (term_info(t).rate != Rate::none) return term_info(t).rate;
+  return Rate::none;
 }
 
 double basis(Term t, double cpu_ghz, double mem_gbs, std::optional<double> lat_ns) {
-  switch (t) {
-    case Term::cpu: return 1.0 / cpu_ghz;
-    case Term::mem: return 1.0 / mem_gbs;
-    case Term::io: return 1.0;
-    case Term::lat: return lat_ns.value_or(std::nan(""));
-  }
-  return std::nan("");
+  const TermInfo& i = term_info(t);
+  if (i.rate == Rate::none) return 1.0;
+  const double r = rate_value(i.rate, cpu_ghz, mem_gbs, lat_ns);
+  return i.divides ? 1.0 / r : r;
 }
 
 double model_time(const ModelSpec& spec, const std::vector<double>& p, double cpu_ghz, double mem_gbs,

@@ -8,11 +8,33 @@
 
 namespace hpcsens::model {
 
-enum class Term { cpu, mem, io, lat };
+// Adding a term: one entry in kTerms (model_spec.cpp) plus its tests; the fitter, diagnostics,
+// bounds, prediction and output read everything else from the registry.
+enum class Term { cpu, mem, io, lat, fixed };
 
+// The rate a term's basis is built from.
+enum class Rate { none, cpu_ghz, mem_gbs, lat_ns };
+
+// One term's description: everything the rest of the model code needs to know about it.
+struct TermInfo {
+  Term term;
+  const char* name;         // in model names and JSON ("cpu")
+  const char* unit;         // unit of the fitted work W
+  Rate rate;                // the rate the basis is built from (none: constant time)
+  bool divides;             // basis = 1/rate (true) or rate itself (false); ignored for Rate::none
+  const char* identified_by;  // what a sweep must vary to identify it (empty: constant)
+  const char* meaning;      // one phrase for text output
+};
+
+const TermInfo& term_info(Term t);
+const std::vector<TermInfo>& all_terms();
 const char* term_name(Term t);
 // Unit of W for the term, for tables and docs.
 const char* term_unit(Term t);
+// "cpu_ghz", "mem_gbs", "lat_ns" or "" for Rate::none.
+const char* rate_name(Rate r);
+// The value of a rate at a configuration (NaN when absent).
+double rate_value(Rate r, double cpu_ghz, double mem_gbs, std::optional<double> lat_ns);
 
 // One measured configuration with its combined (median) time.
 struct Point {
@@ -37,8 +59,13 @@ struct ModelSpec {
   int index_of(Term t) const;  // -1 when absent
 };
 
-// "cpu+mem", "cpu+mem+io", "cpu+mem+lat", "cpu+mem+io+lat", "overlap"; throws InputError otherwise.
+// "cpu+mem", "cpu+mem+io", "cpu+mem+lat", "cpu+mem+io+lat", "overlap", and the one-rate models
+// "cpu+fixed" and "mem+fixed"; throws InputError otherwise.
 ModelSpec parse_model_spec(const std::string& name);
+// Every name parse_model_spec accepts, for option validators and messages.
+const std::vector<std::string>& model_names();
+// The single rate a one-rate model varies (cpu+fixed: cpu_ghz), Rate::none for the others.
+Rate one_rate_of(const ModelSpec& spec);
 
 // The basis value x_k at a configuration (see the header comment).
 double basis(Term t, double cpu_ghz, double mem_gbs, std::optional<double> lat_ns);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/safe_file.h"
 #include "model/dataset.h"
 #include "model/glpk_guard.h"
 
@@ -30,6 +31,20 @@ std::string at(const std::string& path, const YAML::Node& n) {
   return path + ":" + std::to_string(n.Mark().line + 1);
 }
 
+// The one rate a one-rate model cannot project: cpu+fixed holds the memory part as measured.
+void check_unmodelled_rate(const ModelReport& m, const SystemSpec& sys, std::vector<std::string>& warnings) {
+  const Rate r = one_rate_of(m.spec);
+  if (r == Rate::none) return;
+  const bool cpu_model = r == Rate::cpu_ghz;
+  const double swept = held_rate(m, cpu_model ? Rate::mem_gbs : Rate::cpu_ghz);
+  const double target = cpu_model ? sys.mem_gbs : sys.cpu_ghz;
+  if (std::fabs(target - swept) <= 0.01 * swept) return;
+  warnings.push_back(fmt::format(
+      "{} {:g} differs from the {:g} of the sweep, but model {} does not model this change: the 'fixed' part is "
+      "held at its measured value",
+      cpu_model ? "mem_gbs" : "cpu_ghz", target, swept, m.spec.name()));
+}
+
 double yaml_number(const YAML::Node& sys, const char* key, const std::string& path, bool required,
                    PlausibleRange range, bool* present = nullptr) {
   const YAML::Node v = sys[key];
@@ -38,11 +53,12 @@ double yaml_number(const YAML::Node& sys, const char* key, const std::string& pa
     if (required) throw InputError(at(path, sys) + ": field '" + key + "'", "missing");
     return 0;
   }
+  if (!v.IsScalar()) throw InputError(at(path, v) + ": field '" + key + "'", "not a number (a list or mapping)");
   double d = 0;
   try {
     d = v.as<double>();
   } catch (const YAML::Exception&) {
-    throw InputError(at(path, v) + ": field '" + key + "'", "'" + v.as<std::string>("?") + "' is not a number");
+    throw InputError(at(path, v) + ": field '" + key + "'", "'" + v.Scalar() + "' is not a number");
   }
   if (!std::isfinite(d) || d <= 0)
     throw InputError(at(path, v) + ": field '" + key + "'", "must be a finite number greater than zero");
@@ -52,27 +68,42 @@ double yaml_number(const YAML::Node& sys, const char* key, const std::string& pa
 
 SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
   if (!n.IsMap()) throw InputError(at(path, n), "expected a system mapping with name, cpu_ghz, mem_gbs");
-  static const std::set<std::string> known{"name", "cpu_ghz", "mem_gbs", "lat_ns", "description"};
+  static const std::set<std::string> known{"name",  "cpu_ghz", "mem_gbs",         "lat_ns", "description",
+                                           "nodes", "price",   "power_w", "cpu_work_factor"};
   for (const auto& kv : n) {
+    if (!kv.first.IsScalar()) throw InputError(at(path, kv.first), "a field name must be a plain word, not a list or mapping");
     const std::string k = kv.first.as<std::string>();
     if (!known.count(k))
       throw InputError(at(path, kv.first) + ": field '" + k + "'",
-                       "unknown field (expected name, cpu_ghz, mem_gbs, lat_ns, description)");
+                       "unknown field (expected name, cpu_ghz, mem_gbs, lat_ns, nodes, price, power_w, "
+                       "cpu_work_factor, description)");
   }
   SystemSpec s;
   s.where = at(path, n);
-  if (!n["name"] || !n["name"].IsScalar() || n["name"].as<std::string>().empty())
-    throw InputError(at(path, n) + ": field 'name'", "missing");
+  if (!n["name"]) throw InputError(at(path, n) + ": field 'name'", "missing");
+  if (!n["name"].IsScalar() || n["name"].Scalar().empty())
+    throw InputError(at(path, n["name"]) + ": field 'name'", "must be a non-empty word, not a list or mapping");
   s.name = n["name"].as<std::string>();
   s.cpu_ghz = yaml_number(n, "cpu_ghz", path, true, kCpuGhzRange);
   s.mem_gbs = yaml_number(n, "mem_gbs", path, true, kMemGbsRange);
-  bool has_lat = false;
-  const double lat = yaml_number(n, "lat_ns", path, false, kLatNsRange, &has_lat);
-  if (has_lat) s.lat_ns = lat;
+  bool has = false;
+  const double lat = yaml_number(n, "lat_ns", path, false, kLatNsRange, &has);
+  if (has) s.lat_ns = lat;
+  const double nodes = yaml_number(n, "nodes", path, false, {1, 1e7}, &has);
+  if (has) s.nodes = nodes;
+  const double price = yaml_number(n, "price", path, false, {1e-6, 1e15}, &has);
+  if (has) s.price = price;
+  const double power = yaml_number(n, "power_w", path, false, {1e-3, 1e10}, &has);
+  if (has) s.power_w = power;
+  const double f = yaml_number(n, "cpu_work_factor", path, false, {0.01, 100}, &has);
+  if (has) s.cpu_work_factor = f;
   return s;
 }
 
 }  // namespace
+
+double held_rate(const ModelReport& m, Rate r);
+std::vector<SystemSpec> parse_systems_yaml(const std::string& text, const std::string& path);
 
 Prediction predict(const ModelReport& m, const SystemSpec& sys) {
   if (m.spec.has(Term::lat) && !sys.lat_ns)
@@ -80,8 +111,9 @@ Prediction predict(const ModelReport& m, const SystemSpec& sys) {
                      "model '" + m.spec.name() + "' has a latency term: give the memory latency of '" + sys.name + "'");
   Prediction p;
   p.system = sys;
-  p.predicted_s = model_time(m.spec, m.params, sys.cpu_ghz, sys.mem_gbs, sys.lat_ns);
-  const auto g = model_gradient(m.spec, m.params, sys.cpu_ghz, sys.mem_gbs, sys.lat_ns);
+  const double cpu = sys.cpu_ghz / sys.cpu_work_factor;  // effective clock (see SystemSpec)
+  p.predicted_s = model_time(m.spec, m.params, cpu, sys.mem_gbs, sys.lat_ns);
+  const auto g = model_gradient(m.spec, m.params, cpu, sys.mem_gbs, sys.lat_ns);
   double var = 0;
   for (size_t a = 0; a < g.size(); ++a)
     for (size_t b = 0; b < g.size(); ++b) var += g[a] * m.covariance[a][b] * g[b];
@@ -92,7 +124,7 @@ Prediction predict(const ModelReport& m, const SystemSpec& sys) {
   p.high_s = p.fit_high_s;
   if (m.bounds.feasible) {
     try {
-      if (auto r = overlap_time_range(m.spec.terms, m.points, m.bounds.slack, sys.cpu_ghz, sys.mem_gbs, sys.lat_ns)) {
+      if (auto r = overlap_time_range(m.spec.terms, m.points, m.bounds.slack, cpu, sys.mem_gbs, sys.lat_ns)) {
         p.overlap_low_s = r->lo;
         p.overlap_high_s = r->hi;
         p.low_s = std::min(p.low_s, r->lo);
@@ -102,27 +134,40 @@ Prediction predict(const ModelReport& m, const SystemSpec& sys) {
       p.warnings.push_back(std::string("overlap bounds unavailable: ") + e.what());
     }
   }
-  p.speedup = m.points[m.baseline].time_s / p.predicted_s;
+  const double base = m.points[m.baseline].time_s;
+  p.speedup = base / p.predicted_s;
+  p.speedup_low = base / p.fit_high_s;
+  p.speedup_high = p.fit_low_s > 0 ? base / p.fit_low_s : INFINITY;
   double clo = INFINITY, chi = 0, mlo = INFINITY, mhi = 0, llo = INFINITY, lhi = 0;
   for (const auto& pt : m.points) {
     clo = std::min(clo, pt.cpu_ghz), chi = std::max(chi, pt.cpu_ghz);
     mlo = std::min(mlo, pt.mem_gbs), mhi = std::max(mhi, pt.mem_gbs);
     if (pt.lat_ns) llo = std::min(llo, *pt.lat_ns), lhi = std::max(lhi, *pt.lat_ns);
   }
-  check_range("cpu_ghz", sys.cpu_ghz, clo, chi, p.warnings);
-  check_range("mem_gbs", sys.mem_gbs, mlo, mhi, p.warnings);
+  const Rate one = one_rate_of(m.spec);
+  if (one != Rate::mem_gbs) check_range("cpu_ghz", cpu, clo, chi, p.warnings);
+  if (sys.cpu_work_factor != 1.0)
+    p.warnings.push_back(fmt::format("cpu_work_factor {:g}: the cpu work is scaled as if the clock were {:g} GHz",
+                                     sys.cpu_work_factor, cpu));
+  check_unmodelled_rate(m, sys, p.warnings);
+  if (m.verdict.word == "unreliable")
+    p.warnings.insert(p.warnings.begin(), "UNRELIABLE model: this prediction inherits its verdict");
+  if (one != Rate::cpu_ghz) check_range("mem_gbs", sys.mem_gbs, mlo, mhi, p.warnings);
   if (m.spec.has(Term::lat) && sys.lat_ns) check_range("lat_ns", *sys.lat_ns, llo, lhi, p.warnings);
   if (m.emulated) p.warnings.insert(p.warnings.begin(), "EMULATED: the model was fitted to emulated runs");
   return p;
 }
 
 std::vector<SystemSpec> parse_systems(const std::string& text, const std::string& path) {
-  YAML::Node root;
   try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
+    return parse_systems_yaml(text, path);
+  } catch (const YAML::Exception& e) {
     throw InputError(path + ":" + std::to_string(e.mark.line + 1), "not valid YAML (" + e.msg + ")");
   }
+}
+
+std::vector<SystemSpec> parse_systems_yaml(const std::string& text, const std::string& path) {
+  YAML::Node root = YAML::Load(text);
   YAML::Node list = root;
   if (root.IsMap() && root["systems"]) list = root["systems"];
   std::vector<SystemSpec> out;
@@ -139,11 +184,7 @@ std::vector<SystemSpec> parse_systems(const std::string& text, const std::string
 }
 
 std::vector<SystemSpec> load_systems(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "cannot read the system file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_systems(ss.str(), path);
+  return parse_systems(safe_file::read_input_file(path, kMaxInputBytes), path);
 }
 
 void check_unique_names(const std::vector<SystemSpec>& systems) {
@@ -155,6 +196,19 @@ void check_unique_names(const std::vector<SystemSpec>& systems) {
                        "duplicate system name '" + s.name + "'" +
                            (it->second->where.empty() ? "" : " (first at " + it->second->where + ")"));
   }
+}
+
+double held_rate(const ModelReport& m, Rate r) {
+  std::vector<double> v;
+  for (const auto& p : m.points) v.push_back(rate_value(r, p.cpu_ghz, p.mem_gbs, p.lat_ns));
+  return median(v);
+}
+
+std::vector<std::string> ranking_overlaps(const std::vector<Prediction>& r) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i + 1 < r.size(); ++i)
+    if (r[i].fit_high_s >= r[i + 1].fit_low_s) out.push_back(r[i].system.name + " and " + r[i + 1].system.name);
+  return out;
 }
 
 void rank_predictions(std::vector<Prediction>& preds) {

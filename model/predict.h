@@ -15,6 +15,11 @@ struct SystemSpec {
   double cpu_ghz = 0, mem_gbs = 0;
   std::optional<double> lat_ns;
   std::string where;  // "file:line" for messages
+  // For workload mixes: node count, price (any currency) and power (W) of the candidate.
+  std::optional<double> nodes, price, power_w;
+  // Cycles of work per unit of work relative to the measured machine (1: same microarchitecture
+  // and compiler). W_cpu x f / R_cpu equals W_cpu / (R_cpu / f): the factor scales the clock.
+  double cpu_work_factor = 1.0;
 };
 
 struct Prediction {
@@ -24,6 +29,7 @@ struct Prediction {
   std::optional<double> overlap_low_s, overlap_high_s;  // LP range (absent when infeasible)
   double low_s = 0, high_s = 0;                  // the union of both intervals
   double speedup = 0;                            // baseline measured time / predicted
+  double speedup_low = 0, speedup_high = 0;      // from the fit interval
   std::vector<std::string> warnings;
 };
 
@@ -38,7 +44,15 @@ std::vector<SystemSpec> parse_systems(const std::string& yaml_text, const std::s
 // Throws InputError naming the later system's file, line and field 'name' when two share a name.
 void check_unique_names(const std::vector<SystemSpec>& systems);
 
+// The value a one-rate model holds for the rate it does not vary: the sweep's median.
+double held_rate(const ModelReport& m, Rate r);
+
 // Fastest first.
 void rank_predictions(std::vector<Prediction>& preds);
+
+// Whether a ranking holds across the fit intervals: for each adjacent pair (fastest first), the
+// faster one's fit_high_s is below the slower one's fit_low_s. Returns the pairs that overlap,
+// e.g. "a and b"; empty when the whole ranking holds.
+std::vector<std::string> ranking_overlaps(const std::vector<Prediction>& ranked);
 
 }  // namespace hpcsens::model

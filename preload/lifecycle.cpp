@@ -19,6 +19,7 @@
 #include "common/text_escape.h"
 #include "preload/accounting.h"
 #include "preload/clock.h"
+#include "preload/job_facts.h"
 #include "preload/papi_session.h"
 #include "preload/pmpi.h"
 #include "preload/rank_report.h"
@@ -221,10 +222,14 @@ void before_finalize() noexcept {
     }
     record::RunRecord run = assemble_run(job_info(s), std::move(ranks));
     run.extra["preload"] = preload_notes(s);
+    const GetEnv getenv_fn = [](const char* n) { return std::getenv(n); };
+    if (auto slurm = slurm_facts(getenv_fn); !slurm.is_null()) run.extra["slurm"] = slurm;
     std::string error;
     const std::string path = record_path(s.out_dir, s.run_id);
     if (!write_record(s, path, record::to_json(run), &error))
       warn("cannot write the run record " + path + ": " + error + "; the job runs on");
+    else if (env_only(getenv_fn))
+      std::fprintf(stderr, "%s\n", banner_line(run, path).c_str());
   } catch (const std::exception& e) {
     if (s.rank == 0) warn(std::string("run record not written: ") + e.what());
   }

@@ -296,13 +296,21 @@ int exit_status_of(int wait_status) {
 
 std::string find_preload_library() { return find_preload_library(mpi::RankMpi::kOpenMpi); }
 
+// HPCSENS_PRELOAD_DIR names the directory for unusual layouts (and then only it is searched);
+// otherwise ../lib next to the binary, which holds in the build tree and in every install prefix,
+// also after the prefix was moved.
 std::string find_preload_library(mpi::RankMpi rank_mpi) {
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  const fs::path lib =
-      exe.parent_path().parent_path() / "lib" / std::string(mpi::preload_file_name(rank_mpi));
-  return fs::exists(lib, ec) ? lib.string() : std::string();
+  fs::path dir;
+  if (const char* d = std::getenv("HPCSENS_PRELOAD_DIR"); d != nullptr && *d != '\0') {
+    dir = d;
+  } else {
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    dir = exe.parent_path().parent_path() / "lib";
+  }
+  const fs::path lib = dir / std::string(mpi::preload_file_name(rank_mpi));
+  return fs::is_regular_file(lib, ec) ? fs::absolute(lib, ec).string() : std::string();
 }
 
 RunResult run_job(const RunRequest& req) {
@@ -351,8 +359,9 @@ RunResult run_job(const RunRequest& req) {
   const std::string preload = find_preload_library(rank_mpi);
   if (measure && preload.empty()) {
     warn(result, req.quiet,
-         fmt::format("{} (for {} jobs) not found next to hpcsens (../lib/); running unmeasured{}",
+         fmt::format("{} (for {} jobs) not found in {}; running unmeasured{}",
                      mpi::preload_file_name(rank_mpi), mpi::rank_mpi_name(rank_mpi),
+                     std::getenv("HPCSENS_PRELOAD_DIR") ? "$HPCSENS_PRELOAD_DIR" : "../lib/ next to hpcsens",
                      rank_mpi == mpi::RankMpi::kMpich
                          ? " (was hpcsens built without MPICH's headers?)" : ""));
     result.error = "no record: preload library not found";

@@ -1,35 +1,59 @@
 #!/usr/bin/env bash
-# The demo `./setup.sh demo` ends with: an unchanged MPI program, deliberately imbalanced (its
-# last rank does 3x the work), wrapped by `hpcsens run`, then the record read back by
-# `hpcsens report`. Usage: scripts/demo.sh BUILD_DIR
+# The pipeline end to end, on any machine (`./setup.sh demo` runs it after building only what it
+# needs; an installed tree has it as share/hpcsens/demo.sh):
+#   1. an unchanged, deliberately imbalanced MPI program wrapped by `hpcsens run` (measured);
+#   2. an EMULATED frequency sweep (records computed from a known model, labelled so) and the
+#      model `hpcsens fit` recovers from it;
+#   3. that model projected onto candidate systems with `hpcsens predict`;
+#   4. where every report went.
+# Usage: scripts/demo.sh DIR   (DIR: a build directory, or an install prefix)
 set -euo pipefail
-build="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build}"
-hpcsens="$build/bin/hpcsens"
-example="$build/bin/example_imbalance"
-out="${HPCSENS_DEMO_OUT:-$build/demo-out}"
-for f in "$hpcsens" "$example"; do
-  [[ -x $f ]] || { echo "demo: $f is missing; build first (./setup.sh build)" >&2; exit 1; }
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "${1:-$here/../build}" && pwd)"
+hpcsens="$root/bin/hpcsens"
+example="$root/bin/example_imbalance"
+[[ -x $example ]] || example="$root/libexec/hpcsens/example_imbalance"
+# Specs and candidate systems: from the source tree, or from an install's share/hpcsens.
+share="$here/../examples"
+[[ -d $share/sweeps ]] || share="$root/share/hpcsens/examples"
+out="${HPCSENS_DEMO_OUT:-$PWD/hpcsens-demo}"
+for f in "$hpcsens" "$example" "$share/sweeps/emulated.yaml" "$share/systems/candidates.yaml"; do
+  [[ -e $f ]] || { echo "demo: $f is missing; build first (./setup.sh build)" >&2; exit 1; }
 done
+mkdir -p "$out"
 # Open MPI refuses root unless told, and 4 ranks may exceed this machine's cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 banner() { printf '\n=== %s\n\n' "$*"; }
 
-banner "1. The job, wrapped: hpcsens run --out $out -- mpirun -np 4 --oversubscribe example_imbalance
+banner "1. MEASURED: hpcsens run --out $out/runs -- mpirun -np 4 --oversubscribe example_imbalance
     The program's own output comes first (stdout, untouched); hpcsens then prints, on stderr,
-    the job facts, McCalpin's barrier-corrected job time, the imbalance statistics and the
-    per-rank table. Rank 3 is designed to do 3x the work: it should be 'slowest', with little
-    MPI time, while ranks 0-2 wait for it in MPI_Barrier."
+    McCalpin's barrier-corrected job time, the imbalance statistics and the per-rank table.
+    Rank 3 does 3x the work: it is 'slowest', while ranks 0-2 wait for it in MPI_Barrier."
 status=0
-"$hpcsens" run --out "$out" -- mpirun -np 4 --oversubscribe "$example" 2>&1 | tee "$out.log" || status=$?
-record="$(sed -n 's/^hpcsens: record: \([^ ]*\).*/\1/p' "$out.log" | tail -n 1)"
-rm -f "$out.log"
+"$hpcsens" run --out "$out/runs" -- mpirun -np 4 --oversubscribe "$example" 2>&1 | tee "$out/run.log" ||
+  status=$?
+record="$(sed -n 's/^hpcsens: record: \([^ ]*\).*/\1/p' "$out/run.log" | tail -n 1)"
 [[ -n $record ]] || { echo "demo: no record was written" >&2; exit 1; }
 
-banner "2. The same record read back later: hpcsens report $record --format md
-    (also --format table or csv; --all lists every rank of large jobs)"
-"$hpcsens" report "$record" --format md
+banner "2. EMULATED sweep: hpcsens sweep examples/sweeps/emulated.yaml --out $out/sweep
+    No job runs and no knob changes: each record is COMPUTED from the spec's ground truth
+    (W_cpu=90 Gcycles, W_mem=1500 GB, T_io=3 s, 1 % noise) and marked emulated. hpcsens fit
+    then has to recover that truth from the noisy records."
+rm -rf "$out/sweep"
+"$hpcsens" sweep "$share/sweeps/emulated.yaml" --out "$out/sweep" 2>&1 | grep -Ev '^(EMULATED )?\[[#-]+\] ' || status=$?
 
-banner "3. Raw record (JSON, schema hpcsens.run.v1): $record"
-echo "Keys: schema, job, config, timing, ranks[], imbalance, counters_status (docs/record-format.md)."
+banner "3. Prediction from the EMULATED model onto candidate systems:
+    hpcsens predict $out/sweep/model.json --system examples/systems/candidates.yaml"
+"$hpcsens" predict "$out/sweep/model.json" --system "$share/systems/candidates.yaml" || status=$?
+
+banner "4. Reports"
+cat <<EOF
+  measured run record (JSON)   $record
+  read it back                 $hpcsens report $record --format md
+  EMULATED sweep directory     $out/sweep  (journal.jsonl, records/, results.csv)
+  fitted model (EMULATED)      $out/sweep/model.json
+EOF
+# (Further pipeline steps, e.g. HTML reports, are appended below.)
+
 exit "$status"

@@ -129,15 +129,19 @@ std::vector<Argv> likwid_reset_commands(bool cpu, bool uncore) {
   return out;
 }
 
+// --ntasks: an allocation's SLURM_NTASKS (salloc -n 4) would otherwise override one task per
+// node. The marker tells the node task it is one node's part (see restore_from_journal).
+static const std::string kNodeTaskExport = std::string("--export=ALL,") + kNodeTaskEnv + "=1";
+
 Argv per_node_apply_command(int nnodes, const std::string& hpcsens, const std::string& spec,
                             int point, const std::string& dir) {
-  return {"srun", "--nodes=" + std::to_string(nnodes), "--ntasks-per-node=1", "--overlap", hpcsens, "sweep",
-          spec, "--apply-point", std::to_string(point), "--dir", dir};
+  return {"srun", "--nodes=" + std::to_string(nnodes), "--ntasks=" + std::to_string(nnodes), "--ntasks-per-node=1",
+          "--overlap", kNodeTaskExport, hpcsens, "sweep", spec, "--apply-point", std::to_string(point), "--dir", dir};
 }
 
 Argv per_node_restore_command(int nnodes, const std::string& hpcsens, const std::string& dir) {
-  return {"srun", "--nodes=" + std::to_string(nnodes), "--ntasks-per-node=1", "--overlap", hpcsens, "sweep",
-          "--restore", dir};
+  return {"srun", "--nodes=" + std::to_string(nnodes), "--ntasks=" + std::to_string(nnodes), "--ntasks-per-node=1",
+          "--overlap", kNodeTaskExport, hpcsens, "sweep", "--restore", dir};
 }
 
 std::string shell_join(const Argv& argv) {

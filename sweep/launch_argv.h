@@ -42,7 +42,10 @@ Argv likwid_uncore_command(const UncoreSetting& s);
 std::vector<Argv> likwid_reset_commands(bool cpu, bool uncore);
 
 // One task per node of the current allocation applies (or restores) a point's knobs there:
-// srun --nodes=<nnodes> --ntasks-per-node=1 <hpcsens> sweep <spec> --apply-point N --dir D.
+// Set (to 1) in the environment of each node's task of the two commands below.
+inline constexpr const char* kNodeTaskEnv = "HPCSENS_SWEEP_NODE_TASK";
+
+// srun --nodes=<nnodes> --ntasks=<nnodes> --ntasks-per-node=1 ... <hpcsens> sweep <spec> --apply-point N --dir D.
 Argv per_node_apply_command(int nnodes, const std::string& hpcsens, const std::string& spec,
                             int point, const std::string& dir);
 Argv per_node_restore_command(int nnodes, const std::string& hpcsens, const std::string& dir);

@@ -628,6 +628,12 @@ int restore_from_journal(const std::string& dir) {
   ::gethostname(host, sizeof host - 1);
   const std::string node_dir = dir + "/nodes/" + host;
   int node_status = 0;
+  // One node's task of the per-node restore restores that node only: the main journal's restore
+  // command is the srun that started this task, so running it again would recurse.
+  if (const char* v = std::getenv(kNodeTaskEnv); v != nullptr && *v != '\0') {
+    ::unsetenv(kNodeTaskEnv);
+    return fs::exists(node_dir + "/" + kJournalName) ? restore_from_journal(node_dir) : 0;
+  }
   if (fs::exists(node_dir + "/" + kJournalName)) node_status = restore_from_journal(node_dir);
   const std::string path = dir + "/" + kJournalName;
   if (!fs::exists(path)) {

@@ -12,45 +12,13 @@
 
 #include "record/run_record.h"
 #include "tests/integration/process.h"
+#include "tests/model/cli_fixture.h"
 #include "tests/model/ground_truth.h"
 
 namespace hpcsens::model {
 namespace {
 
 namespace fs = std::filesystem;
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("hpcsens_cli_model_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string file(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-    return p.string();
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  // Runs the binary with a time limit so a hang fails the test instead of the suite.
-  static hpcsens::testing::ProcessResult run(const std::string& args) {
-    return hpcsens::testing::run_words(std::string(HPCSENS_BIN) + " " + args, 60);
-  }
-
-  std::string good_csv(const testing::Truth& truth, const std::string& name = "good.csv") {
-    std::string text = "label,cpu_ghz,mem_gbs,time_s\n";
-    for (const auto& p : testing::generate_points(truth, testing::acceptance_grid(), {0.01, 4, 1}))
-      text += p.label + "," + std::to_string(p.cpu_ghz) + "," + std::to_string(p.mem_gbs) + "," +
-              std::to_string(p.time_s) + "\n";
-    return file(name, text);
-  }
-
-  fs::path dir_;
-};
 
 TEST_F(CliTest, BadCsvInputsExitTwoNamingFileLineAndField) {
   const std::string h = "label,cpu_ghz,mem_gbs,time_s\na,2,50,10\n";
@@ -101,7 +69,13 @@ TEST_F(CliTest, CollinearDesignExitsTwoNamingTheCause) {
   EXPECT_EQ(r.exit_status, 2) << r.err;
   EXPECT_NE(r.err.find("collinear"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("cpu_ghz and mem_gbs were varied together"), std::string::npos) << r.err;
-  EXPECT_EQ(run("fit " + path("collinear.csv")).exit_status, 2);  // --model auto refuses too
+  // --model auto fits the largest identifiable model instead, and says why in words.
+  const auto a = run("fit " + path("collinear.csv") + " --format json");
+  ASSERT_EQ(a.exit_status, 0) << a.err;
+  const auto j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["model"], "cpu+fixed");
+  EXPECT_EQ(j["verdict"], "caution");
+  EXPECT_NE(j["notes"].dump().find("collinear"), std::string::npos) << j["notes"];
 }
 
 TEST_F(CliTest, FitWritesModelAndPredictUsesIt) {
@@ -209,7 +183,7 @@ TEST_F(CliTest, PerRankFromCsvGroupsRanksAndCapsTheTable) {
   // The CSV has no room for them: it must say so rather than drop them silently.
   const auto csv = run("fit " + path("ranks.csv") + " --model cpu+mem+io --per-rank --format csv");
   ASSERT_EQ(csv.exit_status, 0) << csv.err;
-  EXPECT_NE(csv.err.find("per-rank shares and groups are not in the CSV"), std::string::npos) << csv.err;
+  EXPECT_NE(csv.err.find("per-rank shares are in --table ranks"), std::string::npos) << csv.err;
 }
 
 TEST_F(CliTest, CeresDoesNotLogToStderr) {

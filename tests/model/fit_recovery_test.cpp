@@ -18,12 +18,6 @@ using testing::Truth;
 
 double rel(double got, double want) { return std::fabs(got - want) / want; }
 
-std::vector<double> times_of(const std::vector<Point>& p) {
-  std::vector<double> t;
-  for (const auto& x : p) t.push_back(x.time_s);
-  return t;
-}
-
 Dataset dataset_of(const std::vector<Point>& pts) {
   Dataset d;
   d.points = pts;

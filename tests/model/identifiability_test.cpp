@@ -35,8 +35,16 @@ TEST(Identifiability, CollinearRatesAreRefusedNamingTheCause) {
   AnalyzeOptions o;
   o.model = "cpu+mem";
   EXPECT_THROW(analyze(d, o), InputError);
+  // --model auto fits the largest identifiable model and says why the two rates were not separated.
   o.model = "auto";
-  EXPECT_THROW(analyze(d, o), InputError);
+  const ModelReport m = analyze(d, o);
+  EXPECT_EQ(m.spec.name(), "cpu+fixed");
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(m.notes.front().find("collinear"), std::string::npos) << m.notes.front();
+  EXPECT_EQ(m.verdict.word, "caution");
+  bool said = false;
+  for (const auto& r : m.verdict.reasons) said = said || r.find("could not be separated") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 TEST(Identifiability, TooFewConfigurationsForTheTerms) {

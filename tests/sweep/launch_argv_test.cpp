@@ -56,9 +56,9 @@ TEST(SweepLikwid, CommandLines) {
 
 TEST(SweepMultiNode, OneTaskPerNodeAppliesAndRestores) {
   EXPECT_EQ(shell_join(per_node_apply_command(4, "/opt/bin/hpcsens", "s.yaml", 3, "out")),
-            "srun --nodes=4 --ntasks-per-node=1 --overlap /opt/bin/hpcsens sweep s.yaml --apply-point 3 --dir out");
+            "srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --overlap --export=ALL,HPCSENS_SWEEP_NODE_TASK=1 /opt/bin/hpcsens sweep s.yaml --apply-point 3 --dir out");
   EXPECT_EQ(shell_join(per_node_restore_command(2, "hpcsens", "out dir")),
-            "srun --nodes=2 --ntasks-per-node=1 --overlap hpcsens sweep --restore 'out dir'");
+            "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --overlap --export=ALL,HPCSENS_SWEEP_NODE_TASK=1 hpcsens sweep --restore 'out dir'");
 }
 
 }  // namespace

@@ -1,0 +1,84 @@
+#include "model/fit_tables.h"
+
+#include <fmt/core.h>
+
+#include <cmath>
+
+#include "common/errors.h"
+
+namespace hpcsens::model {
+namespace {
+
+// Shortest text that reads back as the same double; empty for NaN (a missing value).
+std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
+
+std::string tail(const ModelReport& r) {
+  return csv_cell(r.spec.name()) + "," + r.verdict.word + "," + (r.emulated ? "true" : "false");
+}
+
+std::string points_csv(const ModelReport& r) {
+  std::string o =
+      "label,cpu_ghz,mem_gbs,observed_s,predicted_s,error_frac,loocv_error_frac,min_s,max_s,reps,lat_ns,model,"
+      "verdict,emulated\n";
+  for (size_t j = 0; j < r.points.size(); ++j) {
+    const auto& p = r.points[j];
+    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(p.label), num(p.cpu_ghz), num(p.mem_gbs),
+                     num(p.time_s), num(r.predicted[j]), num(r.diag.rel_err[j]), num(r.loocv_err[j]), num(p.min_s),
+                     num(p.max_s), p.reps, p.lat_ns ? num(*p.lat_ns) : "", tail(r));
+  }
+  return o;
+}
+
+std::string terms_csv(const ModelReport& r) {
+  std::string o =
+      "term,work_unit,work,work_stderr,bounds_lo,bounds_hi,closed_form_hi,share_frac,share_lo_frac,share_hi_frac,"
+      "rate,elasticity,elasticity_low,elasticity_high,model,verdict,emulated\n";
+  for (const auto& t : r.terms) {
+    const Rate rate = term_info(t.term).rate;
+    const Elasticity* e = nullptr;
+    for (const auto& x : r.elasticities)
+      if (x.rate == rate && rate != Rate::none) e = &x;
+    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", term_name(t.term), csv_cell(term_unit(t.term)),
+                     num(t.work), num(t.stderr_), num(t.bounds.lo), num(t.bounds.hi), num(t.bounds.closed_form_hi),
+                     num(t.share), num(t.share_lo), num(t.share_hi), rate_name(rate), e ? num(e->elasticity) : "",
+                     e ? num(e->low) : "", e ? num(e->high) : "", tail(r));
+  }
+  return o;
+}
+
+std::string ranks_csv(const ModelReport& r) {
+  if (!r.has_per_rank)
+    throw InputError("--table ranks", "needs --per-rank and inputs with per-rank times (run records or a CSV rank "
+                                      "column)");
+  std::string o =
+      "rank,fitted,cpu_share_frac,mem_share_frac,fixed_share_frac,error_frac,elasticity_cpu_ghz,elasticity_mem_gbs,"
+      "group,model,verdict,emulated\n";
+  for (const auto& s : r.per_rank) {
+    int group = 0;
+    for (size_t g = 0; g < r.groups.size(); ++g)
+      for (int k : r.groups[g].ranks)
+        if (k == s.rank) group = static_cast<int>(g) + 1;
+    o += s.ok ? fmt::format("{},true,{},{},{},{},{},{},{},{}\n", s.rank, num(s.cpu), num(s.mem), num(s.fixed),
+                            num(s.error), num(-s.cpu), num(-s.mem), group, tail(r))
+              : fmt::format("{},false,,,,,,,,{}\n", s.rank, tail(r));
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string render_fit_csv(const ModelReport& rep, const std::string& table) {
+  if (table == "points") return points_csv(rep);
+  if (table == "terms") return terms_csv(rep);
+  if (table == "ranks") return ranks_csv(rep);
+  throw InputError("--table", "unknown table '" + table + "' (expected points, terms or ranks)");
+}
+
+}  // namespace hpcsens::model

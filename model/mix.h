@@ -1,0 +1,68 @@
+#pragma once
+// Workload mixes: several applications, each with its model and its share of node-hours on the
+// baseline, projected onto candidate systems. The workload speed-up on a candidate is the
+// weighted harmonic mean of the applications' speed-ups, S = 1 / sum_i (w_i / S_i): the same
+// node-hours of work run that much faster (docs/methodology.md, "Workload mixes").
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/analysis.h"
+#include "model/predict.h"
+
+namespace hpcsens::model {
+
+inline constexpr const char* kMixSchema = "hpcsens.mix.v1";
+inline constexpr const char* kMixAssumption =
+    "a candidate runs the same cycles of work per unit of work as the measured machine (same microarchitecture and "
+    "compiler); a system's cpu_work_factor overrides this";
+
+struct MixApp {
+  std::string name, model_path, where;  // where: "mix.yaml:3"
+  double weight = 0;                    // normalised: the weights sum to 1
+  ModelReport model;
+};
+
+struct Mix {
+  std::string path;
+  std::vector<MixApp> apps;
+  double baseline_nodes = 1;  // nodes of the measured machine, for throughput
+  bool weights_normalised = false;  // the file's weights did not sum to 1
+};
+
+// YAML: `applications:` list of {name, model, weight}; optional `baseline_nodes`, `description`.
+// Model paths are relative to the mix file. Errors name file, line and field.
+Mix load_mix(const std::string& path);
+Mix parse_mix(const std::string& yaml_text, const std::string& path);
+
+struct MixAppResult {
+  std::string name;
+  double weight = 0;
+  Prediction pred;
+  std::string verdict;
+};
+
+struct MixSystem {
+  SystemSpec system;
+  std::vector<MixAppResult> apps;
+  double speedup = 0, speedup_low = 0, speedup_high = 0;
+  std::optional<double> throughput, per_price, per_watt;
+  std::vector<std::string> warnings;
+};
+
+struct MixResult {
+  std::vector<MixSystem> systems;  // best workload speed-up first
+  std::vector<std::string> overlaps;  // adjacent systems whose speed-up intervals overlap
+  bool emulated = false;
+  const Mix* mix = nullptr;
+};
+
+// Weighted harmonic mean of speed-ups (weights sum to 1).
+double workload_speedup(const std::vector<double>& weights, const std::vector<double>& speedups);
+
+MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems);
+
+// format: table | json | csv.
+std::string render_mix(const MixResult& r, const std::string& format);
+
+}  // namespace hpcsens::model

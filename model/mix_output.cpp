@@ -1,0 +1,134 @@
+// A workload mix as a table, JSON (hpcsens.mix.v1) or a tidy CSV (one row per system and
+// application, plus one "(workload)" row per system).
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "common/errors.h"
+#include "model/fit_tables.h"
+#include "model/mix.h"
+
+namespace hpcsens::model {
+namespace {
+
+using nlohmann::json;
+
+json fin(double v) { return std::isfinite(v) ? json(v) : json(); }
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(); }
+std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
+std::string num(const std::optional<double>& v) { return v ? num(*v) : ""; }
+
+json system_json(const MixSystem& s) {
+  json apps = json::array();
+  for (const auto& a : s.apps)
+    apps.push_back({{"name", a.name},
+                    {"weight", a.weight},
+                    {"predicted_s", a.pred.predicted_s},
+                    {"fit_low_s", a.pred.fit_low_s},
+                    {"fit_high_s", a.pred.fit_high_s},
+                    {"overlap_low_s", opt(a.pred.overlap_low_s)},
+                    {"overlap_high_s", opt(a.pred.overlap_high_s)},
+                    {"speedup", a.pred.speedup},
+                    {"speedup_low", fin(a.pred.speedup_low)},
+                    {"speedup_high", fin(a.pred.speedup_high)},
+                    {"verdict", a.verdict},
+                    {"warnings", a.pred.warnings}});
+  json j = {{"name", s.system.name},
+            {"cpu_ghz", s.system.cpu_ghz},
+            {"mem_gbs", s.system.mem_gbs},
+            {"cpu_work_factor", s.system.cpu_work_factor},
+            {"speedup", s.speedup},
+            {"speedup_low", fin(s.speedup_low)},
+            {"speedup_high", fin(s.speedup_high)},
+            {"applications", apps},
+            {"warnings", s.warnings}};
+  if (s.system.nodes) j["nodes"] = *s.system.nodes;
+  if (s.system.price) j["price"] = *s.system.price;
+  if (s.system.power_w) j["power_w"] = *s.system.power_w;
+  if (s.throughput) j["throughput"] = *s.throughput;
+  if (s.per_price) j["per_price"] = *s.per_price;
+  if (s.per_watt) j["per_watt"] = *s.per_watt;
+  return j;
+}
+
+std::string render_json(const MixResult& r) {
+  json apps = json::array(), systems = json::array();
+  for (const auto& a : r.mix->apps)
+    apps.push_back({{"name", a.name}, {"model", a.model_path}, {"weight", a.weight}, {"verdict", a.model.verdict.word},
+                    {"verdict_reasons", a.model.verdict.reasons}, {"emulated", a.model.emulated}});
+  for (const auto& s : r.systems) systems.push_back(system_json(s));
+  json out = {{"schema", kMixSchema},
+              {"emulated", r.emulated},
+              {"assumption", kMixAssumption},
+              {"baseline_nodes", r.mix->baseline_nodes},
+              {"ranking_holds", r.overlaps.empty()},
+              {"ranking_overlaps", r.overlaps},
+              {"applications", apps},
+              {"systems", systems}};
+  return out.dump(2) + "\n";
+}
+
+std::string render_csv(const MixResult& r) {
+  std::string o =
+      "system,rank,application,weight,predicted_s,fit_low_s,fit_high_s,speedup,speedup_low,speedup_high,verdict,"
+      "throughput,per_price,per_watt,emulated\n";
+  const std::string emu = r.emulated ? "true" : "false";
+  for (size_t i = 0; i < r.systems.size(); ++i) {
+    const auto& s = r.systems[i];
+    const std::string sys = csv_cell(s.system.name);
+    for (const auto& a : s.apps)
+      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},,,,{}\n", sys, i + 1, csv_cell(a.name), num(a.weight),
+                       num(a.pred.predicted_s), num(a.pred.fit_low_s), num(a.pred.fit_high_s), num(a.pred.speedup),
+                       num(a.pred.speedup_low), num(a.pred.speedup_high), a.verdict, emu);
+    o += fmt::format("{},{},(workload),1,,,,{},{},{},,{},{},{},{}\n", sys, i + 1, num(s.speedup), num(s.speedup_low),
+                     num(s.speedup_high), num(s.throughput), num(s.per_price), num(s.per_watt), emu);
+  }
+  return o;
+}
+
+std::string render_table(const MixResult& r) {
+  std::string o;
+  if (r.emulated) o += "EMULATED — at least one model was fitted to emulated runs, not measurements\n";
+  o += "workload mix:";
+  for (const auto& a : r.mix->apps) o += fmt::format(" {} {:.0f}% ({})", a.name, 100 * a.weight, a.model.verdict.word);
+  o += fmt::format("\nassumption: {}\n\n", kMixAssumption);
+  o += fmt::format("  {:<4} {:<16} {:>8} {:>15} {:>11} {:>13} {:>13}\n", "rank", "system", "speedup", "interval",
+                   "throughput", "per price", "per watt");
+  for (size_t i = 0; i < r.systems.size(); ++i) {
+    const auto& s = r.systems[i];
+    auto show = [](const std::optional<double>& v) { return v ? fmt::format("{:.4g}", *v) : std::string("-"); };
+    o += fmt::format("  {:<4} {:<16} {:>7.3f}x {:>15} {:>11} {:>13} {:>13}\n", i + 1, s.system.name, s.speedup,
+                     fmt::format("{:.3f}-{:.3f}", s.speedup_low, s.speedup_high), show(s.throughput),
+                     show(s.per_price), show(s.per_watt));
+    for (const auto& a : s.apps)
+      o += fmt::format("       {:<14} {:>7.3f}x  predicted {:.4g} s (fit {:.4g}-{:.4g} s){}\n", a.name, a.pred.speedup,
+                       a.pred.predicted_s, a.pred.fit_low_s, a.pred.fit_high_s,
+                       a.verdict == "unreliable" ? "  UNRELIABLE" : "");
+  }
+  o += "\nspeedup: weighted harmonic mean of the applications' speed-ups over their baselines (the same node-hours of "
+       "work run that much faster); interval from the fit intervals.\nthroughput: speedup x nodes / baseline_nodes ("
+       + fmt::format("{:g}", r.mix->baseline_nodes) + "); per price and per watt divide it by the system's price and "
+       "power_w.\n";
+  if (r.systems.size() > 1) {
+    std::string pairs;
+    for (const auto& x : r.overlaps) pairs += (pairs.empty() ? "" : ", ") + x;
+    o += r.overlaps.empty() ? "the ranking holds across the intervals\n"
+                            : "the ranking does not hold across the intervals between " + pairs + "\n";
+  }
+  if (r.mix->weights_normalised) o += "note: the weights did not sum to 1 and were normalised\n";
+  for (const auto& s : r.systems)
+    for (const auto& w : s.warnings) o += "warning: " + s.system.name + ": " + w + "\n";
+  return o;
+}
+
+}  // namespace
+
+std::string render_mix(const MixResult& r, const std::string& format) {
+  if (format == "json") return render_json(r);
+  if (format == "csv") return render_csv(r);
+  if (format == "table") return render_table(r);
+  throw InputError("--format", "unknown format '" + format + "' (expected table, json or csv)");
+}
+
+}  // namespace hpcsens::model

@@ -1,0 +1,143 @@
+// Model choice for --model auto (docs/methodology.md, "Model selection").
+#include "model/model_choice.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/errors.h"
+#include "model/diagnostics.h"
+#include "model/identifiability.h"
+#include "model/validation.h"
+
+namespace hpcsens::model {
+namespace {
+
+std::vector<std::string> two_rate_names(const std::vector<Point>& pts) {
+  std::vector<std::string> c{"cpu+mem", "cpu+mem+io"};
+  const bool lat = std::all_of(pts.begin(), pts.end(), [](const Point& p) { return p.lat_ns.has_value(); });
+  if (lat) c.insert(c.end(), {"cpu+mem+lat", "cpu+mem+io+lat"});
+  c.push_back("overlap");
+  return c;
+}
+
+// The one-rate models the design can support, the core clock first (the sweep most users run).
+std::vector<std::string> one_rate_names(const std::vector<Point>& pts) {
+  std::vector<std::string> c;
+  if (rate_varied(Rate::cpu_ghz, pts)) c.push_back("cpu+fixed");
+  if (rate_varied(Rate::mem_gbs, pts)) c.push_back("mem+fixed");
+  return c;
+}
+
+// Terms beyond cpu+mem (io, lat, overlap w) must be distinguishable from zero, or the simpler
+// model explains the data as well and LOOCV differences are noise.
+bool extra_terms_significant(const ModelSpec& spec, const std::vector<Point>& pts, const std::vector<double>& times,
+                             const std::vector<double>& params, const FitOptions& fo, std::string& note) {
+  std::vector<std::pair<std::string, int>> extra;
+  for (size_t k = 0; k < spec.terms.size(); ++k)
+    if (spec.terms[k] != Term::cpu && spec.terms[k] != Term::mem) extra.push_back({term_name(spec.terms[k]), int(k)});
+  if (spec.overlap) extra.push_back({"overlap w", static_cast<int>(spec.terms.size())});
+  if (extra.empty()) return true;
+  auto cov = covariance_at(spec, pts, times, params, fo);
+  if (!cov) cov = bootstrap_covariance(spec, pts, times, params, fo, 100);
+  for (const auto& [name, i] : extra) {
+    const double se = std::sqrt(std::max(0.0, (*cov)[i][i]));
+    if (!(params[i] > 2 * se)) {
+      note = fmt::format("{} = {:.4g} +/- {:.2g} is not significantly above zero", name, params[i], se);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string pct(double f) { return fmt::format("{:.2f}%", 100 * f); }
+
+// --model auto: simplest identifiable model, replaced only by a more complex one that beats
+// it by the margin in LOOCV MAPE.
+ModelSpec choose_among(const std::vector<std::string>& names, const std::vector<Point>& pts,
+                       const AnalyzeOptions& opts, ModelReport& rep) {
+  const auto times = times_of(pts);
+  const CandidateScore* best = nullptr;
+  std::string first_error;
+  std::vector<std::string> passed_over;
+  for (const auto& name : names) {
+    const ModelSpec spec = parse_model_spec(name);
+    CandidateScore c;
+    c.model = name;
+    const auto id = check_identifiability(spec, pts);
+    if (!id.ok()) {
+      c.note = id.errors.front();
+      if (first_error.empty()) first_error = id.errors.front();
+      rep.candidates.push_back(c);
+      continue;
+    }
+    c.identifiable = true;
+    const FitResult f = fit_model(spec, pts, times, opts.fit);
+    std::vector<double> pred;
+    for (const auto& p : pts) pred.push_back(model_time(spec, f.params, p));
+    c.mape = diagnose(times, pred).mape;
+    c.loocv_mape = mean_abs(loocv_errors(spec, pts, times, opts.fit));
+    c.significant_extra = extra_terms_significant(spec, pts, times, f.params, opts.fit, c.note);
+    rep.candidates.push_back(c);
+  }
+  for (const auto& c : rep.candidates) {
+    if (!c.identifiable || !std::isfinite(c.loocv_mape)) continue;
+    if (!best) {
+      best = &c;
+      continue;
+    }
+    const bool better = c.significant_extra && c.loocv_mape < best->loocv_mape * (1 - opts.auto_margin_rel) &&
+                        best->loocv_mape - c.loocv_mape > opts.auto_margin_abs;
+    if (better) {
+      passed_over.push_back(fmt::format("{} (LOOCV MAPE {})", best->model, pct(best->loocv_mape)));
+      best = &c;
+    }
+  }
+  if (!best) {
+    rep.selection_reason = first_error.empty() ? std::string("no candidate converged") : first_error;
+    return {};
+  }
+  std::string others;
+  for (const auto& c : rep.candidates) {
+    if (&c == best) continue;
+    others += fmt::format("{}{} {}", others.empty() ? "" : ", ", c.model,
+                          c.identifiable ? pct(c.loocv_mape) : "not identifiable");
+  }
+  rep.selection_reason = fmt::format(
+      "picked {} with LOOCV MAPE {} ({}); a more complex model is chosen only if it lowers the LOOCV MAPE by "
+      "at least {:.0f}% relative and {:.1f} percentage points and its extra terms differ from zero by more than "
+      "2 standard errors",
+      best->model, pct(best->loocv_mape), others.empty() ? "the only candidate" : "others: " + others, 100 * opts.auto_margin_rel, 100 * opts.auto_margin_abs);
+  return parse_model_spec(best->model);
+}
+
+}  // namespace
+
+bool rate_varied(Rate r, const std::vector<Point>& points) {
+  double lo = INFINITY, hi = 0;
+  for (const auto& p : points) {
+    const double v = rate_value(r, p.cpu_ghz, p.mem_gbs, p.lat_ns);
+    if (!std::isfinite(v)) return false;
+    lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+  return hi > lo * (1 + 1e-9);
+}
+
+// --model auto: simplest identifiable model, replaced only by a more complex one that beats
+// it by the margin in LOOCV MAPE. Two-rate models first; when none is identifiable, the largest
+// identifiable one-rate model, with a note saying which terms could not be separated and why.
+ModelSpec choose_model(const std::vector<Point>& pts, const AnalyzeOptions& opts, ModelReport& rep) {
+  ModelSpec spec = choose_among(two_rate_names(pts), pts, opts, rep);
+  if (!spec.terms.empty()) return spec;
+  const std::string why = rep.selection_reason;  // the first two-rate error
+  rep.candidates.clear();
+  spec = choose_among(one_rate_names(pts), pts, opts, rep);
+  if (spec.terms.empty()) throw InputError("model auto", "design cannot identify any model: " + why);
+  rep.notes.push_back(fmt::format("no two-rate model is identifiable ({}); fitted the largest identifiable model, "
+                                  "the one-rate {}",
+                                  why, spec.name()));
+  return spec;
+}
+
+}  // namespace hpcsens::model

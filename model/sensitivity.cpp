@@ -1,0 +1,75 @@
+#include "model/sensitivity.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace hpcsens::model {
+namespace {
+
+// A 10 % better rate: 10 % more clock or bandwidth divides a dividing term by 1.1; 10 % less
+// latency multiplies a latency term by 0.9.
+double saving_factor(bool divides) { return divides ? 1.0 - 1.0 / 1.1 : 0.1; }
+
+std::string pct(double f) { return fmt::format("{:.1f}%", 100 * f); }
+
+const char* better(Rate r) { return r == Rate::lat_ns ? "less" : "more"; }
+
+}  // namespace
+
+const char* rate_words(Rate r) {
+  switch (r) {
+    case Rate::cpu_ghz: return "core clock";
+    case Rate::mem_gbs: return "memory bandwidth";
+    case Rate::lat_ns: return "memory latency";
+    case Rate::none: break;
+  }
+  return "";
+}
+
+std::vector<Elasticity> elasticities(const ModelSpec& spec, const std::vector<double>& work,
+                                     const std::vector<double>& se, const Point& b, double modelled_s) {
+  std::vector<Elasticity> out;
+  if (!(modelled_s > 0)) return out;
+  for (size_t k = 0; k < spec.terms.size(); ++k) {
+    const TermInfo& info = term_info(spec.terms[k]);
+    if (info.rate == Rate::none) continue;
+    const double x = basis(spec.terms[k], b) / modelled_s;
+    const double share = work[k] * x, half = 1.96 * se[k] * x;
+    const double lo = std::max(0.0, share - half), hi = std::min(1.0, share + half);
+    const double sign = info.divides ? -1.0 : 1.0;
+    Elasticity e;
+    e.rate = info.rate;
+    e.elasticity = sign * share;
+    e.low = sign < 0 ? -hi : lo;
+    e.high = sign < 0 ? -lo : hi;
+    const double f = saving_factor(info.divides);
+    e.saving_10 = share * f, e.saving_10_low = lo * f, e.saving_10_high = hi * f;
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::string sensitivity_sentence(const std::vector<Elasticity>& es, const Point& b) {
+  if (es.empty()) return "";
+  std::string s = fmt::format("at {:g} GHz / {:g} GB/s", b.cpu_ghz, b.mem_gbs);
+  // Largest saving first: that is the resource worth buying.
+  std::vector<Elasticity> sorted = es;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Elasticity& a, const Elasticity& c) { return a.saving_10 > c.saving_10; });
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const auto& e = sorted[i];
+    s += fmt::format("{} 10 % {} {} saves {} ({}-{}) of run time", i == 0 ? "," : ";", better(e.rate),
+                     rate_words(e.rate), pct(e.saving_10), pct(e.saving_10_low), pct(e.saving_10_high));
+  }
+  return s;
+}
+
+std::string share_sentence(double cpu_share, double mem_share) {
+  const double f = saving_factor(true);
+  return fmt::format("10 % more core clock saves {}, 10 % more memory bandwidth saves {}", pct(cpu_share * f),
+                     pct(mem_share * f));
+}
+
+}  // namespace hpcsens::model

@@ -1,0 +1,32 @@
+#pragma once
+// Sensitivities in words: for each varied rate, the elasticity of run time at the baseline
+// (percent of run time per percent of the rate, from the fitted terms) and the time saved by
+// 10 % more of it, with a 95 % interval from the work's standard error. Pure functions.
+#include <string>
+#include <vector>
+
+#include "model/model_spec.h"
+
+namespace hpcsens::model {
+
+struct Elasticity {
+  Rate rate = Rate::none;
+  double elasticity = 0, low = 0, high = 0;           // d ln T / d ln R (negative: more rate, less time)
+  double saving_10 = 0, saving_10_low = 0, saving_10_high = 0;  // fraction of run time saved by a 10 % better rate
+};
+
+// `work` and `stderr` in spec.terms order; the baseline configuration and its modelled time.
+std::vector<Elasticity> elasticities(const ModelSpec& spec, const std::vector<double>& work,
+                                     const std::vector<double>& stderr_, const Point& baseline,
+                                     double modelled_s);
+
+// "at 3 GHz / 120 GB/s, 10 % more memory bandwidth saves 2.4 % (1.9-2.9 %) of run time; ..."
+std::string sensitivity_sentence(const std::vector<Elasticity>& e, const Point& baseline);
+
+// The same from shares of time (per rank): "10 % more core clock saves 6.1 %, ...".
+std::string share_sentence(double cpu_share, double mem_share);
+
+// "core clock", "memory bandwidth", "memory latency".
+const char* rate_words(Rate r);
+
+}  // namespace hpcsens::model

@@ -1,0 +1,126 @@
+#include "model/verdict.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace hpcsens::model {
+namespace {
+
+std::string pct(double f) { return fmt::format("{:.1f}%", 100 * f); }
+
+}  // namespace
+
+void Verdict::caution(const std::string& why) {
+  if (word == "ok") word = "caution";
+  reasons.push_back(why);
+}
+
+void Verdict::unreliable(const std::string& why) {
+  word = "unreliable";
+  reasons.push_back(why);
+}
+
+double run_to_run_noise(const std::vector<Point>& points) {
+  std::vector<double> half;
+  for (const auto& p : points)
+    if (p.reps >= 2 && p.time_s > 0) half.push_back((p.max_s - p.min_s) / (2 * p.time_s));
+  return half.empty() ? NAN : median(half);
+}
+
+namespace {
+
+// How much the times moved when only this rate changed: the largest relative time range among
+// configurations that share every other rate (the whole sweep when no two do).
+double response_to(Rate rate, const std::vector<Point>& points) {
+  std::map<std::tuple<double, double, double>, std::vector<const Point*>> groups;
+  for (const auto& p : points) {
+    const double c = rate == Rate::cpu_ghz ? 0 : p.cpu_ghz, m = rate == Rate::mem_gbs ? 0 : p.mem_gbs;
+    const double l = rate == Rate::lat_ns ? 0 : p.lat_ns.value_or(0);
+    groups[{c, m, l}].push_back(&p);
+  }
+  double best = -1;
+  for (const auto& [key, g] : groups) {
+    double rlo = INFINITY, rhi = 0, tlo = INFINITY, thi = 0;
+    std::vector<double> times;
+    for (const Point* p : g) {
+      const double r = rate_value(rate, p->cpu_ghz, p->mem_gbs, p->lat_ns);
+      rlo = std::min(rlo, r), rhi = std::max(rhi, r), tlo = std::min(tlo, p->time_s), thi = std::max(thi, p->time_s);
+      times.push_back(p->time_s);
+    }
+    if (rhi > rlo * (1 + 1e-9)) best = std::max(best, (thi - tlo) / median(times));
+  }
+  if (best >= 0) return best;
+  std::vector<double> times;
+  for (const auto& p : points) times.push_back(p.time_s);
+  const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+  return (*hi - *lo) / median(times);
+}
+
+}  // namespace
+
+std::vector<std::string> knobs_without_effect(const ModelSpec& spec, const std::vector<Point>& points,
+                                              double noise) {
+  std::vector<std::string> out;
+  for (Term t : spec.terms) {
+    const TermInfo& info = term_info(t);
+    if (info.rate == Rate::none) continue;
+    double rlo = INFINITY, rhi = 0;
+    for (const auto& p : points) {
+      const double r = rate_value(info.rate, p.cpu_ghz, p.mem_gbs, p.lat_ns);
+      rlo = std::min(rlo, r), rhi = std::max(rhi, r);
+    }
+    if (!(rhi > rlo * (1 + 1e-9))) continue;  // not varied: identifiability says so
+    const double response = response_to(info.rate, points);
+    const double limit = std::isfinite(noise) ? std::max(2 * noise, 0.002) : kNoEffectFloor;
+    if (response > limit) continue;
+    out.push_back(fmt::format(
+        "the times changed by only {} while {} varied {:.2f}-fold ({:g} to {:g}), {}: the {} knob probably had no "
+        "effect (e.g. Slurm without a cpufreq plugin, a VM, a governor that overrode it); check the measured rate "
+        "(calibration.clock, STREAM) before trusting the '{}' work",
+        pct(response), rate_name(info.rate), rhi / rlo, rlo, rhi,
+        std::isfinite(noise) ? "within the run-to-run spread of " + pct(noise) : "less than " + pct(kNoEffectFloor),
+        rate_name(info.rate), info.name));
+  }
+  return out;
+}
+
+Verdict judge(const VerdictInput& in) {
+  Verdict v;
+  const Diagnostics& d = *in.diag;
+  for (const auto& s : in.no_effect) v.unreliable(s);
+  const double off = std::fabs(d.slope - 1);
+  if (off > kSlopeUnreliable)
+    v.unreliable(fmt::format("slope of observed against modelled time is {:.2f}, far from 1: the model does not "
+                             "describe how this code scales", d.slope));
+  else if (off > kSlopeCaution)
+    v.caution(fmt::format("slope of observed against modelled time is {:.3f}, not close to 1", d.slope));
+  if (d.mape > kMapeUnreliable)
+    v.unreliable(fmt::format("mean error {} is above {}", pct(d.mape), pct(kMapeUnreliable)));
+  else if (std::isfinite(in.noise) && d.mape > kMapeCautionFloor && d.mape > kNoiseFactor * in.noise)
+    v.caution(fmt::format("mean error {} is well above the run-to-run noise {}", pct(d.mape), pct(in.noise)));
+  else if (!std::isfinite(in.noise) && d.mape > kMapeCautionNoNoise)
+    v.caution(fmt::format("mean error {} is above {} (no repetitions to estimate the noise)", pct(d.mape),
+                          pct(kMapeCautionNoNoise)));
+  if (in.points >= 3 && in.no_effect.empty()) {
+    if (d.r2 < kR2Unreliable)
+      v.unreliable(fmt::format("R² {:.2f} is near 0: the model explains little of how the times vary", d.r2));
+    else if (d.r2 < kR2Caution)
+      v.caution(fmt::format("R² {:.2f} is below {:.1f}", d.r2, kR2Caution));
+  }
+  if (std::isfinite(d.loocv_mape) && d.loocv_mape > kLoocvUnreliable)
+    v.unreliable(fmt::format("leave-one-out error {} is above {}: the fit does not predict configurations it has "
+                             "not seen", pct(d.loocv_mape), pct(kLoocvUnreliable)));
+  for (const auto& s : in.narrow_rates) v.caution("too narrow a rate range: " + s);
+  for (const auto& s : in.clock_problems) v.caution(s);
+  if (!in.confounded.empty()) v.caution(in.confounded);
+  if (in.mixed_apps) v.caution("the inputs mix several applications (--allow-mixed)");
+  if (!in.bounds_feasible) v.caution("the overlap bounds are infeasible: the times are not consistent with any mix "
+                                     "of these components");
+  return v;
+}
+
+}  // namespace hpcsens::model

@@ -1,0 +1,53 @@
+#pragma once
+// How far to trust a fitted model, in one word and plain reasons (docs/methodology.md,
+// "Verdict rules"). Pure functions over the numbers the fit already computed.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "model/dataset.h"
+#include "model/diagnostics.h"
+#include "model/model_spec.h"
+
+namespace hpcsens::model {
+
+// Thresholds of the verdict rules.
+inline constexpr double kSlopeCaution = 0.05, kSlopeUnreliable = 0.25;  // |slope - 1|
+inline constexpr double kMapeUnreliable = 0.10;
+inline constexpr double kMapeCautionFloor = 0.03;  // and 3x the run-to-run noise
+inline constexpr double kNoiseFactor = 3.0;
+inline constexpr double kMapeCautionNoNoise = 0.05;  // when repetitions give no noise estimate
+inline constexpr double kR2Unreliable = 0.5, kR2Caution = 0.9;
+inline constexpr double kLoocvUnreliable = 0.20;
+// A varied rate whose times move less than this (relative) is "no effect" when no noise is known.
+inline constexpr double kNoEffectFloor = 0.01;
+
+struct Verdict {
+  std::string word = "ok";  // ok | caution | unreliable
+  std::vector<std::string> reasons;
+  void caution(const std::string& why);
+  void unreliable(const std::string& why);
+};
+
+// Run-to-run noise: median over repeated configurations of half their relative time range.
+// NaN when no configuration was repeated.
+double run_to_run_noise(const std::vector<Point>& points);
+
+// Sentences for every varied rate of the model whose times did not respond beyond the noise.
+std::vector<std::string> knobs_without_effect(const ModelSpec& spec, const std::vector<Point>& points, double noise);
+
+struct VerdictInput {
+  const Diagnostics* diag = nullptr;
+  double noise = NAN;
+  std::vector<std::string> no_effect;     // from knobs_without_effect
+  std::vector<std::string> narrow_rates;  // identifiability warnings about narrow ranges
+  std::vector<std::string> clock_problems;
+  bool mixed_apps = false;
+  std::string confounded;  // a one-rate model fitted although both rates varied (together)
+  bool bounds_feasible = true;
+  size_t points = 0;
+};
+
+Verdict judge(const VerdictInput& in);
+
+}  // namespace hpcsens::model

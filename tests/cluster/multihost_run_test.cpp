@@ -1,0 +1,130 @@
+// `hpcsens run` on a real two-host cluster (ns_cluster.sh: network + UTS namespaces, sshd,
+// Slurm): 4 ranks on node0 and node1 started by Open MPI's mpirun over ssh, by MPICH's Hydra over
+// ssh and by srun; a rank killed on one host; ranks reaching MPI_Finalize at different times.
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "cluster_env.h"
+
+namespace hpcsens::cluster {
+namespace {
+
+using nlohmann::json;
+
+const std::string kHpcsens = HPCSENS_EXE;
+
+// The counts cluster_prog.c documents for every rank.
+void expect_exact_calls(const json& rank) {
+  const auto& c = rank.at("mpi_calls");
+  EXPECT_EQ(c.at("MPI_Sendrecv").at("count"), 4) << rank;
+  EXPECT_EQ(c.at("MPI_Sendrecv").at("bytes"), 512) << rank;
+  EXPECT_EQ(c.at("MPI_Allreduce").at("count"), 3) << rank;
+  EXPECT_EQ(c.at("MPI_Barrier").at("count"), 1) << rank;
+}
+
+// What every 2-host, 4-rank record must say, whichever launcher started it.
+void expect_two_host_record(const json& rec, const std::string& launcher) {
+  ASSERT_TRUE(rec.is_object()) << "no record";
+  EXPECT_EQ(rec.at("job").at("launcher"), launcher);
+  EXPECT_EQ(rec.at("job").at("nranks"), 4);
+  EXPECT_EQ(rec.at("job").at("hosts"), json({"node0", "node1"}));
+  EXPECT_EQ(rec.at("complete"), true);
+  // Two hosts, two clocks: the synchronised span is withheld, and the method says why.
+  EXPECT_TRUE(rec.at("timing").at("job_sync_s").is_null()) << rec.at("timing");
+  EXPECT_NE(rec.at("timing").at("method").get<std::string>().find("unsynchronised clocks"), std::string::npos);
+  EXPECT_GT(rec.at("timing").at("job_s").get<double>(), 0.0);
+  ASSERT_EQ(rec.at("ranks").size(), 4u);
+  std::multiset<std::string> hosts;
+  for (const auto& r : rec.at("ranks")) {
+    hosts.insert(r.at("host").get<std::string>());
+    // Each rank's own clock, in order (t0 init barrier t1 ... t2 finalize barrier t3).
+    EXPECT_LT(r.at("t0").get<double>(), r.at("t1").get<double>()) << r;
+    EXPECT_LE(r.at("t1").get<double>(), r.at("t2").get<double>()) << r;
+    EXPECT_LT(r.at("t2").get<double>(), r.at("t3").get<double>()) << r;
+    expect_exact_calls(r);
+  }
+  EXPECT_EQ(hosts.count("node0"), 2u);
+  EXPECT_EQ(hosts.count("node1"), 2u);
+}
+
+class MultiHostRun : public ClusterTest {
+ protected:
+  // `hpcsens run -- JOB...` on node0, the login node.
+  Result wrapped(const std::vector<std::string>& job) {
+    std::vector<std::string> args = {kHpcsens, "run", "--out", work_ + "/out", "--"};
+    args.insert(args.end(), job.begin(), job.end());
+    return on_host("node0", args, work_);
+  }
+};
+
+TEST_F(MultiHostRun, OpenMpiMpirunOverSshTwoHostsFourRanks) {
+  const auto r = wrapped({"mpirun", "--host", "node0:2,node1:2", "-np", "4", CLUSTER_PROG_OMPI});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "cluster_prog: ranks=4 sum=14.0");
+  const auto rec = record_of(r);
+  expect_two_host_record(rec, "openmpi");
+  // Ranks 0,1 on node0, 2,3 on node1: Open MPI fills hosts in order.
+  EXPECT_EQ(rec["ranks"][0]["host"], "node0");
+  EXPECT_EQ(rec["ranks"][3]["host"], "node1");
+}
+
+TEST_F(MultiHostRun, MpichHydraOverSshTwoHostsFourRanks) {
+  const auto r = wrapped({MPICH_HYDRA, "-hosts", "node0:2,node1:2", "-n", "4", CLUSTER_PROG_MPICH});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "cluster_prog: ranks=4 sum=14.0");
+  const auto rec = record_of(r);
+  expect_two_host_record(rec, "mpich-hydra");
+  EXPECT_NE(rec["job"]["mpi_library"].get<std::string>().find("MPICH"), std::string::npos);
+}
+
+TEST_F(MultiHostRun, SrunTwoNodesFourRanksRecordsTheSlurmJob) {
+  const auto r = wrapped({"srun", "--mpi=pmix", "-N", "2", "-n", "4", CLUSTER_PROG_OMPI});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "cluster_prog: ranks=4 sum=14.0");
+  const auto rec = record_of(r);
+  expect_two_host_record(rec, "slurm");
+  // Slurm's facts about the job, as the ranks saw them.
+  ASSERT_TRUE(rec.contains("slurm")) << rec.dump(1);
+  EXPECT_GT(std::stol(rec["slurm"]["job_id"].get<std::string>()), 0);
+  EXPECT_EQ(rec["slurm"]["partition"], "debug");
+  EXPECT_EQ(rec["slurm"]["nodelist"], "node[0-1]");
+  EXPECT_EQ(rec["slurm"]["nnodes"], 2);
+}
+
+// A rank dies by SIGKILL on node1: the launcher ends the job; hpcsens returns what the job
+// returned, promptly, and nothing of the job stays behind on either host.
+TEST_F(MultiHostRun, RankKilledOnOneHostKeepsTheJobsStatusAndHangsNothing) {
+  const std::vector<std::string> job = {"mpirun", "--host", "node0:2,node1:2", "-np", "4", CLUSTER_PROG_OMPI,
+                                        "kill:3"};
+  const auto direct = on_host("node0", job, work_, 60);
+  ASSERT_NE(direct.status, 0) << direct.out << direct.err;
+  ASSERT_NE(direct.status, -1) << "the job itself hung";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = wrapped(job);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.status, direct.status) << r.err;
+  EXPECT_LT(s, 30.0);
+  EXPECT_NE(r.err.find("hpcsens"), std::string::npos) << "hpcsens says what it found:\n" << r.err;
+  // No rank of the job is left on any host (the cluster shares one PID namespace).
+  const auto left = sweep::testing::run({"/usr/bin/pgrep", "-f", CLUSTER_PROG_OMPI}, work_, 10);
+  EXPECT_EQ(left.status, 1) << "still running: " << left.out;
+}
+
+// Ranks reach MPI_Finalize 0.3 s apart: the finalize barrier absorbs the spread, the record is
+// complete, and each rank's work span shows its own delay.
+TEST_F(MultiHostRun, RanksArrivingAtFinalizeAtDifferentTimes) {
+  const auto r = wrapped({"mpirun", "--host", "node0:2,node1:2", "-np", "4", CLUSTER_PROG_OMPI, "stagger:300"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const auto rec = record_of(r);
+  expect_two_host_record(rec, "openmpi");
+  const auto& ranks = rec["ranks"];
+  const double w0 = ranks[0]["wall_s"].get<double>(), w3 = ranks[3]["wall_s"].get<double>();
+  EXPECT_GT(w3 - w0, 0.8) << "rank 3 slept 0.9 s longer than rank 0";
+  // The bound includes the latest arrival.
+  EXPECT_GT(rec["timing"]["job_s"].get<double>(), 0.9);
+  EXPECT_EQ(rec["imbalance"]["slowest"][0], 3);
+}
+
+}  // namespace
+}  // namespace hpcsens::cluster

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Installs the build into a temporary prefix, MOVES the prefix, then from the moved copy:
+# a wrapped MPI job (record checked), the man pages, the modulefile (environment-modules'
+# modulecmd), HPCSENS_PRELOAD_DIR for a preload kept elsewhere, and env-only use
+# (mpirun -x LD_PRELOAD=...) with its one-line banner.  Usage: install_moved.sh BUILD_DIR
+set -euo pipefail
+build=$1
+tmp=$(mktemp -d /tmp/hpcsens-install-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+cmake --install "$build" --prefix "$tmp/first" >/dev/null
+mv "$tmp/first" "$tmp/moved"
+p=$tmp/moved
+for f in bin/hpcsens bin/hpcsens-stream lib/libhpcsens_preload.so libexec/hpcsens/example_imbalance \
+  share/hpcsens/demo.sh share/hpcsens/examples/sweeps/emulated.yaml share/doc/hpcsens/user-guide.md \
+  share/man/man1/hpcsens.1 share/man/man1/hpcsens-run.1 share/modulefiles/hpcsens; do
+  [ -e "$p/$f" ] || fail "$f not installed"
+done
+grep -q '^\.TH HPCSENS' "$p/share/man/man1/hpcsens.1" || fail "hpcsens.1 is not a man page"
+! grep -rq "$tmp/first" "$p/share/modulefiles" || fail "modulefile names the old prefix"
+
+# 1. A wrapped job from the moved tree: the preload is found at ../lib next to the moved binary.
+cd "$tmp"
+"$p/bin/hpcsens" run --out "$tmp/out" -- mpirun -np 2 --oversubscribe "$p/libexec/hpcsens/example_imbalance" 2 \
+  >"$tmp/run.out" 2>"$tmp/run.err" || fail "wrapped job failed: $(cat "$tmp/run.err")"
+grep -qx "imbalance: ranks=2 slow_rank=1 units_total=8" "$tmp/run.out" || fail "job output changed"
+rec=$(sed -n 's/^hpcsens: record: \([^ ]*\).*/\1/p' "$tmp/run.err")
+python3 - "$rec" <<'PY' || fail "record from the moved install is wrong"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["job"]["nranks"] == 2 and r["complete"] is True, r["job"]
+for k in r["ranks"]:
+    assert k["mpi_calls"]["MPI_Barrier"]["count"] == 1 and k["mpi_calls"]["MPI_Allreduce"]["count"] == 1, k
+PY
+
+# 2. The modulefile, from wherever the tree now is.
+env_out=$(modulecmd bash use "$p/share/modulefiles" 2>/dev/null; MODULEPATH="$p/share/modulefiles" modulecmd bash load hpcsens 2>&1)
+echo "$env_out" | grep -q "PATH=$p/bin" || fail "module load does not put $p/bin on PATH: $env_out"
+echo "$env_out" | grep -q "HPCSENS_PRELOAD=$p/lib/libhpcsens_preload.so" || fail "module load: no HPCSENS_PRELOAD: $env_out"
+
+# 3. HPCSENS_PRELOAD_DIR: the preloads moved out of lib/ (an unusual layout).
+mkdir "$tmp/odd"
+mv "$p"/lib/libhpcsens_preload*.so "$tmp/odd/"
+"$p/bin/hpcsens" run --out "$tmp/out2" -- mpirun -np 2 --oversubscribe "$p/libexec/hpcsens/example_imbalance" 2 \
+  >/dev/null 2>"$tmp/nolib.err" || fail "job without preload must still run"
+grep -q "not found in ../lib/ next to hpcsens; running unmeasured" "$tmp/nolib.err" || fail "no warning: $(cat "$tmp/nolib.err")"
+HPCSENS_PRELOAD_DIR="$tmp/odd" "$p/bin/hpcsens" run --out "$tmp/out3" -- mpirun -np 2 --oversubscribe \
+  "$p/libexec/hpcsens/example_imbalance" 2 >/dev/null 2>"$tmp/odd.err" || fail "HPCSENS_PRELOAD_DIR run failed"
+grep -q "^hpcsens: record: $tmp/out3/" "$tmp/odd.err" || fail "HPCSENS_PRELOAD_DIR not used: $(cat "$tmp/odd.err")"
+
+# 4. Env-only: no hpcsens run at all; rank 0 names the record in one line, like mpiP.
+mkdir "$tmp/envonly" && cd "$tmp/envonly"
+mpirun -np 2 --oversubscribe -x LD_PRELOAD="$tmp/odd/libhpcsens_preload.so" "$p/libexec/hpcsens/example_imbalance" 2 \
+  >"$tmp/env.out" 2>"$tmp/env.err" || fail "env-only job failed: $(cat "$tmp/env.err")"
+grep -qx "imbalance: ranks=2 slow_rank=1 units_total=8" "$tmp/env.out" || fail "env-only job output changed"
+[ "$(grep -c '^hpcsens: ' "$tmp/env.err")" = 1 ] || fail "expected one banner line: $(cat "$tmp/env.err")"
+grep -Eq '^hpcsens: 2 ranks on 1 host, job [0-9.]+ s; record: hpcsens-out/[^ ]+\.json \(hpcsens report ' "$tmp/env.err" \
+  || fail "banner: $(cat "$tmp/env.err")"
+ls hpcsens-out/*.json >/dev/null || fail "env-only record missing"
+"$p/bin/hpcsens" report hpcsens-out/*.json --format md >/dev/null || fail "env-only record unreadable"
+echo "install_moved: OK ($p)"
