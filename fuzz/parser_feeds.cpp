@@ -10,6 +10,7 @@
 
 #include "common/errors.h"
 #include "model/dataset.h"
+#include "model/mix.h"
 #include "model/model_json.h"
 #include "model/predict.h"
 #include "record/run_record.h"
@@ -25,6 +26,11 @@ const std::string kSource = "fuzz-input";
 void feed_spec(std::string_view in) { sweep::parse_spec_text(std::string(in), kSource); }
 
 void feed_system(std::string_view in) { model::parse_systems(std::string(in), kSource); }
+
+// Model paths in a mix are relative to the mix file: pretend it sits beside the seed models.
+void feed_mix(std::string_view in) {
+  model::parse_mix(std::string(in), std::string(HPCSENS_FUZZ_SEEDS_DIR) + "/model/mix-input.yaml");
+}
 
 void feed_fit_csv(std::string_view in) { model::parse_fit_csv(std::string(in), kSource); }
 
@@ -80,9 +86,8 @@ void feed_journal(std::string_view in) {
 }  // namespace
 
 const std::vector<ParserFeed>& parser_feeds() {
-  // TODO(mix): add "mix" (predict --mix YAML) once engineer model's mix parser is on main.
   static const std::vector<ParserFeed> feeds = {
-      {"spec", feed_spec},     {"system", feed_system}, {"fit_csv", feed_fit_csv},
+      {"spec", feed_spec},     {"system", feed_system}, {"mix", feed_mix},         {"fit_csv", feed_fit_csv},
       {"record", feed_record}, {"model", feed_model},   {"journal", feed_journal},
   };
   return feeds;
