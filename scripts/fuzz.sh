@@ -28,7 +28,7 @@ for p in "${parsers[@]}"; do
     -artifact_prefix="$build/crashes/$p/" "$build/corpus/$p" "$here/fuzz/seeds/$p" \
     2>"$build/fuzz_$p.log" || true
   findings=$(find "$build/crashes/$p" -type f | wc -l)
-  echo "fuzz_$p: $(grep -oE 'exec/s: [0-9]+' "$build/fuzz_$p.log" | tail -1), $findings finding(s) in $build/crashes/$p" >&2
+  echo "fuzz_$p: $(grep -oE 'exec/s:? [0-9]+' "$build/fuzz_$p.log" | tail -1), $findings finding(s) in $build/crashes/$p" >&2
   ((findings == 0)) || status=1
 done
 exit $status
