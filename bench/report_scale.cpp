@@ -1,8 +1,11 @@
 // Scale check for `hpcsens report`: a synthetic 100,000-rank run record (labelled emulated),
 // then the wall time of the real binary loading and rendering it, and of load and render alone.
-// Prints the figures; the target is < 2 s for the whole command.
+// Prints the figures, wall and CPU time (user + sys): on a shared machine the wall time mostly
+// measures the other users, so the target (< 0.5 s for the default view) is judged on both and the
+// load average is printed beside them.
 //
 // Usage: bench_report_scale [NRANKS] [HPCSENS_BINARY]
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +18,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "mpi/imbalance.h"
 #include "mpi/timing_bounds.h"
@@ -29,6 +33,17 @@ using clock_type = std::chrono::steady_clock;
 
 double since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+double cpu_now() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double load_average() {
+  double l[1] = {0};
+  return ::getloadavg(l, 1) == 1 ? l[0] : -1;
 }
 
 hpcsens::record::RunRecord synthetic(int nranks) {
@@ -68,8 +83,12 @@ hpcsens::record::RunRecord synthetic(int nranks) {
   return rec;
 }
 
-// Wall time of `hpcsens report FILE [--all]` with stdout to /dev/null; -1 when it failed.
-double time_cli(const std::string& bin, const std::string& file, bool all) {
+struct CliTime {
+  double wall = -1, cpu = -1;  // -1: the command failed
+};
+
+// Wall and CPU time of `hpcsens report FILE [--all]` with stdout to /dev/null.
+CliTime time_cli(const std::string& bin, const std::string& file, bool all) {
   std::fflush(stdout);  // the child must not repeat our buffered output
   const auto t = clock_type::now();
   const pid_t pid = ::fork();
@@ -82,9 +101,12 @@ double time_cli(const std::string& bin, const std::string& file, bool all) {
     ::_exit(127);
   }
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  rusage ru{};
+  ::wait4(pid, &status, 0, &ru);
   const double s = since(t);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? s : -1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
+  auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + 1e-6 * static_cast<double>(tv.tv_usec); };
+  return {s, secs(ru.ru_utime) + secs(ru.ru_stime)};
 }
 
 }  // namespace
@@ -92,8 +114,11 @@ double time_cli(const std::string& bin, const std::string& file, bool all) {
 int main(int argc, char** argv) {
   const int nranks = argc > 1 ? std::atoi(argv[1]) : 100000;
   const std::string bin = argc > 2 ? argv[2] : HPCSENS_BIN;
+  // A third argument keeps the synthetic record at that path (to profile the CLI by hand).
+  const bool keep = argc > 3;
   const std::string file =
-      (std::filesystem::temp_directory_path() / fmt::format("hpcsens-bench-{}.json", ::getpid())).string();
+      keep ? std::string(argv[3])
+           : (std::filesystem::temp_directory_path() / fmt::format("hpcsens-bench-{}.json", ::getpid())).string();
 
   auto t = clock_type::now();
   const auto rec = synthetic(nranks);
@@ -120,17 +145,20 @@ int main(int argc, char** argv) {
   const auto careful = hpcsens::record::load_run_record(file);
   const double careful_s = since(t);
   t = clock_type::now();
+  double cpu = cpu_now();
   const auto loaded = hpcsens::report::read_run_record(file);
-  const double load_s = since(t);
-  fmt::print("in process: record::load_run_record {:.3f} s, report::read_run_record (simdjson) {:.3f} s\n",
-             careful_s, load_s);
+  const double load_s = since(t), load_cpu = cpu_now() - cpu;
+  fmt::print("in process: record::load_run_record {:.3f} s, report::read_run_record (simdjson) {:.3f} s "
+             "({:.3f} s CPU)\n", careful_s, load_s, load_cpu);
   fmt::print("in process: JSON parse {:.3f} s, JSON -> RunRecord {:.3f} s\n", parse_s, convert_s);
   t = clock_type::now();
   const std::string td = hpcsens::topdown::bottleneck_section(loaded, hpcsens::topdown::TableFormat::kText, false);
   fmt::print("in process: topdown section {:.3f} s\n", since(t));
   t = clock_type::now();
+  cpu = cpu_now();
   const std::string summary = hpcsens::report::render_run_report(loaded, {});
-  const double render_s = since(t);
+  const double render_s = since(t), render_cpu = cpu_now() - cpu;
+  fmt::print("in process: render summary {:.3f} s CPU\n", render_cpu);
   hpcsens::report::ReportOptions all;
   all.all_ranks = true;
   t = clock_type::now();
@@ -139,19 +167,22 @@ int main(int argc, char** argv) {
   fmt::print("in process: render summary {:.3f} s ({} bytes), render --all {:.3f} s ({} bytes)\n",
              render_s, summary.size(), render_all_s, every.size());
 
-  double best = 1e30, best_all = 1e30;
+  CliTime best{1e30, 1e30}, best_all{1e30, 1e30};
   for (int i = 0; i < 3; ++i) {
-    const double s = time_cli(bin, file, false), s_all = time_cli(bin, file, true);
-    if (s < 0 || s_all < 0) {
+    const CliTime s = time_cli(bin, file, false), s_all = time_cli(bin, file, true);
+    if (s.wall < 0 || s_all.wall < 0) {
       fmt::print(stderr, "`{} report {}` failed\n", bin, file);
       std::filesystem::remove(file);
       return 1;
     }
-    best = std::min(best, s);
-    best_all = std::min(best_all, s_all);
+    best = {std::min(best.wall, s.wall), std::min(best.cpu, s.cpu)};
+    best_all = {std::min(best_all.wall, s_all.wall), std::min(best_all.cpu, s_all.cpu)};
   }
-  fmt::print("hpcsens report, {} ranks (best of 3): {:.3f} s default view, {:.3f} s with --all (target < 2 s): {}\n",
-             nranks, best, best_all, best < 2.0 ? "MET" : "MISSED");
-  std::filesystem::remove(file);
+  fmt::print("hpcsens report, {} ranks (best of 3, load average {:.1f} on {} CPUs):\n"
+             "  default view: {:.3f} s wall, {:.3f} s CPU (target < 0.5 s: {} on CPU, {} on wall)\n"
+             "  --all:        {:.3f} s wall, {:.3f} s CPU\n",
+             nranks, load_average(), std::thread::hardware_concurrency(), best.wall, best.cpu,
+             best.cpu < 0.5 ? "MET" : "MISSED", best.wall < 0.5 ? "MET" : "MISSED", best_all.wall, best_all.cpu);
+  if (!keep) std::filesystem::remove(file);
   return 0;
 }

@@ -1,11 +1,17 @@
-// `hpcsens report RECORD.json [--format table|csv|md] [--all]`: tables on stdout.
+// `hpcsens report INPUT [--format table|csv|md|json|html] [--table NAME] [-o FILE] [--all]`.
+// Text, CSV, Markdown and JSON describe one run record; HTML also takes a model, a prediction
+// or mix JSON, or a sweep directory.
 #include <fmt/core.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 
 #include "cli/commands.h"
-#include "record/run_record.h"
+#include "common/errors.h"
+#include "common/safe_file.h"
+#include "report/html_report.h"
+#include "report/record_output.h"
 #include "report/record_reader.h"
 #include "report/run_report.h"
 
@@ -15,23 +21,47 @@ namespace {
 struct ReportArgs {
   std::string path;
   std::string format = "table";
+  std::string table;
+  std::string out;
   bool all = false;
 };
+
+std::string render(const ReportArgs& a) {
+  if (a.format == "html") return report::html_report(a.path);
+  if (!a.table.empty() && a.format != "csv")
+    throw InputError("--table", "only with --format csv (one tidy table per call)");
+  if (a.format == "json") return report::record_report_json(report::read_run_record(a.path)).dump(1) + "\n";
+  if (!a.table.empty()) {
+    const auto table = report::parse_csv_table(a.table);  // before reading a large record
+    return report::tidy_csv(report::read_run_record(a.path), table);
+  }
+  report::ReportOptions opt;
+  opt.format = report::parse_format(a.format);
+  opt.all_ranks = a.all;
+  return report::render_run_report(report::read_run_record(a.path), opt);  // InputError names file + field
+}
 }  // namespace
 
 void add_report(CLI::App& app, Registry& reg) {
   auto args = std::make_shared<ReportArgs>();
-  auto* sub = app.add_subcommand("report", "Show a run record as per-rank and summary tables");
-  sub->add_option("record", args->path, "Run record (JSON) written by hpcsens run")->required();
-  sub->add_option("--format", args->format, "table, csv or md")->capture_default_str();
+  auto* sub = app.add_subcommand("report", "Show a run record as tables, JSON or CSV; any hpcsens output as one "
+                                           "self-contained HTML page");
+  sub->add_option("input", args->path,
+                  "Run record (JSON); for --format html also a model, prediction/mix JSON or sweep directory")
+      ->required();
+  sub->add_option("--format", args->format, "table, csv, md, json or html")->capture_default_str();
+  sub->add_option("--table", args->table, "with --format csv: ranks, summary, calls, counters or topdown");
+  sub->add_option("-o,--output", args->out, "write to this file instead of standard output");
   sub->add_flag("--all", args->all, "List every rank (default: summarise jobs with many ranks)");
   reg.add(sub, [args] {
-    report::ReportOptions opt;
-    opt.format = report::parse_format(args->format);
-    opt.all_ranks = args->all;
-    const auto rec = report::read_run_record(args->path);  // InputError names file and field
-    const std::string text = report::render_run_report(rec, opt);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    const std::string text = render(*args);
+    if (args->out.empty()) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return 0;
+    }
+    const std::string err = safe_file::write_file_atomic(args->out, text);
+    if (!err.empty()) throw InputError(args->out, err);
+    fmt::print(stderr, "hpcsens: report: {}\n", args->out);
     return 0;
   });
 }

@@ -26,6 +26,9 @@ Distribution distribution_of(std::vector<double> values);
 // "MPI_Allreduce 0.120 s x10; MPI_Barrier ..." for the `top` calls with the most time.
 std::string top_calls(const record::RankRecord& rank, std::size_t top = 3);
 
+// Imbalance statistics recomputed from rec.ranks (never trusted from the file).
+record::Imbalance imbalance_of(const record::RunRecord& rec);
+
 Table job_table(const record::RunRecord& rec);
 Table summary_table(const record::RunRecord& rec);
 // One row per index into rec.ranks, in the given order.
@@ -36,6 +39,11 @@ Table distribution_table(const record::RunRecord& rec);
 // the maximum per rank (with the rank), bytes, and the share of all MPI time. Most time first;
 // at most `top` rows (0: all).
 Table mpi_call_table(const record::RunRecord& rec, std::size_t top);
+// Every recorded counter over all ranks: ranks with it, min (rank), mean, max (rank), sum.
+Table counter_summary_table(const record::RunRecord& rec);
+// Counter values per rank, one table per `per_table` counters so the text stays narrow.
+std::vector<Table> counter_rank_tables(const record::RunRecord& rec, const std::vector<std::size_t>& indices,
+                                       std::size_t per_table = 5);
 
 // Indices of rec.ranks ordered by compute time: the `n` slowest (most compute first) and the
 // `n` fastest (least compute first).

@@ -10,16 +10,6 @@
 namespace hpcsens::report {
 namespace {
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string md_cell(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -29,34 +19,102 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
+// Greedy word wrap of `s` into lines of at most `width`; a word longer than that is shortened,
+// or cut into pieces when `split_words` (column headers: a counter's name stays whole).
+std::vector<std::string> wrap(const std::string& s, std::size_t width, bool split_words = false) {
+  if (s.size() <= width) return {s};
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    std::size_t end = s.find(' ', pos);
+    if (end == std::string::npos) end = s.size();
+    std::string word = s.substr(pos, end - pos);
+    pos = end + 1;
+    if (word.size() > width && split_words) {
+      if (!line.empty()) lines.push_back(line), line.clear();
+      for (; word.size() > width; word = word.substr(width)) lines.push_back(word.substr(0, width));
+    }
+    if (word.size() > width) word = word.substr(0, width - 3) + "...";
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+// Shrinks the widest text column (never below 12) until the table fits; numeric columns only
+// down to their longest word (their header wraps), so a number is never cut.
+void fit_widths(const Table& t, std::vector<std::size_t>& width) {
+  constexpr std::size_t kMinColumn = 12;
+  std::vector<std::size_t> floor(width.size(), kMinColumn);
+  for (std::size_t c = 0; c < width.size(); ++c) {
+    if (c >= t.numeric.size() || !t.numeric[c]) continue;
+    floor[c] = 1;
+    for (const auto& row : t.rows) {
+      if (c >= row.size()) continue;
+      std::size_t start = 0;
+      for (std::size_t end; (end = row[c].find(' ', start)) != std::string::npos; start = end + 1)
+        floor[c] = std::max(floor[c], end - start);
+      floor[c] = std::max(floor[c], row[c].size() - start);
+    }
+  }
+  auto total = [&] {
+    std::size_t sum = 1 + 2 * (width.empty() ? 0 : width.size() - 1);
+    for (auto w : width) sum += w;
+    return sum;
+  };
+  while (total() > kTextWidth) {
+    std::size_t widest = width.size();
+    for (std::size_t c = 0; c < width.size(); ++c)
+      if (width[c] > floor[c] && (widest == width.size() || width[c] > width[widest])) widest = c;
+    if (widest == width.size()) return;  // nothing left to shrink without cutting numbers
+    width[widest] = std::max(floor[widest], width[widest] - std::min(width[widest], total() - kTextWidth));
+  }
+}
+
 std::string render_text(const Table& t) {
   std::vector<std::size_t> width(t.header.size(), 0);
   for (std::size_t c = 0; c < t.header.size(); ++c) width[c] = t.header[c].size();
   for (const auto& row : t.rows)
     for (std::size_t c = 0; c < row.size() && c < width.size(); ++c)
       width[c] = std::max(width[c], row[c].size());
+  fit_widths(t, width);
   std::string out;
-  if (!t.title.empty()) out += t.title + "\n";
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string l = " ";
+  if (!t.title.empty()) {
+    for (const auto& l : wrap(t.title, kTextWidth)) out += l + "\n";
+  }
+  auto line = [&](const std::vector<std::string>& cells, bool header) {
+    std::vector<std::vector<std::string>> wrapped(width.size());
+    std::size_t height = 1;
     for (std::size_t c = 0; c < width.size(); ++c) {
-      const std::string& s = c < cells.size() ? cells[c] : std::string();
-      const bool right = c < t.numeric.size() && t.numeric[c];
-      const std::size_t pad = width[c] - std::min(width[c], s.size());
-      if (c) l += "  ";
-      if (right) l.append(pad, ' ');
-      l += s;
-      // The last column is not padded on the right: no trailing blanks.
-      if (!right && c + 1 < width.size()) l.append(pad, ' ');
+      wrapped[c] = wrap(c < cells.size() ? cells[c] : std::string(), width[c], header);
+      height = std::max(height, wrapped[c].size());
     }
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    out += l + "\n";
+    for (std::size_t k = 0; k < height; ++k) {
+      std::string l = " ";
+      for (std::size_t c = 0; c < width.size(); ++c) {
+        const std::string s = k < wrapped[c].size() ? wrapped[c][k] : std::string();
+        const bool right = c < t.numeric.size() && t.numeric[c];
+        const std::size_t pad = width[c] - std::min(width[c], s.size());
+        if (c) l += "  ";
+        if (right) l.append(pad, ' ');
+        l += s;
+        // The last column is not padded on the right: no trailing blanks.
+        if (!right && c + 1 < width.size()) l.append(pad, ' ');
+      }
+      while (!l.empty() && l.back() == ' ') l.pop_back();
+      out += l + "\n";
+    }
   };
-  line(t.header);
+  line(t.header, true);
   std::size_t total = 0;
   for (auto w : width) total += w;
   out += " " + std::string(total + 2 * (width.empty() ? 0 : width.size() - 1), '-') + "\n";
-  for (const auto& row : t.rows) line(row);
+  for (const auto& row : t.rows) line(row, false);
   return out + "\n";
 }
 
@@ -98,7 +156,7 @@ Format parse_format(const std::string& name) {
   if (name == "table" || name == "text") return Format::kTable;
   if (name == "csv") return Format::kCsv;
   if (name == "md" || name == "markdown") return Format::kMarkdown;
-  throw InputError("--format", "unknown format '" + name + "' (expected table, csv or md)");
+  throw InputError("--format", "unknown format '" + name + "' (expected table, csv, md, json or html)");
 }
 
 namespace {
@@ -134,6 +192,24 @@ std::string render(const Table& table, Format format) {
     case Format::kTable: break;
   }
   return render_text(table);
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string wrap_text(const std::string& text, std::size_t width) { return join(wrap(text, width), "\n"); }
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
 }
 
 std::string fixed(double value, int decimals) {

@@ -119,12 +119,20 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<mpi::EnvVar>
     *why = std::strerror(errno);
     return -1;
   }
+  // A stop signal arriving between fork and g_job_pgid being set would be forwarded to no one
+  // and the job would outlive us (e.g. the sweep's PR_SET_PDEATHSIG): hold them until it is set.
+  sigset_t forwarded, before;
+  sigemptyset(&forwarded);
+  for (int s : SignalForwarding::kSignals) sigaddset(&forwarded, s);
+  sigprocmask(SIG_BLOCK, &forwarded, &before);
   const pid_t pid = ::fork();
   if (pid < 0) {
     *why = std::strerror(errno);
+    sigprocmask(SIG_SETMASK, &before, nullptr);
     return -1;
   }
   if (pid == 0) {
+    sigprocmask(SIG_SETMASK, &before, nullptr);
     ::setpgid(0, 0);
     if (*took_terminal) {
       sigset_t block, old;
@@ -141,6 +149,8 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<mpi::EnvVar>
     ::_exit(e == ENOENT ? 127 : 126);
   }
   ::setpgid(pid, pid);  // also in the parent: no race with the signal forwarding below
+  g_job_pgid = pid;
+  sigprocmask(SIG_SETMASK, &before, nullptr);
   ::close(err_pipe[1]);
   int child_errno = 0;
   ssize_t n;

@@ -56,4 +56,13 @@ cat <<EOF
 EOF
 # (Further pipeline steps, e.g. HTML reports, are appended below.)
 
+# --- HTML reports (engineer report's block): one self-contained page for the measured run and
+# one for the EMULATED sweep above (its records, journal and model on one page).
+banner "5. Pictures: hpcsens report --format html (self-contained pages; open them in a browser)"
+"$hpcsens" report "$record" --format html -o "$out/run-report.html" || status=$?
+if [[ -d $out/sweep ]]; then
+  "$hpcsens" report "$out/sweep" --format html -o "$out/sweep-report.html" || status=$?
+fi
+echo "HTML report of the measured run:   $out/run-report.html"
+echo "HTML report of the EMULATED sweep: $out/sweep-report.html"
 exit "$status"

@@ -41,3 +41,13 @@ RestoreResult restore_files(SysfsIo& io, const std::vector<FileWrite>& saved);
 std::string restore_summary(const RestoreResult& r);
 
 }  // namespace hpcsens::sweep
+
+namespace hpcsens::sweep {
+
+// Why a journalled file must not be written by --restore ("" when it may): the path must be
+// absolute and normal (no "..", ".", "//"), lie below the recorded sysfs root, name a file
+// some knob backend writes, and its directory must resolve (symlinks followed) below the
+// root too. The value must be a plain sysfs token. The journal is checked, never trusted.
+std::string restore_target_problem(const FileWrite& f, const std::string& root);
+
+}  // namespace hpcsens::sweep

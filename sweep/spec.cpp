@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/safe_file.h"
 
 namespace hpcsens::sweep {
 namespace {
@@ -38,7 +39,8 @@ class Reader {
     // repeated key would silently drop the later value: refuse it like an unknown one.
     std::set<std::string> seen;
     for (const auto& kv : map) {
-      const auto key = kv.first.as<std::string>();
+      if (!kv.first.IsScalar()) fail(kv.first, join(field, "?"), "a key must be a plain name, not a list or mapping");
+      const auto key = kv.first.Scalar();
       if (!seen.insert(key).second)
         fail(kv.first, join(field, key), "duplicate key (it is already given above in this mapping)");
       if (!allowed.count(key)) {
@@ -59,11 +61,14 @@ class Reader {
   }
   double num(const YAML::Node& n, const std::string& field) const {
     if (!n.IsScalar()) fail(n, field, "must be a number");
+    double v = 0;
     try {
-      return n.as<double>();
+      v = n.as<double>();
     } catch (const YAML::Exception&) {
       fail(n, field, "must be a number, got '" + n.Scalar() + "'");
     }
+    if (!std::isfinite(v)) fail(n, field, "must be a finite number, got '" + n.Scalar() + "'");
+    return v;
   }
   double positive(const YAML::Node& n, const std::string& field) const {
     const double v = num(n, field);
@@ -155,7 +160,7 @@ void parse_emulation(const Reader& r, const YAML::Node& n, Emulation& e) {
   if (e.w_cpu + e.w_mem + e.t_io <= 0) r.fail(n, f, "W_cpu, W_mem and T_io are all zero");
   if (n["overlap"]) {
     e.overlap = r.num(n["overlap"], f + ".overlap");
-    if (e.overlap < 0 || e.overlap > 1) r.fail(n["overlap"], f + ".overlap", "must be within [0, 1]");
+    if (!(e.overlap >= 0 && e.overlap <= 1)) r.fail(n["overlap"], f + ".overlap", "must be within [0, 1]");
   }
   if (n["noise_pct"]) e.noise_pct = r.in_range(n["noise_pct"], f + ".noise_pct", 0, kMaxNoisePct, "percent");
   if (n["seed"]) e.seed = std::uint64_t(r.integer(n["seed"], f + ".seed", 0));
@@ -191,25 +196,42 @@ void parse_memory(const Reader& r, const YAML::Node& list, std::vector<MemoryCon
   }
 }
 
-// Two GHz values are one setting when the kernel gets the same kHz or the point labels (which
-// print %g) would be the same.
-bool same_setting(double a, double b) {
-  char sa[32], sb[32];
-  std::snprintf(sa, sizeof sa, "%g", a);
-  std::snprintf(sb, sizeof sb, "%g", b);
-  return std::llround(a * 1e6) == std::llround(b * 1e6) || std::string(sa) == sb;
-}
+// Index of an earlier value that is the same setting, or -1. Looked up by kHz and by label,
+// so a list of many thousand values is checked in O(n log n), not O(n^2).
+class SeenSettings {
+ public:
+  long find_or_add(double min_ghz, double max_ghz, std::size_t index) {
+    const auto khz = std::make_pair(std::llround(min_ghz * 1e6), std::llround(max_ghz * 1e6));
+    const std::string label = text(min_ghz) + "/" + text(max_ghz);
+    if (auto it = by_khz_.find(khz); it != by_khz_.end()) return long(it->second);
+    if (auto it = by_label_.find(label); it != by_label_.end()) return long(it->second);
+    by_khz_.emplace(khz, index);
+    by_label_.emplace(label, index);
+    return -1;
+  }
+
+ private:
+  static std::string text(double v) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%g", v);
+    return s;
+  }
+  std::map<std::pair<long long, long long>, std::size_t> by_khz_;
+  std::map<std::string, std::size_t> by_label_;
+};
 
 std::vector<double> ghz_list(const Reader& r, const YAML::Node& n, const std::string& f) {
   if (!n.IsSequence() || n.size() == 0) r.fail(n, f, "must be a non-empty list of GHz values or \"all\"");
+  if (n.size() > kMaxTotalRuns)
+    r.fail(n, f, "has " + std::to_string(n.size()) + " values, more than the limit of " + std::to_string(kMaxTotalRuns) + " runs");
   std::vector<double> out;
+  SeenSettings seen;
   for (std::size_t i = 0; i < n.size(); ++i) {
     const std::string fi = f + "[" + std::to_string(i) + "]";
     const double v = r.in_range(n[i], fi, kMinGhz, kMaxGhz, "GHz");
-    for (std::size_t k = 0; k < out.size(); ++k)
-      if (same_setting(out[k], v))
-        r.fail(n[i], fi, "duplicate value " + n[i].Scalar() + " (same as " + f + "[" + std::to_string(k) +
-                             "]); each point must differ");
+    if (const long k = seen.find_or_add(v, v, i); k >= 0)
+      r.fail(n[i], fi, "duplicate value " + n[i].Scalar() + " (same as " + f + "[" + std::to_string(k) +
+                           "]); each point must differ");
     out.push_back(v);
   }
   return out;
@@ -238,6 +260,9 @@ void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
     const std::string fu = f + ".uncore_ghz";
     s.uncore_line = v.Mark().line + 1;
     if (!v.IsSequence() || v.size() == 0) r.fail(v, fu, "must be a non-empty list (GHz, or {min, max})");
+    if (v.size() > kMaxTotalRuns)
+      r.fail(v, fu, "has " + std::to_string(v.size()) + " values, more than the limit of " + std::to_string(kMaxTotalRuns) + " runs");
+    SeenSettings seen;
     for (std::size_t i = 0; i < v.size(); ++i) {
       const std::string fi = fu + "[" + std::to_string(i) + "]";
       UncoreSetting u;
@@ -250,9 +275,8 @@ void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
       } else {
         u.min_ghz = u.max_ghz = r.in_range(v[i], fi, kMinGhz, kMaxGhz, "GHz");
       }
-      for (std::size_t k = 0; k < s.uncore.size(); ++k)
-        if (same_setting(s.uncore[k].min_ghz, u.min_ghz) && same_setting(s.uncore[k].max_ghz, u.max_ghz))
-          r.fail(v[i], fi, "duplicate setting (same as " + fu + "[" + std::to_string(k) + "]); each point must differ");
+      if (const long k = seen.find_or_add(u.min_ghz, u.max_ghz, i); k >= 0)
+        r.fail(v[i], fi, "duplicate setting (same as " + fu + "[" + std::to_string(k) + "]); each point must differ");
       s.uncore.push_back(u);
     }
   }
@@ -297,7 +321,10 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
   }
   if (root["seed"]) s.seed = std::uint64_t(r.integer(root["seed"], "seed", 0));
   if (root["retries"]) s.retries = int(r.integer(root["retries"], "retries", 0, kMaxRetries));
-  if (root["output"]) s.output_dir = r.str(root["output"], "output");
+  if (root["output"]) {
+    s.output_dir = r.str(root["output"], "output");
+    if (s.output_dir.empty()) r.fail(root["output"], "output", "must not be empty (name the sweep's output directory)");
+  }
   if (root["events"]) s.events = r.str(root["events"], "events");
   if (root["knobs"]) parse_knobs(r, root["knobs"], s);
   if (root["backends"]) {
@@ -347,11 +374,8 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
 }
 
 SweepSpec parse_spec_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "cannot read the sweep spec");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_spec_text(ss.str(), path);
+  // A spec is a small regular file: /dev/zero or a FIFO must not be read forever.
+  return parse_spec_text(safe_file::read_input_file(path, kMaxSpecBytes), path);
 }
 
 }  // namespace hpcsens::sweep

@@ -21,6 +21,7 @@ inline constexpr long kMaxRetries = 100;
 inline constexpr long kMaxStreamNtimes = 1000;
 inline constexpr long kMaxRanks = 1000000;
 inline constexpr std::size_t kMaxTotalRuns = 100000;         // points x repetitions
+inline constexpr std::size_t kMaxSpecBytes = 4u << 20;       // a spec file
 
 // How the core frequency is changed.
 enum class CpuBackend {

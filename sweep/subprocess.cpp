@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +49,7 @@ ChildResult run_child(const std::vector<std::string>& argv, double timeout_s, bo
   std::vector<char*> cargv;
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     r.error = std::string("fork: ") + std::strerror(errno);
@@ -55,6 +57,9 @@ ChildResult run_child(const std::vector<std::string>& argv, double timeout_s, bo
   }
   if (pid == 0) {
     ::setpgid(0, 0);
+    // The calibrator and knob tools die with the sweep (SIGTERM lets mpirun end its ranks).
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);
     if (capture_stdout) ::dup2(pipefd[1], 1);
     ::execvp(cargv[0], cargv.data());
     const int e = errno;

@@ -24,12 +24,16 @@ std::optional<std::string> RealSysfs::read(const std::string& path) const {
 }
 
 void RealSysfs::write(const std::string& path, const std::string& value) {
-  // One write(2) of the whole value: sysfs attributes take a value per write call.
-  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  // One write(2) of the whole value: sysfs attributes take a value per write call. Never
+  // created, never through a symlink. No O_TRUNC: sysfs ignores it, and on a fake tree (tests)
+  // a sweep killed between truncate and write would leave an empty file; the ftruncate after
+  // the write trims a longer old value there and is a no-op on sysfs.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error("cannot open " + path + " for writing: " + std::strerror(errno));
   const std::string line = value + "\n";
   const ssize_t n = ::write(fd, line.data(), line.size());
   const int err = errno;
+  if (n == ssize_t(line.size())) (void)!::ftruncate(fd, off_t(line.size()));
   ::close(fd);
   if (n != ssize_t(line.size()))
     throw std::runtime_error("cannot write '" + value + "' to " + path + ": " + std::strerror(err));

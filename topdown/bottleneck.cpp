@@ -195,15 +195,23 @@ std::vector<std::vector<std::size_t>> group_alike(const std::vector<TopdownMetri
   return groups;
 }
 
-std::string bottleneck_section(const record::RunRecord& rec, TableFormat format, bool all_ranks) {
-  const bool csv = format == TableFormat::kCsv;
+BottleneckData bottleneck_data(const record::RunRecord& rec, bool csv, bool all_ranks) {
+  auto only = [](std::string line) {
+    BottleneckData d;
+    d.line = std::move(line);
+    return d;
+  };
   std::vector<TopdownMetrics> ms;
   std::string event_set;
   bool any_mux = false;
   bool any_fraction = false;
   double min_running = 1.0;
+  ms.reserve(rec.ranks.size());
+  std::string looked_up;  // ranks nearly always share one event set: look its table up once
+  TopdownTable rank_table = table_by_name(looked_up);
   for (const auto& r : rec.ranks) {
-    ms.push_back(compute_metrics(r.event_set, r.counters));
+    if (r.event_set != looked_up) rank_table = table_by_name(looked_up = r.event_set);
+    ms.push_back(compute_metrics(rank_table, r.event_set, r.counters));
     if (r.counters_status != "ok") {
       ms.back().ok = false;
       ms.back().why_not = r.counters_status;
@@ -227,18 +235,17 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
                         st.find("not supported") != std::string::npos;
     if (absent && st.find("PMU") == std::string::npos)
       line += " (no hardware PMU here? e.g. a virtual machine without PMU passthrough; see hpcsens doctor)";
-    return line_for(line, format);
+    return only(line);
   }
-  if (rec.ranks.empty()) return line_for("Top-Down: no ranks in the record", format);
+  if (rec.ranks.empty()) return only("Top-Down: no ranks in the record");
   const TopdownTable table = table_by_name(event_set);
   if (table.name.empty()) {
-    return line_for("Top-Down: not measured (event set '" + (event_set.empty() ? "none" : event_set) +
-                        "'; run with --events topdown)",
-                    format);
+    return only("Top-Down: not measured (event set '" + (event_set.empty() ? "none" : event_set) +
+                "'; run with --events topdown)");
   }
   if (!any_usable) {
     const std::string why = ms.front().why_not.empty() ? "no counts" : ms.front().why_not;
-    return line_for("Top-Down unavailable: " + why + " (event set " + event_set + ")", format);
+    return only("Top-Down unavailable: " + why + " (event set " + event_set + ")");
   }
 
   const bool stalls = table.method == Method::kStallRatios;
@@ -314,7 +321,10 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
   std::string title = "Top-Down (" + table.name + ", " +
                       (stalls ? "stall-cycle ratios, not slots" : "fraction of slots") +
                       (any_mux ? ", MULTIPLEXED" : "") + ")";
-  std::string out = render(title, header, rows, format);
+  BottleneckData d;
+  d.title = std::move(title);
+  d.header = std::move(header);
+  d.rows = std::move(rows);
 
   // Job verdict: the path shared by most ranks (ties: the one with the larger total compute),
   // named as the job's bottleneck only when more than half of the measured ranks share it.
@@ -357,10 +367,17 @@ std::string bottleneck_section(const record::RunRecord& rec, TableFormat format,
       std::snprintf(buf, sizeof buf, "; values multiplexed, ratios mix time slices");
     verdict += buf;
   }
+  d.line = std::move(verdict);
+  return d;
+}
+
+std::string bottleneck_section(const record::RunRecord& rec, TableFormat format, bool all_ranks) {
+  const BottleneckData d = bottleneck_data(rec, format == TableFormat::kCsv, all_ranks);
+  if (d.header.empty()) return line_for(d.line, format);
+  std::string out = render(d.title, d.header, d.rows, format);
   // Markdown: a blank line ends the table, so the verdict is not read as one more row.
   if (format == TableFormat::kMarkdown) out += "\n";
-  out += line_for(verdict, format);
-  return out;
+  return out + line_for(d.line, format);
 }
 
 }  // namespace hpcsens::topdown

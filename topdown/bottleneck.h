@@ -16,6 +16,17 @@ enum class TableFormat { kText, kCsv, kMarkdown };
 // rank instead of groups.
 std::string bottleneck_section(const record::RunRecord& rec, TableFormat format, bool all_ranks);
 
+// The same as data, for renderers of their own (the report's 120-column text tables): a table
+// (empty header when there is none) and `line`, the job verdict or why Top-Down is missing.
+// `csv` gives unrounded cells and the full rank lists.
+struct BottleneckData {
+  std::string title;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+};
+BottleneckData bottleneck_data(const record::RunRecord& rec, bool csv, bool all_ranks);
+
 // Ranks that behave alike: same flagged path and every level-1 value (or stall ratio) within
 // `tolerance` of the group's first rank. Unavailable ranks form one group of their own;
 // mismeasured ranks share a group only when their out-of-range values are the same.

@@ -232,8 +232,12 @@ void check_range(TopdownMetrics& m, const char* name, const std::optional<double
 }  // namespace
 
 TopdownMetrics compute_metrics(std::string_view event_set, const std::map<std::string, double>& counters) {
+  return compute_metrics(table_by_name(event_set), event_set, counters);
+}
+
+TopdownMetrics compute_metrics(const TopdownTable& t, std::string_view event_set,
+                               const std::map<std::string, double>& counters) {
   TopdownMetrics m;
-  const TopdownTable t = table_by_name(event_set);
   m.table = std::string(event_set);
   m.method = t.method;
   if (t.name.empty()) {

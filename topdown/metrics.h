@@ -50,6 +50,10 @@ struct TopdownMetrics {
 // Computes metrics for counters recorded with the table named `event_set`. Event names may carry
 // a libpfm4 PMU prefix ("skx::UOPS_ISSUED:ANY"); it is ignored.
 TopdownMetrics compute_metrics(std::string_view event_set, const std::map<std::string, double>& counters);
+// The same with the table already looked up (table_by_name(event_set)): looking it up copies the
+// table, which dominated reports of 100,000-rank jobs.
+TopdownMetrics compute_metrics(const TopdownTable& table, std::string_view event_set,
+                               const std::map<std::string, double>& counters);
 
 // The flagged path with hierarchical safety: a level-2 node appears only under a flagged level-1
 // parent. Empty when nothing is flagged or the values are mismeasured.

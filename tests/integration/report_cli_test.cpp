@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -63,6 +64,48 @@ TEST_F(ReportCli, TableSummarisesFortyRanksAndAllListsThem) {
   EXPECT_NE(r.out.find("| rank | host |"), std::string::npos);
 }
 
+TEST_F(ReportCli, JsonAndTidyCsvLoadBackWithTheRecordsNumbers) {
+  auto r = run_process({kHpcsens, "report", good_, "--format", "json"}, 30);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto original = nlohmann::json::parse(std::ifstream(good_));
+  EXPECT_EQ(j["ranks"], original["ranks"]);
+  EXPECT_EQ(j["derived"]["imbalance"]["slowest"][0], 17);
+  EXPECT_EQ(j["derived"]["mpi_calls"]["MPI_Wait"]["count"], 200);
+
+  r = run_process({kHpcsens, "report", good_, "--format", "csv", "--table", "ranks"}, 30);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.rfind("rank,host,pid,wall_s,compute_s,mpi_s,io_s,", 0), 0u) << line;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::istringstream cells(line);
+    std::string rank, host, pid, wall, compute;
+    std::getline(cells, rank, ',');
+    std::getline(cells, host, ',');
+    std::getline(cells, pid, ',');
+    std::getline(cells, wall, ',');
+    std::getline(cells, compute, ',');
+    EXPECT_EQ(std::stod(compute), original["ranks"][rows]["compute_s"].get<double>());
+    ++rows;
+  }
+  EXPECT_EQ(rows, 40);
+}
+
+TEST_F(ReportCli, HtmlGoesToTheOutputFile) {
+  const auto page = (dir_ / "page.html").string();
+  const auto r = run_process({kHpcsens, "report", good_, "--format", "html", "-o", page}, 30);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find(page), std::string::npos);
+  std::ifstream in(page);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("\"MPI_Wait\""), std::string::npos);
+}
+
 TEST_F(ReportCli, BadInputsExit2NamingFileAndField) {
   const std::string missing_field = (dir_ / "bad.json").string();
   auto j = nlohmann::json::parse(std::ifstream(good_));
@@ -83,14 +126,23 @@ TEST_F(ReportCli, BadInputsExit2NamingFileAndField) {
   EXPECT_EQ(r.exit_status, 2);
   EXPECT_NE(r.err.find("nope.json"), std::string::npos);
 
-  r = run_process({kHpcsens, "report", good_, "--format", "html"}, 30);
+  r = run_process({kHpcsens, "report", good_, "--format", "pdf"}, 30);
   EXPECT_EQ(r.exit_status, 2);
-  EXPECT_NE(r.err.find("html"), std::string::npos);
+  EXPECT_EQ(r.err, "hpcsens: error: --format: unknown format 'pdf' (expected table, csv, md, json or html)\n");
+  r = run_process({kHpcsens, "report", good_, "--table", "ranks"}, 30);
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_EQ(r.err, "hpcsens: error: --table: only with --format csv (one tidy table per call)\n");
+  r = run_process({kHpcsens, "report", good_, "--format", "csv", "--table", "all"}, 30);
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("unknown table 'all'"), std::string::npos) << r.err;
+  r = run_process({kHpcsens, "report", dir_.string(), "--format", "html"}, 30);
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("is not a sweep directory"), std::string::npos) << r.err;
 
   // Usage errors are one line in the same form as every other error.
   r = run_process({kHpcsens, "report"}, 30);
   EXPECT_EQ(r.exit_status, 2);
-  EXPECT_EQ(r.err, "hpcsens: error: record is required (see hpcsens --help)\n");
+  EXPECT_EQ(r.err, "hpcsens: error: input is required (see hpcsens --help)\n");
   r = run_process({kHpcsens, "report", dir_.string()}, 30);
   EXPECT_EQ(r.exit_status, 2);
   EXPECT_EQ(r.err, "hpcsens: error: " + dir_.string() + ": is a directory, not a run record file\n");

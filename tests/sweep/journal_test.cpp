@@ -29,7 +29,10 @@ TEST(SweepJournal, ReplaysDoneFailedSkippedAndTheFirstOriginalsOnly) {
   EXPECT_TRUE(st.has_originals);
   ASSERT_EQ(st.originals.size(), 1u);
   EXPECT_EQ(st.originals[0].value, "1");
-  EXPECT_EQ(st.restore_commands, (std::vector<std::vector<std::string>>{{"reset"}}));
+  // Commands in a journal are kept only to be shown: --restore never runs them.
+  EXPECT_EQ(st.unrun_commands, (std::vector<std::vector<std::string>>{{"reset"}}));
+  EXPECT_TRUE(st.restore_actions.empty());
+  EXPECT_EQ(st.unparsable, 1);  // the torn line is counted, and said once
   EXPECT_TRUE(st.knobs_dirty);
   EXPECT_EQ(st.done, (std::set<std::string>{"a"}));
   EXPECT_EQ(st.failed_attempts.at("b"), 1);

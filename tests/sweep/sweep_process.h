@@ -38,6 +38,10 @@ inline Proc spawn(const std::vector<std::string>& args, const std::string& dir) 
     ::dup2(in, 0);
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+#ifdef HPCSENS_TEST_LOCK_DIR
+    // Machine-wide sweep locks of tests stay in the build tree, never in /run/hpcsens.
+    ::setenv("HPCSENS_LOCK_DIR", HPCSENS_TEST_LOCK_DIR, 0);
+#endif
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
@@ -63,6 +67,17 @@ struct Result {
   int status;  // exit status, 128 + signal, or -1 after the timeout
   std::string out, err;
 };
+
+// Waits until `pred` holds (polling), up to `timeout_s`.
+template <class F>
+bool eventually(F pred, double timeout_s) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return pred();
+}
 
 inline Result run(const std::vector<std::string>& args, const std::string& dir, double timeout_s = 60) {
   const auto p = spawn(args, dir);

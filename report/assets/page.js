@@ -1,0 +1,155 @@
+// hpcsens report page: draws the charts and tables described by the JSON in #hpcsens-data with
+// Chart.js (inlined above this script). Text goes in with textContent only, never as HTML.
+(function () {
+  'use strict';
+  var errors = 0;
+  window.addEventListener('error', function () {
+    errors += 1;
+    document.body.setAttribute('data-script-errors', String(errors));
+  });
+  var palette = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#9c755f',
+                 '#ff9da7', '#bab0ac'];
+  var page = JSON.parse(document.getElementById('hpcsens-data').textContent);
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function fmt(v) {
+    if (v === null || v === undefined) return '-';
+    if (Array.isArray(v)) return fmt(v[0]) + ' to ' + fmt(v[1]);
+    if (typeof v === 'object') return fmt(v.x) + ', ' + fmt(v.y) + (v.r !== undefined ? ' (' + fmt(v.v) + ')' : '');
+    if (typeof v === 'number') return Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(4)
+                                                                                           : String(+v.toPrecision(6));
+    return String(v);
+  }
+  function table(t) {
+    var wrap = el('div', 'table-wrap');
+    if (t.title) wrap.appendChild(el('h3', null, t.title));
+    var tab = el('table'), head = el('tr');
+    t.header.forEach(function (h) { head.appendChild(el('th', null, h)); });
+    tab.appendChild(head);
+    t.rows.forEach(function (r) {
+      var tr = el('tr');
+      r.forEach(function (c, i) { tr.appendChild(el('td', t.numeric && t.numeric[i] ? 'num' : null, fmt(c))); });
+      tab.appendChild(tr);
+    });
+    wrap.appendChild(tab);
+    return wrap;
+  }
+  // The numbers behind a chart, as a table under it.
+  function numbers(c) {
+    var t = {header: [], rows: [], numeric: []};
+    if (c.labels) {
+      t.header = [c.x].concat(c.series.map(function (s) { return s.name; }));
+      t.numeric = [false].concat(c.series.map(function () { return true; }));
+      c.labels.forEach(function (l, i) { t.rows.push([l].concat(c.series.map(function (s) { return s.data[i]; }))); });
+    } else {
+      t.header = ['series', c.x, c.y];
+      t.numeric = [false, true, true];
+      c.series.forEach(function (s) {
+        if (s.hidden_in_table) return;
+        s.data.forEach(function (p) { t.rows.push([s.name + (p.label ? ' ' + p.label : ''), p.x, p.y]); });
+      });
+    }
+    var d = el('details', 'numbers');
+    d.appendChild(el('summary', null, 'Numbers behind this chart (' + t.rows.length + ' rows)'));
+    d.appendChild(table(t));
+    return d;
+  }
+  function dataset(c, s, i) {
+    var color = palette[(s.color !== undefined ? s.color : i) % palette.length];
+    var d = {label: s.name, data: s.data, backgroundColor: color, borderColor: color};
+    if (s.kind) d.type = s.kind;
+    if (s.stack) d.stack = s.stack;
+    if (s.kind === 'line' || s.line) {
+      d.showLine = !s.noline; d.fill = false; d.pointRadius = s.noline ? 6 : (s.points ? 3 : 0);
+    }
+    if (s.dash) d.borderDash = [6, 4];
+    if (c.horizontal && s.kind === 'line') d.indexAxis = 'y';  // points along the bars' axis
+    if (s.kind === 'bubble' && s.colors) d.backgroundColor = s.colors;
+    if (s.kind === 'bar' || (!s.kind && c.type === 'bar')) d.barPercentage = s.thin ? 0.35 : 0.9;
+    if (s.order !== undefined) d.order = s.order;
+    return d;
+  }
+  function axis(title, log, stacked) {
+    var a = {title: {display: true, text: title}, stacked: !!stacked};
+    if (log) a.type = 'logarithmic';
+    return a;
+  }
+  function chart(c) {
+    var box = el('div', 'chart');
+    var canvas = el('canvas');
+    var holder = el('div', 'canvas-holder');
+    holder.style.height = (c.height || 320) + 'px';
+    holder.appendChild(canvas);
+    box.appendChild(holder);
+    var emulated = page.emulated || c.emulated;
+    var title = c.title + (emulated ? ' \u2014 EMULATED' : '');
+    var horizontal = !!c.horizontal;
+    var x = axis(c.x, c.logx, c.stacked), y = axis(c.y, c.logy, c.stacked);
+    if (c.type !== 'bar') { x.type = c.logx ? 'logarithmic' : 'linear'; }
+    var cfg = {
+      type: c.type,
+      data: {labels: c.labels, datasets: c.series.map(function (s, i) { return dataset(c, s, i); })},
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false, indexAxis: horizontal ? 'y' : 'x',
+        plugins: {
+          title: {display: true, text: title, color: emulated ? '#b00020' : '#222', font: {size: 15}},
+          subtitle: {display: !!emulated, text: 'EMULATED data: computed from a model, not measured', color: '#b00020'},
+          legend: {display: c.series.length > 1},
+          tooltip: {callbacks: {label: function (ctx) {
+            return ctx.dataset.label + ': ' + fmt(ctx.raw);
+          }}}
+        },
+        scales: horizontal ? {x: y, y: x} : {x: x, y: y}
+      }
+    };
+    new Chart(canvas, cfg);  // eslint-disable-line no-new
+    if (c.note) box.appendChild(el('p', 'note', c.note));
+    box.appendChild(numbers(c));
+    return box;
+  }
+  function tree(nodes) {
+    var ul = el('ul', 'tree');
+    nodes.forEach(function (n) {
+      var li = el('li', n.flagged ? 'flagged' : null);
+      li.appendChild(el('span', 'node', n.name + ': ' + (n.value === null ? '-' : (100 * n.value).toFixed(1) + ' %') +
+                                    (n.flagged ? '  \u2190 flagged' : '')));
+      if (n.children && n.children.length) li.appendChild(tree(n.children));
+      ul.appendChild(li);
+    });
+    return ul;
+  }
+
+  var drawn = 0, expected = 0;
+  var root = document.getElementById('report');
+  document.title = page.title;
+  root.appendChild(el('h1', null, page.title));
+  if (page.emulated) root.appendChild(el('p', 'banner', 'EMULATED: the numbers on this page come from a model ' +
+                                                       '(the emulated launcher), not from a measurement.'));
+  (page.notes || []).forEach(function (n) { root.appendChild(el('p', 'lead', n)); });
+  page.sections.forEach(function (s) {
+    var sec = el('section');
+    sec.appendChild(el('h2', null, s.title));
+    (s.warnings || []).forEach(function (w) { sec.appendChild(el('p', 'warning', w)); });
+    (s.text || []).forEach(function (t) { sec.appendChild(el('p', null, t)); });
+    (s.charts || []).forEach(function (c) {
+      expected += 1;
+      try { sec.appendChild(chart(c)); drawn += 1; } catch (e) {
+        errors += 1;
+        sec.appendChild(el('p', 'warning', 'chart "' + c.title + '" failed: ' + e));
+        if (window.console) console.error(e);
+      }
+    });
+    if (s.tree) sec.appendChild(tree(s.tree));
+    (s.pre || []).forEach(function (t) { sec.appendChild(el('pre', null, t)); });
+    (s.tables || []).forEach(function (t) { sec.appendChild(table(t)); });
+    root.appendChild(sec);
+  });
+  document.body.setAttribute('data-charts', String(drawn));
+  document.body.setAttribute('data-charts-expected', String(expected));
+  document.body.setAttribute('data-script-errors', String(errors));
+}());

@@ -1,0 +1,48 @@
+// Which page an input gets: a directory is a sweep; a JSON file by its `schema`.
+#include "report/html_report.h"
+
+#include <filesystem>
+
+#include "common/errors.h"
+#include "common/safe_file.h"
+#include "report/html_page.h"
+#include "report/record_reader.h"
+
+namespace hpcsens::report {
+namespace {
+
+// Per-rank sections (partners, histograms, regions) need the raw record; records up to this size
+// are parsed a second time for them. Larger ones are jobs too big for rank x rank pictures.
+constexpr std::uintmax_t kRawRecordMax = 64u << 20;
+
+nlohmann::json parse_json(const std::string& path, const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) throw InputError(path, "is not valid JSON");
+  if (!j.is_object()) throw InputError(path, "is not a JSON object");
+  return j;
+}
+
+}  // namespace
+
+std::string html_report(const std::string& input) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(input, ec)) return html::document(sweep_page(input));
+  // Only run records get large (100,000 ranks: ~110 MB); those go to the record reader, which
+  // checks the schema itself, and get no raw copy for per-rank pictures.
+  if (fs::file_size(input, ec) > kRawRecordMax && !ec)
+    return html::document(run_page(read_run_record(input), nlohmann::json()));
+  const nlohmann::json j = parse_json(input, safe_file::read_input_file(input));
+  const auto found = j.find("schema");
+  if (found == j.end() || !found->is_string())
+    throw InputError(input, "field 'schema' is missing or not a string (not an hpcsens file?)");
+  const std::string schema = found->get<std::string>();
+  if (schema == record::kRunSchema) return html::document(run_page(read_run_record(input), j));
+  if (schema == "hpcsens.model.v1") return html::document(model_page(j, input));
+  if (schema == "hpcsens.prediction.v1") return html::document(prediction_page(j, input));
+  if (schema == "hpcsens.mix.v1") return html::document(mix_page(j, input));
+  throw InputError(input, "field 'schema': '" + schema +
+                              "' is not a run record, model, prediction or mix (nor is it a sweep directory)");
+}
+
+}  // namespace hpcsens::report

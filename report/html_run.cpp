@@ -1,0 +1,217 @@
+// The HTML page of a run record: job facts and bounds, time per rank (every rank, or a
+// distribution plus the slowest and fastest ranks for large jobs), MPI time by call, counters
+// and Top-Down as a tree.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "report/html_page.h"
+#include "report/html_report.h"
+#include "report/record_output.h"
+#include "report/run_report.h"
+#include "topdown/bottleneck.h"
+#include "topdown/metrics.h"
+
+namespace hpcsens::report {
+namespace {
+
+using html::json;
+using record::RunRecord;
+
+constexpr std::size_t kBarsPerRank = 256;  // up to this many ranks every rank gets a bar
+constexpr std::size_t kExtremes = 10;      // slowest / fastest ranks shown for larger jobs
+constexpr std::size_t kTableRanks = 64;    // per-rank tables up to this many ranks
+
+json rank_bars(const RunRecord& rec, const std::vector<std::size_t>& idx, const std::string& title) {
+  std::vector<std::string> labels;
+  json compute = json::array(), mpi = json::array(), io = json::array();
+  for (std::size_t i : idx) {
+    const auto& r = rec.ranks[i];
+    labels.push_back(std::to_string(r.rank) + (r.complete ? "" : "*"));
+    compute.push_back(r.compute_s);
+    mpi.push_back(r.mpi_s);
+    io.push_back(r.io_s);
+  }
+  return html::bar_chart(title, "rank", "time [s]", labels,
+                         {html::series("compute", compute), html::series("MPI", mpi), html::series("I/O", io)},
+                         true);
+}
+
+json compute_histogram(const RunRecord& rec) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& r : rec.ranks) lo = std::min(lo, r.compute_s), hi = std::max(hi, r.compute_s);
+  constexpr int kBins = 40;
+  const double width = hi > lo ? (hi - lo) / kBins : 1.0;
+  std::vector<long> counts(kBins, 0);
+  for (const auto& r : rec.ranks)
+    ++counts[static_cast<std::size_t>(std::min<double>(kBins - 1, std::floor((r.compute_s - lo) / width)))];
+  std::vector<std::string> labels;
+  for (int b = 0; b < kBins; ++b) labels.push_back(fmt::format("{:.4g}-{:.4g}", lo + b * width, lo + (b + 1) * width));
+  // Log counts: a few slow ranks among 100,000 must stay visible next to the bulk.
+  json chart = html::bar_chart(fmt::format("Compute time per rank: distribution over {} ranks", rec.ranks.size()),
+                               "compute time per rank [s]", "ranks [count, log scale]", labels,
+                               {html::series("ranks", json(counts))});
+  chart["logy"] = true;
+  return chart;
+}
+
+json time_section(const RunRecord& rec) {
+  json s = html::section("Time per rank: compute, MPI and I/O");
+  if (rec.ranks.empty()) {
+    s["text"].push_back("No rank records: no MPI ranks reported.");
+    return s;
+  }
+  if (rec.ranks.size() <= kBarsPerRank) {
+    std::vector<std::size_t> all(rec.ranks.size());
+    std::iota(all.begin(), all.end(), 0);
+    s["charts"].push_back(rank_bars(rec, all, "Time per rank (stacked: compute + MPI + I/O = wall)"));
+  } else {
+    s["text"].push_back(fmt::format("{} ranks: summarised as the distribution of compute time and the {} "
+                                    "slowest and fastest ranks (hpcsens report --all --format csv lists every rank).",
+                                    rec.ranks.size(), kExtremes));
+    s["charts"].push_back(compute_histogram(rec));
+    s["charts"].push_back(rank_bars(rec, slowest_ranks(rec, kExtremes),
+                                    fmt::format("Slowest {} ranks by compute", kExtremes)));
+    s["charts"].push_back(rank_bars(rec, fastest_ranks(rec, kExtremes),
+                                    fmt::format("Fastest {} ranks by compute", kExtremes)));
+    s["tables"].push_back(html::table_json(distribution_table(rec)));
+  }
+  if (rec.ranks.size() <= kTableRanks) {
+    std::vector<std::size_t> all(rec.ranks.size());
+    std::iota(all.begin(), all.end(), 0);
+    s["tables"].push_back(html::table_json(rank_table(rec, all, "Ranks")));
+  }
+  return s;
+}
+
+json calls_section(const RunRecord& rec) {
+  json s = html::section("MPI time by call");
+  const Table t = mpi_call_table(rec, 15);
+  if (t.rows.empty()) {
+    s["text"].push_back("No MPI calls were recorded.");
+    return s;
+  }
+  std::vector<std::string> labels;
+  json total = json::array(), max_rank = json::array();
+  for (const auto& row : t.rows) {
+    labels.push_back(row[0]);
+    total.push_back(std::stod(row[2]));
+    max_rank.push_back(std::stod(row[4]));
+  }
+  s["charts"].push_back(html::bar_chart("MPI time by call, all ranks (where ranks wait)", "call", "time [s]",
+                                        labels,
+                                        {html::series("all ranks [s]", total),
+                                         html::series("most on one rank [s]", max_rank)},
+                                        false, true));
+  s["tables"].push_back(html::table_json(mpi_call_table(rec, 0)));
+  return s;
+}
+
+json counters_section(const RunRecord& rec) {
+  json s = html::section("Counters");
+  const Table summary = counter_summary_table(rec);
+  if (summary.rows.empty()) {
+    s["text"].push_back("No counter values in this record (counters_status: " + rec.counters_status + ").");
+    return s;
+  }
+  s["tables"].push_back(html::table_json(summary));
+  if (rec.ranks.size() <= kTableRanks) {
+    std::vector<std::size_t> all(rec.ranks.size());
+    std::iota(all.begin(), all.end(), 0);
+    for (const auto& t : counter_rank_tables(rec, all, 8)) s["tables"].push_back(html::table_json(t));
+  }
+  return s;
+}
+
+// Mean of each metric over measured ranks, as a tree with hierarchical safety: children only
+// under a flagged parent.
+json topdown_tree(const std::vector<json>& per_rank) {
+  auto mean = [&](const char* f) -> std::optional<double> {
+    double sum = 0;
+    int n = 0;
+    for (const auto& m : per_rank)
+      if (m["ok"].get<bool>() && m.contains(f)) sum += m[f].get<double>(), ++n;
+    return n ? std::optional<double>(sum / n) : std::nullopt;
+  };
+  topdown::TopdownMetrics m;
+  m.ok = true;
+  m.retiring = mean("retiring"), m.bad_speculation = mean("bad_speculation");
+  m.frontend_bound = mean("frontend_bound"), m.backend_bound = mean("backend_bound");
+  m.memory_bound = mean("memory_bound"), m.core_bound = mean("core_bound");
+  m.fetch_latency = mean("fetch_latency"), m.fetch_bandwidth = mean("fetch_bandwidth");
+  m.branch_mispredicts = mean("branch_mispredicts"), m.machine_clears = mean("machine_clears");
+  const auto path = topdown::flagged_path(m);
+  auto flagged = [&](const std::string& name) { return std::find(path.begin(), path.end(), name) != path.end(); };
+  auto node = [&](const std::string& name, const std::optional<double>& v, json children = json::array()) {
+    json n = {{"name", name}, {"value", v ? json(*v) : json(nullptr)}, {"flagged", flagged(name)}};
+    if (flagged(name)) n["children"] = std::move(children);
+    return n;
+  };
+  return json::array({node("Retiring", m.retiring),
+                      node("Bad Speculation", m.bad_speculation,
+                           {node("Branch Mispredicts", m.branch_mispredicts), node("Machine Clears", m.machine_clears)}),
+                      node("Frontend Bound", m.frontend_bound,
+                           {node("Fetch Latency", m.fetch_latency), node("Fetch Bandwidth", m.fetch_bandwidth)}),
+                      node("Backend Bound", m.backend_bound,
+                           {node("Memory Bound", m.memory_bound), node("Core Bound", m.core_bound)})});
+}
+
+json topdown_section(const RunRecord& rec) {
+  json s = html::section("Top-Down");
+  const auto per_rank = topdown_per_rank(rec);
+  const bool slots = std::any_of(per_rank.begin(), per_rank.end(), [](const json& m) {
+    return m["ok"].get<bool>() && !m["stall_ratios"].get<bool>();
+  });
+  // The text section says what was measured, the job's bottleneck, or why Top-Down is missing.
+  const std::string text = topdown::bottleneck_section(rec, topdown::TableFormat::kText, false);
+  if (!slots) {
+    s["pre"].push_back(text);
+    return s;
+  }
+  s["text"].push_back("Mean over measured ranks, fraction of issue slots; a node is flagged when it is outside the "
+                      "HPC ranges (Yasin 2014; cookbook thresholds), and its children are shown only then.");
+  s["tree"] = topdown_tree(per_rank);
+  if (rec.ranks.size() <= kBarsPerRank) {
+    std::vector<std::string> labels;
+    json cols[4] = {json::array(), json::array(), json::array(), json::array()};
+    const char* names[4] = {"retiring", "bad_speculation", "frontend_bound", "backend_bound"};
+    for (std::size_t i = 0; i < rec.ranks.size(); ++i) {
+      labels.push_back(std::to_string(rec.ranks[i].rank));
+      for (int k = 0; k < 4; ++k)
+        cols[k].push_back(per_rank[i].contains(names[k]) ? json(100 * per_rank[i][names[k]].get<double>()) : json(nullptr));
+    }
+    s["charts"].push_back(html::bar_chart("Top-Down level 1 per rank", "rank", "share of issue slots [%]", labels,
+                                          {html::series("Retiring", cols[0]), html::series("Bad Speculation", cols[1]),
+                                           html::series("Frontend Bound", cols[2]),
+                                           html::series("Backend Bound", cols[3])},
+                                          true));
+  }
+  s["pre"].push_back(text);
+  return s;
+}
+
+}  // namespace
+
+json run_page(const RunRecord& rec, const json& raw) {
+  json page = {{"title", fmt::format("hpcsens run report: {} ranks{}", rec.ranks.size(),
+                                     rec.job.command.empty() ? "" : ", " + rec.job.command.back())},
+               {"emulated", rec.emulated},
+               {"notes", json::array()},
+               {"sections", json::array()}};
+  json facts = html::section("Job and barrier-corrected bounds");
+  facts["tables"].push_back(html::table_json(job_table(rec)));
+  facts["tables"].push_back(html::table_json(summary_table(rec)));
+  if (!rec.complete) facts["warnings"].push_back("INCOMPLETE run: some ranks did not reach MPI_Finalize.");
+  page["sections"].push_back(facts);
+  page["sections"].push_back(time_section(rec));
+  page["sections"].push_back(calls_section(rec));
+  page["sections"].push_back(counters_section(rec));
+  page["sections"].push_back(topdown_section(rec));
+  if (raw.is_object() && raw.contains("ranks"))
+    for (auto& s : run_extra_sections(raw["ranks"], rec.emulated)) page["sections"].push_back(std::move(s));
+  return page;
+}
+
+}  // namespace hpcsens::report

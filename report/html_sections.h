@@ -1,0 +1,14 @@
+#pragma once
+// Sections shared between pages (a sweep page shows its model's sections).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace hpcsens::report {
+
+// Verdict, McCalpin bars, observed vs modelled, residuals, overlap bounds, per-rank shares.
+nlohmann::json model_sections(const nlohmann::json& model, const std::string& file);
+// Per-rank works (`fit --per-rank`) as times at the baseline, and the groups of alike ranks.
+nlohmann::json per_rank_section(const nlohmann::json& model, const std::string& file);
+
+}  // namespace hpcsens::report

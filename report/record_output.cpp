@@ -1,0 +1,185 @@
+#include "report/record_output.h"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <map>
+
+#include "common/errors.h"
+#include "report/run_report.h"
+#include "report/table.h"
+#include "topdown/metrics.h"
+
+namespace hpcsens::report {
+namespace {
+
+using record::RunRecord;
+
+// Shortest decimal text that reads back as the same double; non-finite values are empty cells.
+std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
+std::string num(const std::optional<double>& v) { return v ? num(*v) : std::string(); }
+
+std::string csv_line(const std::vector<std::string>& cells) {
+  std::string out;
+  for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_cell(cells[i]);
+  return out + "\n";
+}
+
+std::string ranks_csv(const RunRecord& rec) {
+  std::string out = csv_line({"rank", "host", "pid", "wall_s", "compute_s", "mpi_s", "io_s", "io_bytes_read",
+                              "io_bytes_written", "complete", "counters_status", "event_set", "multiplexed"});
+  for (const auto& r : rec.ranks)
+    out += csv_line({std::to_string(r.rank), r.host, std::to_string(r.pid), num(r.wall_s), num(r.compute_s),
+                     num(r.mpi_s), num(r.io_s), std::to_string(r.io_bytes_read), std::to_string(r.io_bytes_written),
+                     r.complete ? "true" : "false", r.counters_status, r.event_set,
+                     r.multiplexed ? "true" : "false"});
+  return out;
+}
+
+std::string summary_csv(const RunRecord& rec) {
+  const auto im = imbalance_of(rec);
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"nranks", std::to_string(rec.job.nranks)},
+      {"ranks_recorded", std::to_string(rec.ranks.size())},
+      {"job_s", num(rec.timing.job_s)},
+      {"job_sync_s", rec.timing.job_sync_s ? num(*rec.timing.job_sync_s) : ""},
+      {"barrier_s", num(rec.timing.barrier_s)},
+      {"compute_mean_s", num(im.mean_s)},
+      {"compute_min_s", num(im.min_s)},
+      {"compute_max_s", num(im.max_s)},
+      {"imbalance_max_over_mean", num(im.max_over_mean)},
+      {"load_balance_efficiency", num(im.lbe)},
+      {"communication_efficiency", num(im.comm_eff)},
+      {"compute_cov", num(im.cov)},
+      {"complete", rec.complete ? "true" : "false"},
+      {"emulated", rec.emulated ? "true" : "false"},
+  };
+  std::string out = csv_line({"metric", "value"});
+  for (const auto& [k, v] : rows) out += csv_line({k, v});
+  return out;
+}
+
+std::string calls_csv(const RunRecord& rec) {
+  std::string out = csv_line({"rank", "class", "call", "count", "seconds", "bytes"});
+  for (const auto& r : rec.ranks) {
+    for (const auto& [name, c] : r.mpi_calls)
+      out += csv_line({std::to_string(r.rank), "mpi", name, std::to_string(c.count), num(c.seconds),
+                       std::to_string(c.bytes)});
+    for (const auto& [name, c] : r.io_calls)
+      out += csv_line({std::to_string(r.rank), "io", name, std::to_string(c.count), num(c.seconds),
+                       std::to_string(c.bytes)});
+  }
+  return out;
+}
+
+std::string counters_csv(const RunRecord& rec) {
+  std::string out = csv_line({"rank", "counter", "value", "multiplexed", "running_fraction"});
+  for (const auto& r : rec.ranks)
+    for (const auto& [name, v] : r.counters) {
+      const auto f = r.counter_running_fraction.find(name);
+      out += csv_line({std::to_string(r.rank), name, num(v), r.multiplexed ? "true" : "false",
+                       f == r.counter_running_fraction.end() ? "" : num(f->second)});
+    }
+  return out;
+}
+
+const std::vector<std::string>& topdown_fields() {
+  static const std::vector<std::string> f = {
+      "retiring", "bad_speculation", "frontend_bound", "backend_bound", "memory_bound", "core_bound",
+      "fetch_latency", "fetch_bandwidth", "branch_mispredicts", "machine_clears", "frontend_stalls",
+      "backend_stalls", "smt_contention", "ipc", "ghz"};
+  return f;
+}
+
+std::string topdown_csv(const RunRecord& rec) {
+  std::vector<std::string> header = {"rank", "event_set", "ok", "why_not", "flagged_path"};
+  for (const auto& f : topdown_fields()) header.push_back(f);
+  std::string out = csv_line(header);
+  const auto per_rank = topdown_per_rank(rec);
+  for (std::size_t i = 0; i < rec.ranks.size(); ++i) {
+    const auto& m = per_rank[i];
+    std::vector<std::string> row = {std::to_string(rec.ranks[i].rank), rec.ranks[i].event_set,
+                                    m["ok"].get<bool>() ? "true" : "false", m["why_not"].get<std::string>(),
+                                    m["flagged_path"].get<std::string>()};
+    for (const auto& f : topdown_fields())
+      row.push_back(m.contains(f) && m[f].is_number() ? num(m[f].get<double>()) : "");
+    out += csv_line(row);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<nlohmann::json> topdown_per_rank(const RunRecord& rec) {
+  std::vector<nlohmann::json> out;
+  out.reserve(rec.ranks.size());
+  std::string looked_up;
+  topdown::TopdownTable table = topdown::table_by_name(looked_up);
+  for (const auto& r : rec.ranks) {
+    if (r.event_set != looked_up) table = topdown::table_by_name(looked_up = r.event_set);
+    auto m = topdown::compute_metrics(table, r.event_set, r.counters);
+    if (r.counters_status != "ok") m.ok = false, m.why_not = r.counters_status;
+    nlohmann::json j = {{"ok", m.ok && m.mismeasured.empty()}, {"why_not", m.why_not},
+                        {"flagged_path", m.ok ? topdown::path_text(topdown::flagged_path(m)) : ""},
+                        {"stall_ratios", m.method == topdown::Method::kStallRatios}};
+    std::string why = m.why_not;
+    for (const auto& s : m.mismeasured) why += (why.empty() ? "mismeasured: " : "; ") + s;
+    j["why_not"] = why;
+    const std::optional<double>* vals[] = {&m.retiring, &m.bad_speculation, &m.frontend_bound, &m.backend_bound,
+                                           &m.memory_bound, &m.core_bound, &m.fetch_latency, &m.fetch_bandwidth,
+                                           &m.branch_mispredicts, &m.machine_clears, &m.frontend_stalls,
+                                           &m.backend_stalls, &m.smt_contention, &m.ipc, &m.ghz};
+    for (std::size_t k = 0; k < topdown_fields().size(); ++k)
+      if (*vals[k] && std::isfinite(**vals[k])) j[topdown_fields()[k]] = **vals[k];
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+CsvTable parse_csv_table(const std::string& name) {
+  if (name == "ranks") return CsvTable::kRanks;
+  if (name == "summary") return CsvTable::kSummary;
+  if (name == "calls") return CsvTable::kCalls;
+  if (name == "counters") return CsvTable::kCounters;
+  if (name == "topdown") return CsvTable::kTopdown;
+  throw InputError("--table", "unknown table '" + name + "' (expected ranks, summary, calls, counters or topdown)");
+}
+
+std::string tidy_csv(const RunRecord& rec, CsvTable table) {
+  switch (table) {
+    case CsvTable::kRanks: return ranks_csv(rec);
+    case CsvTable::kSummary: return summary_csv(rec);
+    case CsvTable::kCalls: return calls_csv(rec);
+    case CsvTable::kCounters: return counters_csv(rec);
+    case CsvTable::kTopdown: break;
+  }
+  return topdown_csv(rec);
+}
+
+nlohmann::json record_report_json(const RunRecord& rec) {
+  nlohmann::json j = record::to_json(rec);
+  const auto im = imbalance_of(rec);
+  nlohmann::json derived;
+  derived["imbalance"] = {{"max_over_mean", im.max_over_mean}, {"lbe", im.lbe}, {"comm_eff", im.comm_eff},
+                          {"cov", im.cov}, {"mean_s", im.mean_s}, {"min_s", im.min_s}, {"max_s", im.max_s},
+                          {"slowest", im.slowest}};
+  std::vector<double> compute, wall, mpi;
+  for (const auto& r : rec.ranks) compute.push_back(r.compute_s), wall.push_back(r.wall_s), mpi.push_back(r.mpi_s);
+  auto dist = [](std::vector<double> v) {
+    const auto d = distribution_of(std::move(v));
+    return nlohmann::json{{"min", d.min}, {"q1", d.q1}, {"median", d.median}, {"q3", d.q3}, {"max", d.max}};
+  };
+  derived["distribution_s"] = {{"compute", dist(compute)}, {"wall", dist(wall)}, {"mpi", dist(mpi)}};
+  std::map<std::string, record::CallStats> calls;
+  for (const auto& r : rec.ranks)
+    for (const auto& [name, c] : r.mpi_calls) {
+      auto& a = calls[name];
+      a.count += c.count, a.seconds += c.seconds, a.bytes += c.bytes;
+    }
+  for (const auto& [name, c] : calls)
+    derived["mpi_calls"][name] = {{"count", c.count}, {"seconds", c.seconds}, {"bytes", c.bytes}};
+  j["derived"] = std::move(derived);
+  return j;
+}
+
+}  // namespace hpcsens::report

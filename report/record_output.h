@@ -1,0 +1,27 @@
+#pragma once
+// Machine output of a run record: `report RECORD --format json` (the validated record as read
+// plus what the report derives from it) and tidy CSV, one table per call
+// (`--format csv --table ranks|summary|calls|counters|topdown`): plain column names with units,
+// numbers unrounded (shortest text that reads back to the same double), one value per cell.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "record/run_record.h"
+
+namespace hpcsens::report {
+
+// The record's own keys (record::to_json) plus "derived": imbalance recomputed from ranks,
+// distributions over ranks, MPI time by call and counter statistics.
+nlohmann::json record_report_json(const record::RunRecord& rec);
+
+enum class CsvTable { kRanks, kSummary, kCalls, kCounters, kTopdown };
+// "ranks" | "summary" | "calls" | "counters" | "topdown"; else InputError naming --table.
+CsvTable parse_csv_table(const std::string& name);
+std::string tidy_csv(const record::RunRecord& rec, CsvTable table);
+
+// One Top-Down result per rank (rec.ranks order), the event table looked up once per set.
+std::vector<nlohmann::json> topdown_per_rank(const record::RunRecord& rec);
+
+}  // namespace hpcsens::report

@@ -1,0 +1,189 @@
+// The tables of a run record: job facts, summary (timing bounds, imbalance), ranks, the
+// distribution over ranks and MPI time by call. Pure functions of the record.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+
+#include "mpi/imbalance.h"
+#include "report/run_report.h"
+
+namespace hpcsens::report {
+namespace {
+
+using record::RankRecord;
+using record::RunRecord;
+
+// Rank numbers as text, at most `limit` of them, then "(+N more)".
+std::string rank_list(const std::vector<int>& ranks, std::size_t limit = 16) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < ranks.size() && i < limit; ++i) parts.push_back(std::to_string(ranks[i]));
+  std::string out = join(parts, " ");
+  if (ranks.size() > limit) out += fmt::format(" (+{} more)", ranks.size() - limit);
+  return out;
+}
+
+}  // namespace
+
+// Older or hand-made records may lack the imbalance section; it is a pure function of ranks.
+// Always from ranks[]: derived numbers are recomputed, never trusted from the file.
+record::Imbalance imbalance_of(const RunRecord& rec) {
+  std::vector<mpi::RankTimes> times;
+  times.reserve(rec.ranks.size());
+  for (const auto& r : rec.ranks) times.push_back({r.rank, r.wall_s, r.compute_s});
+  return mpi::imbalance_of(times);
+}
+
+Table job_table(const RunRecord& rec) {
+  Table t;
+  t.title = rec.emulated ? "Job (EMULATED record: numbers come from a model, not a measurement)"
+                         : "Job";
+  t.header = {"field", "value"};
+  t.rows.push_back({"command", join(rec.job.command, " ")});
+  t.rows.push_back({"launcher", rec.job.launcher});
+  t.rows.push_back({"ranks", std::to_string(rec.job.nranks)});
+  std::vector<std::string> hosts(rec.job.hosts.begin(),
+                                 rec.job.hosts.begin() + static_cast<std::ptrdiff_t>(
+                                     std::min<std::size_t>(rec.job.hosts.size(), 8)));
+  std::string host_text = join(hosts, " ");
+  if (rec.job.hosts.size() > 8) host_text += fmt::format(" (+{} more)", rec.job.hosts.size() - 8);
+  t.rows.push_back({"hosts", host_text});
+  t.rows.push_back({"MPI library", rec.job.mpi_library});
+  t.rows.push_back({"start (UTC)", rec.job.start_utc});
+  t.rows.push_back({"complete", rec.complete ? "yes" : "NO (some ranks did not reach MPI_Finalize)"});
+  t.rows.push_back({"counters_status", rec.counters_status});
+  if (rec.emulated) t.rows.push_back({"emulated", "yes"});
+  for (const auto& [k, v] : rec.config.items())
+    t.rows.push_back({"config." + k, v.is_string() ? v.get<std::string>() : v.dump()});
+  return t;
+}
+
+Table summary_table(const RunRecord& rec) {
+  const auto im = imbalance_of(rec);
+  Table t;
+  t.title = "Summary";
+  t.header = {"metric", "value", "unit"};
+  t.numeric = {false, true, false};
+  t.rows.push_back({rec.complete ? "job time bound, min over ranks of t3-t0"
+                                  : "job time (INCOMPLETE: longest rank span, a lower bound)",
+                    fixed(rec.timing.job_s, 6), "s"});
+  t.rows.push_back({"job time, max t2 - min t1 (one clock)",
+                    rec.timing.job_sync_s ? fixed(*rec.timing.job_sync_s, 6) : "-",
+                    rec.timing.job_sync_s ? "s" : "s (clocks not comparable)"});
+  t.rows.push_back({"barrier cost (the two timing barriers)", fixed(rec.timing.barrier_s, 6), "s"});
+  t.rows.push_back({"timing method", rec.timing.method, ""});
+  if (!rec.ranks.empty()) {  // no ranks, no statistics (not zeros)
+    t.rows.push_back({"compute per rank: mean", fixed(im.mean_s, 6), "s"});
+    t.rows.push_back({"compute per rank: min", fixed(im.min_s, 6), "s"});
+    t.rows.push_back({"compute per rank: max", fixed(im.max_s, 6), "s"});
+    t.rows.push_back({"imbalance max/mean of compute", fixed(im.max_over_mean, 3), "ratio"});
+    t.rows.push_back({"load-balance efficiency (mean/max)", fixed(im.lbe, 3), "fraction"});
+    t.rows.push_back({"communication efficiency (max compute/wall)", fixed(im.comm_eff, 3), "fraction"});
+    t.rows.push_back({"coefficient of variation of compute", fixed(im.cov, 3), "fraction"});
+    t.rows.push_back({"slowest ranks (most compute first)", rank_list(im.slowest), "rank"});
+  }
+  std::uint64_t read = 0, written = 0;
+  double io_s = 0;
+  for (const auto& r : rec.ranks) {
+    read += r.io_bytes_read;
+    written += r.io_bytes_written;
+    io_s += r.io_s;
+  }
+  t.rows.push_back({"I/O time, all ranks", fixed(io_s, 6), "s"});
+  t.rows.push_back({"I/O bytes read / written, all ranks", fmt::format("{} / {}", read, written), "bytes"});
+  std::vector<int> incomplete;
+  for (const auto& r : rec.ranks)
+    if (!r.complete) incomplete.push_back(r.rank);
+  t.rows.push_back({"incomplete ranks (no MPI_Finalize)", incomplete.empty() ? "none" : rank_list(incomplete),
+                    "rank"});
+  if (rec.job.nranks > 0 && static_cast<std::size_t>(rec.job.nranks) > rec.ranks.size())
+    t.rows.push_back({"ranks without any record",
+                      std::to_string(static_cast<std::size_t>(rec.job.nranks) - rec.ranks.size()), "ranks"});
+  return t;  // counters_status is in the job table; a long reason would widen every row here
+}
+
+Table rank_table(const RunRecord& rec, const std::vector<std::size_t>& indices, const std::string& title) {
+  Table t;
+  t.title = title;
+  t.header = {"rank", "host", "wall [s]", "compute [s]", "MPI [s]", "I/O [s]", "MPI [%]", "top MPI calls"};
+  t.numeric = {true, false, true, true, true, true, true, false};
+  t.rows.reserve(indices.size());
+  for (std::size_t i : indices) {
+    const RankRecord& r = rec.ranks[i];
+    const double pct = r.wall_s > 0 ? 100.0 * r.mpi_s / r.wall_s : 0.0;
+    std::string rank = std::to_string(r.rank);
+    if (!r.complete) rank += "*";
+    t.rows.push_back({rank, r.host, fixed(r.wall_s, 4), fixed(r.compute_s, 4), fixed(r.mpi_s, 4),
+                      fixed(r.io_s, 4), fixed(pct, 1), top_calls(r)});
+  }
+  return t;
+}
+
+Table distribution_table(const RunRecord& rec) {
+  std::vector<double> compute, wall, mpi;
+  compute.reserve(rec.ranks.size());
+  wall.reserve(rec.ranks.size());
+  mpi.reserve(rec.ranks.size());
+  for (const auto& r : rec.ranks) {
+    compute.push_back(r.compute_s);
+    wall.push_back(r.wall_s);
+    mpi.push_back(r.mpi_s);
+  }
+  Table t;
+  t.title = fmt::format("Distribution over {} ranks", rec.ranks.size());
+  t.header = {"quantity", "min [s]", "q1 [s]", "median [s]", "q3 [s]", "max [s]"};
+  t.numeric = {false, true, true, true, true, true};
+  auto row = [&](const char* name, std::vector<double>& v) {
+    const auto d = distribution_of(std::move(v));
+    t.rows.push_back({name, fixed(d.min, 4), fixed(d.q1, 4), fixed(d.median, 4), fixed(d.q3, 4),
+                      fixed(d.max, 4)});
+  };
+  row("compute", compute);
+  row("MPI", mpi);
+  row("wall", wall);
+  return t;
+}
+
+Table mpi_call_table(const RunRecord& rec, std::size_t top) {
+  struct Agg {
+    std::uint64_t count = 0, bytes = 0;
+    double seconds = 0, max_s = -1;
+    int max_rank = -1;
+  };
+  std::map<std::string, Agg> by_name;
+  double all_mpi = 0;
+  for (const auto& r : rec.ranks) {
+    for (const auto& [name, s] : r.mpi_calls) {
+      Agg& a = by_name[name];
+      a.count += s.count;
+      a.bytes += s.bytes;
+      a.seconds += s.seconds;
+      if (s.seconds > a.max_s) {
+        a.max_s = s.seconds;
+        a.max_rank = r.rank;
+      }
+      all_mpi += s.seconds;
+    }
+  }
+  std::vector<std::pair<std::string, Agg>> rows(by_name.begin(), by_name.end());
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+  const std::size_t shown = top == 0 ? rows.size() : std::min(top, rows.size());
+  Table t;
+  t.title = shown < rows.size() ? fmt::format("MPI time by call ({} of {} calls; --all lists every call)", shown,
+                                              rows.size())
+                                : "MPI time by call";
+  t.header = {"call", "calls", "time [s]", "mean per rank [s]", "max per rank [s]", "max on rank",
+              "bytes", "share of MPI [%]"};
+  t.numeric = {false, true, true, true, true, true, true, true};
+  const double n = rec.ranks.empty() ? 1.0 : static_cast<double>(rec.ranks.size());
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& [name, a] = rows[i];
+    t.rows.push_back({name, std::to_string(a.count), fixed(a.seconds, 4), fixed(a.seconds / n, 4),
+                      fixed(a.max_s, 4), std::to_string(a.max_rank), std::to_string(a.bytes),
+                      fixed(all_mpi > 0 ? 100.0 * a.seconds / all_mpi : 0.0, 1)});
+  }
+  return t;
+}
+
+}  // namespace hpcsens::report

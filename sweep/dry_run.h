@@ -1,0 +1,15 @@
+#pragma once
+// `hpcsens sweep --dry-run`: the plan, every knob write and command, the files saved and
+// restored; nothing is changed.
+#include <string>
+
+#include "sweep/knobs.h"
+#include "sweep/plan.h"
+#include "sweep/sweep_options.h"
+
+namespace hpcsens::sweep {
+
+void print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, const SweepOptions& opt,
+                const std::string& dir);
+
+}  // namespace hpcsens::sweep

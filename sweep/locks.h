@@ -1,0 +1,56 @@
+#pragma once
+// Exclusive locks that keep two sweeps apart: one on the sweep directory for the sweep's whole
+// life (start, --resume, --restore), and a machine-wide one, keyed by sysfs root, for sweeps
+// that change machine knobs. Both are flock()s on files that also say who holds them, so a
+// refusal names the holder; the kernel drops them when the holder dies.
+#include <string>
+#include <vector>
+
+#include "common/safe_file.h"
+
+namespace hpcsens::sweep {
+
+class FileLock {
+ public:
+  FileLock() = default;
+  FileLock(FileLock&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  FileLock& operator=(FileLock&& o) noexcept;
+  FileLock(const FileLock&) = delete;
+  ~FileLock();
+  bool held() const { return fd_ >= 0; }
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  // What the previous holder wrote (read when we took the lock).
+  std::string previous;
+  // Replaces the file's content (who holds it, and what for).
+  void note(const std::string& text) const;
+
+ private:
+  friend FileLock take_lock(const safe_file::Dir&, const std::string&, const std::string&);
+  int fd_ = -1;
+  std::string path_;
+};
+
+// Every lock this process holds: a forked child that runs on (the run module's parent of the
+// job) closes them, so a job that outlives a kill -9 of the sweep does not keep them.
+const std::vector<int>& held_lock_fds();
+
+// Takes an exclusive flock on dir/name (created 0600, never through a symlink). Throws
+// InputError("<what>", "... held by pid N ...") when another process holds it.
+FileLock take_lock(const safe_file::Dir& dir, const std::string& name, const std::string& what);
+
+// The sweep directory's lock (file .hpcsens-sweep.lock in it). Notes our pid.
+FileLock lock_sweep_dir(const safe_file::Dir& dir);
+
+// Where machine-wide locks live: $HPCSENS_LOCK_DIR (tests), else /run/hpcsens.
+std::string machine_lock_dir();
+
+// The machine-wide lock for knobs under `sysfs_root`, taken for the sweep in `sweep_dir`
+// (absolute). Refused while another sweep holds it, and while a dead sweep's lock names a
+// directory whose journal still has knobs changed (until `hpcsens sweep --restore` there).
+FileLock lock_machine(const std::string& sysfs_root, const std::string& sweep_dir);
+
+// Marks the machine lock clean (knobs restored): a later sweep need not look at our journal.
+void release_machine(FileLock& lock);
+
+}  // namespace hpcsens::sweep

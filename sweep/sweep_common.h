@@ -1,0 +1,18 @@
+#pragma once
+// Small helpers every sweep module shares: timestamps, numbers in messages, a point as JSON,
+// whether a record is usable.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sweep/plan.h"
+#include "sweep/spec.h"
+
+namespace hpcsens::sweep {
+
+std::string utc_now();
+std::string num(double v);  // %g
+nlohmann::json point_json(const Point& p, const SweepSpec& spec);
+bool record_usable(const std::string& path);  // exists and loads
+
+}  // namespace hpcsens::sweep

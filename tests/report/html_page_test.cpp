@@ -1,0 +1,152 @@
+// HTML pages as data: which charts each page has, what the Top-Down tree flags, that large jobs
+// are summarised, that nothing from the input can end the page's script, and that the page
+// loads nothing from anywhere. (Rendering in a browser: html_render_test.cpp.)
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "common/errors.h"
+#include "report/html_page.h"
+#include "report/html_report.h"
+#include "report_fixtures.h"
+
+namespace hpcsens::report {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> chart_titles(const json& page) {
+  std::vector<std::string> out;
+  for (const auto& s : page["sections"])
+    for (const auto& c : s.value("charts", json::array())) out.push_back(c["title"].get<std::string>());
+  return out;
+}
+
+bool has_title(const std::vector<std::string>& titles, const std::string& part) {
+  for (const auto& t : titles)
+    if (t.find(part) != std::string::npos) return true;
+  return false;
+}
+
+TEST(RunPage, SmallJobHasEveryRankTopDownTreeAndTheNewPerRankSections) {
+  const auto rec = testing::small_job(8, true);
+  const json raw = testing::with_rank_extras(record::to_json(rec));
+  const json page = run_page(rec, raw);
+  const auto titles = chart_titles(page);
+  EXPECT_EQ(titles.size(), 7u);
+  EXPECT_TRUE(has_title(titles, "Time per rank"));
+  EXPECT_TRUE(has_title(titles, "MPI time by call"));
+  EXPECT_TRUE(has_title(titles, "Top-Down level 1 per rank"));
+  EXPECT_TRUE(has_title(titles, "Rank x rank matrix"));
+  EXPECT_TRUE(has_title(titles, "Messages by size"));
+  EXPECT_TRUE(has_title(titles, "Time in regions"));
+  EXPECT_TRUE(has_title(titles, "I/O time by interface"));
+  // Every chart has axis titles with units.
+  for (const auto& s : page["sections"])
+    for (const auto& c : s.value("charts", json::array())) {
+      EXPECT_FALSE(c["x"].get<std::string>().empty());
+      const std::string y = c["y"].get<std::string>();
+      EXPECT_TRUE(y.find('[') != std::string::npos || y.find("rank") != std::string::npos) << c["title"];
+    }
+  // Backend Bound 50 % is flagged, with Memory Bound under it; Frontend 10 % is not expanded.
+  json tree;
+  for (const auto& s : page["sections"])
+    if (s.contains("tree")) tree = s["tree"];
+  ASSERT_TRUE(tree.is_array());
+  bool backend = false;
+  for (const auto& n : tree) {
+    if (n["name"] == "Backend Bound") {
+      backend = n["flagged"].get<bool>();
+      EXPECT_EQ(n["children"][0]["name"], "Memory Bound");
+      EXPECT_TRUE(n["children"][0]["flagged"].get<bool>());
+    }
+    if (n["name"] == "Frontend Bound") EXPECT_FALSE(n.contains("children"));
+  }
+  EXPECT_TRUE(backend);
+}
+
+TEST(RunPage, LargeJobIsADistributionAndTheExtremes) {
+  const auto rec = testing::small_job(1000, false);
+  const json page = run_page(rec, json());
+  const auto titles = chart_titles(page);
+  EXPECT_TRUE(has_title(titles, "distribution over 1000 ranks"));
+  EXPECT_TRUE(has_title(titles, "Slowest 10 ranks"));
+  EXPECT_TRUE(has_title(titles, "Fastest 10 ranks"));
+  EXPECT_FALSE(has_title(titles, "Time per rank (stacked"));
+  EXPECT_LT(page.dump().size(), 100000u);  // summarised: no per-rank data
+}
+
+TEST(RunPage, TopDownMissingSaysWhy) {
+  const json page = run_page(testing::small_job(4, false), json());
+  bool said = false;
+  for (const auto& s : page["sections"])
+    if (s["title"] == "Top-Down")
+      for (const auto& t : s["pre"]) said = said || t.get<std::string>().find("not measured") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(HtmlDocument, InputTextCannotEndTheScriptOrInjectMarkup) {
+  auto rec = testing::small_job(4, false);
+  rec.ranks[0].host = "</script><script>alert(1)</script>";
+  rec.job.command = {"<img src=x onerror=alert(2)>"};
+  const std::string page = html::document(run_page(rec, json()));
+  EXPECT_EQ(page.find("<script>alert(1)"), std::string::npos);
+  EXPECT_EQ(page.find("<img src=x"), std::string::npos);
+  EXPECT_NE(page.find("\\u003c/script>\\u003cscript>alert(1)"), std::string::npos);
+}
+
+TEST(HtmlDocument, LoadsNothingFromAnywhere) {
+  const std::string page = html::document(run_page(testing::small_job(4, true), json()));
+  const std::regex url(R"((src|href)\s*=\s*["']?\s*(https?:|//))", std::regex::icase);
+  EXPECT_FALSE(std::regex_search(page, url));
+  EXPECT_NE(page.find("Chart.js v3"), std::string::npos);  // the library is inside the page
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+}
+
+TEST(ModelPage, MissingPointsNameTheFileAndField) {
+  const json model = {{"schema", "hpcsens.model.v1"}, {"model", "cpu+mem"}, {"terms", json::array()}};
+  try {
+    (void)model_page(model, "m.json");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "m.json: field 'points' is missing");
+  }
+}
+
+TEST(ModelPage, OneRateModelWithVerdictAndFixedTerm) {
+  json points = json::array();
+  for (double ghz : {1.2, 1.8, 2.4, 3.0})
+    points.push_back({{"label", "cpu" + std::to_string(ghz)}, {"cpu_ghz", ghz}, {"mem_gbs", 100.0},
+                      {"observed_s", 60 / ghz + 5}, {"predicted_s", 60 / ghz + 5}, {"error", 0.0}});
+  const json model = {{"schema", "hpcsens.model.v1"}, {"model", "cpu+fixed"}, {"verdict", "caution"},
+                      {"verdict_reasons", {"the memory rate was not varied"}},
+                      {"terms", {{{"name", "cpu"}, {"work", 60.0}}, {{"name", "fixed"}, {"work", 5.0}}}},
+                      {"diagnostics", {{"slope", 1.0}, {"intercept", 0.0}}},
+                      {"points", points}};
+  const json page = model_page(model, "m.json");
+  const auto titles = chart_titles(page);
+  EXPECT_EQ(titles.size(), 4u);  // terms per configuration, observed vs modelled, residuals vs CPU, bounds
+  EXPECT_TRUE(has_title(titles, "Residuals against the CPU rate"));
+  EXPECT_FALSE(has_title(titles, "Residuals against the memory rate"));  // not varied
+  const auto& verdict = page["sections"][0];
+  EXPECT_EQ(verdict["text"][0], "Verdict: caution");
+  EXPECT_EQ(verdict["text"][1], "Reason: the memory rate was not varied");
+  const auto& bars = page["sections"][1]["charts"][0];
+  EXPECT_EQ(bars["series"][0]["data"][0], 50.0);  // T_cpu = 60 Gcycles / 1.2 GHz
+  EXPECT_EQ(bars["series"][1]["name"], "T_fixed (model)");
+  EXPECT_EQ(bars["series"][1]["data"][3], 5.0);
+}
+
+TEST(MixPage, WorkloadAndPerApplicationSpeedUps) {
+  const json page = mix_page(testing::mix_fixture(), "mix.json");
+  const auto titles = chart_titles(page);
+  ASSERT_EQ(titles.size(), 2u);
+  EXPECT_TRUE(page["emulated"].get<bool>());
+  const auto& per_app = page["sections"][1]["charts"][0];
+  EXPECT_EQ(per_app["labels"], json({"fast-cpu", "big-mem"}));
+  EXPECT_EQ(per_app["series"][0]["name"], "cfd");
+  EXPECT_EQ(per_app["series"][0]["data"], json({1.5, 1.26}));
+}
+
+}  // namespace
+}  // namespace hpcsens::report

@@ -1,0 +1,183 @@
+// A local attacker (a second, unprivileged user created for the test) against a sweep run as
+// root: symlinks planted for results.csv and the journal, a directory the attacker owns, a
+// swapped journal; and malformed input, each refused with exit 2 naming file, line and field.
+#include <sys/stat.h>
+
+#include <chrono>
+
+#include "guard_helpers.h"
+
+namespace fs = std::filesystem;
+
+namespace hpcsens::sweep {
+namespace {
+
+using namespace testing;
+
+// A root-owned directory every user may add to, like /tmp (mode 1777), inside a reachable tree.
+std::string shared_dir(const TempDir& t, const std::string& name) {
+  ::chmod(t.path().c_str(), 0755);
+  const std::string d = t.path() + "/" + name;
+  fs::create_directories(d);
+  ::chmod(d.c_str(), 01777);
+  return d;
+}
+
+// Root runs an emulated sweep; a second user prepares the attack.
+class SweepAttackByUser : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create a second user";
+    ASSERT_TRUE(u.ok());
+    private_lock_dir(t);
+    put(t.path() + "/spec.yaml", emulated_spec());
+  }
+  OtherUser u;
+  TempDir t;
+};
+
+TEST_F(SweepAttackByUser, PlantedSymlinksForTheJournalAndResultsLeaveTheirTargetsUntouched) {
+  put(t.path() + "/victim", "precious");
+  const std::string out = shared_dir(t, "out");
+  // The journal link: the sweep refuses to write through it.
+  ASSERT_EQ(run(u.as({"/bin/ln", "-s", t.path() + "/victim", out + "/journal.jsonl"}), t.path()).status, 0);
+  auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("journal.jsonl: is a symlink"), std::string::npos) << r.err;
+  EXPECT_EQ(get(t.path() + "/victim"), "precious");
+  // The results.csv link: replaced by the sweep's own file, never written through.
+  const std::string out2 = shared_dir(t, "out2");
+  ASSERT_EQ(run(u.as({"/bin/ln", "-s", t.path() + "/victim", out2 + "/results.csv"}), t.path()).status, 0);
+  r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out2, "--no-fit"}, t.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(get(t.path() + "/victim"), "precious");
+  EXPECT_FALSE(fs::is_symlink(out2 + "/results.csv"));
+  EXPECT_NE(get(out2 + "/results.csv").find("label,cpu_ghz"), std::string::npos);
+  // A records/ directory the attacker made in the shared directory is refused.
+  const std::string out3 = shared_dir(t, "out3");
+  ASSERT_EQ(run(u.as({"/bin/mkdir", out3 + "/records"}), t.path()).status, 0);
+  r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out3, "--no-fit"}, t.path());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("records: is owned by another user"), std::string::npos) << r.err;
+}
+
+TEST_F(SweepAttackByUser, DirectoriesAnotherUserControlsAreRefused) {
+  const std::string shared = shared_dir(t, "shared");
+  ASSERT_EQ(run(u.as({"/bin/mkdir", shared + "/evil"}), t.path()).status, 0);
+  auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", shared + "/evil", "--no-fit"}, t.path());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is owned by another user"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(shared + "/evil/journal.jsonl"));
+  // World-writable without the sticky bit: anyone could swap files in it.
+  fs::create_directories(t.path() + "/open");
+  ::chmod((t.path() + "/open").c_str(), 0777);
+  r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", t.path() + "/open", "--no-fit"}, t.path());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("writable by group or others without the sticky bit"), std::string::npos) << r.err;
+}
+
+// The journal says what to restore; --restore runs nothing it reads and writes only knob files
+// under the recorded root. A journal another user owns or could write is not trusted at all.
+TEST(SweepAttack, ASwappedJournalExecutesNothingAndWritesNothingOutsideTheRoot) {
+  TempDir t;
+  private_lock_dir(t);
+  const std::string root = t.path() + "/sys", out = t.path() + "/out", marker = t.path() + "/pwned";
+  make_knob_tree(root);
+  put(t.path() + "/outside_scaling_max_freq", "precious");
+  fs::create_directories(out);
+  const nlohmann::json originals = {
+      {"type", "originals"}, {"root", root},
+      {"files", {{{"path", t.path() + "/outside_scaling_max_freq"}, {"value", "1"}},
+                 {{"path", root + "/../outside_scaling_max_freq"}, {"value", "1"}},
+                 {{"path", policy_dir(root, 0) + "/scaling_max_freq"}, {"value", "3500000"}}}},
+      {"actions", {"sh -c 'touch " + marker + "'"}},
+      {"commands", nlohmann::json::array({nlohmann::json::array({"/bin/touch", marker})})}};
+  put(out + "/journal.jsonl", nlohmann::json({{"type", "header"}, {"runs", nlohmann::json::array()}}).dump() + "\n" +
+                                  originals.dump() + "\n" + R"({"type":"apply"})");
+  put(policy_dir(root, 0) + "/scaling_max_freq", "2000000");
+  auto r = run({kHpcsens, "sweep", "--restore", out}, t.path());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_FALSE(fs::exists(marker));
+  EXPECT_EQ(get(t.path() + "/outside_scaling_max_freq"), "precious");
+  EXPECT_EQ(get(policy_dir(root, 0) + "/scaling_max_freq"), "3500000");  // the one legitimate file
+  EXPECT_NE(r.err.find("does not lie under the recorded sysfs root"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown restore action"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hpcsens runs nothing read from a file"), std::string::npos) << r.err;
+  // Group- or world-writable, or another user's: refused before anything is read from it.
+  ::chmod((out + "/journal.jsonl").c_str(), 0666);
+  r = run({kHpcsens, "sweep", "--restore", out}, t.path());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is writable by group or others; refusing to trust it"), std::string::npos) << r.err;
+  if (::geteuid() == 0) {
+    OtherUser u;
+    ASSERT_TRUE(u.ok());
+    ::chmod((out + "/journal.jsonl").c_str(), 0644);
+    ASSERT_EQ(::chown((out + "/journal.jsonl").c_str(), u.uid(), u.gid()), 0);
+    r = run({kHpcsens, "sweep", "--restore", out}, t.path());
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("is owned by another user"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+void expect_refused(const TempDir& t, const std::string& spec_text, const std::string& where, const std::string& what) {
+  put(t.path() + "/bad.yaml", spec_text);
+  const auto r = run({kHpcsens, "sweep", t.path() + "/bad.yaml", "--dry-run"}, t.path());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(t.path() + "/bad.yaml:" + where), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 0) << r.err;  // one line
+}
+
+TEST(SweepAttack, MalformedSpecsExit2NamingFileLineAndField) {
+  TempDir t;
+  expect_refused(t, "job: {command: [./a]}\n[knobs, x]: 1\n", "2: ?", "a key must be a plain name");
+  expect_refused(t, "emulated: {W_cpu: 1, W_mem: 1, T_io: 0, mem_gbs: 10, overlap: .nan}\nknobs: {cpu_ghz: [1.0]}\n",
+                 "1: emulated.overlap", "must be a finite number");
+  expect_refused(t, "job: {command: [./a]}\noutput: \"\"\n", "2: output", "must not be empty");
+  auto r = run({kHpcsens, "sweep", "/dev/zero", "--dry-run"}, t.path(), 10);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("/dev/zero: is not a regular file"), std::string::npos) << r.err;
+  put(t.path() + "/ok.yaml", emulated_spec());
+  r = run({kHpcsens, "sweep", t.path() + "/ok.yaml", "-o", ""}, t.path(), 10);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("-o/--out is empty"), std::string::npos) << r.err;
+}
+
+// 60,000 values with a duplicate at the end: refused quickly (a quadratic check took minutes).
+TEST(SweepAttack, ASixtyThousandValueKnobListIsRefusedFast) {
+  TempDir t;
+  std::string list;
+  for (int i = 0; i < 60000; ++i) list += (i ? ", " : "") + std::to_string(1.0 + i * 1e-4);
+  list += ", 1.0";
+  put(t.path() + "/big.yaml", "job: {command: [./a]}\nknobs: {cpu_ghz: [" + list + "]}\n");
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run({kHpcsens, "sweep", t.path() + "/big.yaml", "--dry-run"}, t.path(), 60);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("60,001-value cpu_ghz list refused in %.2f s\n", s);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("knobs.cpu_ghz[60000]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("duplicate value 1.0 (same as knobs.cpu_ghz[0])"), std::string::npos) << r.err;
+}
+
+TEST(SweepAttack, JournalLinesWithWrongTypesExit2AndUnparsableLinesAreCounted) {
+  TempDir t;
+  private_lock_dir(t);
+  put(t.path() + "/spec.yaml", emulated_spec());
+  const std::string out = t.path() + "/out";
+  ASSERT_EQ(run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path()).status, 0);
+  const std::string journal = get(out + "/journal.jsonl");
+  put(out + "/journal.jsonl", journal + "\nnot json\n{\"type\":\"run\",\"id\":\"p00-r1\",\"status\":\"ok\"}\n");
+  auto r = run({kHpcsens, "sweep", "--resume", out, "--no-fit"}, t.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("1 line of " + out + "/journal.jsonl are not valid JSON objects and were ignored"),
+            std::string::npos) << r.err;
+  const int bad_line = int(std::count(journal.begin(), journal.end(), '\n')) + 2;
+  put(out + "/journal.jsonl", journal + "\n{\"type\":\"run\",\"id\":7,\"status\":\"ok\"}\n");
+  r = run({kHpcsens, "sweep", "--resume", out, "--no-fit"}, t.path());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("journal.jsonl:" + std::to_string(bad_line) + ": id: must be a string"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace hpcsens::sweep

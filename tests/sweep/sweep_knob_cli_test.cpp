@@ -1,0 +1,212 @@
+// The sweep on a fake sysfs tree through the real binary: knobs applied per run and restored
+// after a normal end, SIGTERM mid-run and kill -9 + --restore; kill -9 + --resume runs every run
+// exactly once; lost records run again.
+#include <signal.h>
+
+#include <tuple>
+
+#include "sweep_cli_helpers.h"
+
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace hpcsens::sweep {
+namespace {
+
+using namespace testing;
+
+
+TEST(SweepCli, KnobsAreAppliedPerRunAndRestoredAfterANormalEnd) {
+  TempDir t;
+  const std::string root = t.path() + "/sys";
+  make_tree(root);
+  put(t.path() + "/spec.yaml", knob_spec(root, mpi_job(1), "order: sequential\n"));
+  const std::string out = t.path() + "/out";
+  const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  expect_original_tree(root);
+  // The record carries the requested setting (no counters here, so "requested").
+  std::ifstream in(out + "/records/p01-r1.json");
+  const auto rec = json::parse(in);
+  EXPECT_EQ(rec["config"]["cpu_ghz"], 2.0);
+  EXPECT_EQ(rec["config"]["cpu_ghz_source"], "requested");
+  EXPECT_EQ(rec["config"]["uncore_max_ghz"], 1.5);
+  const auto j = journal(out);
+  EXPECT_EQ(count_type(j, "originals"), 1);
+  EXPECT_EQ(count_type(j, "restored"), 1);
+  // The originals were journalled before the first change.
+  std::size_t first_apply = 0, originals = 0;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (j[i]["type"] == "originals") originals = i;
+    if (j[i]["type"] == "apply" && !first_apply) first_apply = i;
+  }
+  EXPECT_LT(originals, first_apply);
+}
+
+// acpi-cpufreq under ondemand: scaling_setspeed reads "<unsupported>" and cannot be written; the
+// governor is what brings that back. The sweep must not count setspeed as restored, and the
+// message, the journal and --dry-run must all say it was skipped and why.
+TEST(SweepCli, UnsupportedSetspeedIsReportedSkippedNotRestored) {
+  TempDir t;
+  const std::string root = t.path() + "/sys";
+  testing::make_acpi_cpufreq(root, 2);
+  put(t.path() + "/spec.yaml", "job:\n  command: " + mpi_job(1) + "\n  timeout_s: 60\nknobs: {cpu_ghz: [1.2, 2.4]}\n"
+                                 "backends: {sysfs_root: '" + root + "'}\ncalibration: {stream: false}\nretries: 0\n");
+  const std::string out = t.path() + "/out";
+  const auto d = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--dry-run"}, t.path());
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_NE(d.out.find("restored at the end (8 files; 6 restored, 2 skipped):\n"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("policy1/scaling_setspeed  (not restored: was <unsupported> (governor ondemand), "
+                       "restored by restoring the governor)"), std::string::npos) << d.out;
+
+  const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (int p = 0; p < 2; ++p) EXPECT_EQ(get(testing::policy_dir(root, p) + "/scaling_governor"), "ondemand");
+  EXPECT_NE(r.err.find("restored 6 knob files to their original values; 2 skipped: scaling_setspeed was "
+                       "<unsupported> (governor ondemand), restored by restoring the governor (2 files)"),
+            std::string::npos) << r.err;
+  json restored;
+  for (const auto& e : journal(out))
+    if (e["type"] == "restored") restored = e;
+  EXPECT_EQ(restored["files"], 6) << restored;
+  ASSERT_EQ(restored["skipped"].size(), 2u) << restored;
+  EXPECT_EQ(restored["skipped"][0]["path"], testing::policy_dir(root, 0) + "/scaling_setspeed");
+  EXPECT_EQ(restored["errors"].size(), 0u);
+
+  // --restore from the same journal says the same, file by file.
+  const auto again = run({kHpcsens, "sweep", "--restore", out}, t.path());
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(again.err.find("restored " + testing::policy_dir(root, 0) + "/scaling_setspeed"), std::string::npos)
+      << again.err;
+  EXPECT_NE(again.err.find("skipped " + testing::policy_dir(root, 0) + "/scaling_setspeed: was <unsupported>"),
+            std::string::npos) << again.err;
+}
+
+// Starts a knob sweep whose job sleeps 30 s and waits until that job runs.
+struct SleepingSweep {
+  TempDir t;
+  std::string root = t.path() + "/sys", out = t.path() + "/out";
+  Proc p;
+  std::vector<pid_t> sleeps;
+  bool started = false;
+  SleepingSweep() {
+    make_tree(root);
+    put(t.path() + "/spec.yaml", knob_spec(root, "[sleep, '30']"));
+    p = spawn({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
+    started = eventually([&] { return !(sleeps = descendants_named(p.pid, "sleep")).empty(); }, 20);
+  }
+};
+
+TEST(SweepCli, SigtermMidRunEndsTheJobRestoresKnobsAndExits143) {
+  SleepingSweep s;
+  ASSERT_TRUE(s.started) << get(s.p.err_path);
+  const auto& [root, out, p, sleeps] = std::tie(s.root, s.out, s.p, s.sleeps);
+  // Mid-run: the knobs are at the sweep's values now.
+  EXPECT_NE(get(testing::policy_dir(root, 0) + "/scaling_max_freq"), "3500000");
+  ::kill(p.pid, SIGTERM);
+  EXPECT_EQ(wait_for(p, 20), 143) << get(p.err_path);
+  expect_original_tree(root);
+  EXPECT_TRUE(eventually([&] { return ::kill(sleeps[0], 0) != 0; }, 5)) << "the job was left running";
+  const auto j = journal(out);
+  EXPECT_EQ(count_type(j, "restored"), 1);
+  EXPECT_EQ(count_type(j, "stopped"), 1);
+  EXPECT_EQ(count_type(j, "run", "failed"), 0);  // an interrupted run is not a failed run
+}
+
+TEST(SweepCli, KillNineLeavesKnobsSetAndRestoreFromTheJournalPutsThemBack) {
+  SleepingSweep s;
+  ASSERT_TRUE(s.started) << get(s.p.err_path);
+  const auto& [root, out, p, sleeps] = std::tie(s.root, s.out, s.p, s.sleeps);
+  const TempDir& t = s.t;
+  ::kill(p.pid, SIGKILL);
+  EXPECT_EQ(wait_for(p, 10), 128 + SIGKILL);
+  // The job dies with the sweep (PR_SET_PDEATHSIG on the run module's process, which ends it).
+  EXPECT_TRUE(eventually([&] {
+    for (pid_t s : sleeps)
+      if (::kill(s, 0) == 0) return false;
+    return true;
+  }, 10));
+  for (pid_t s : sleeps) ::kill(s, SIGKILL);
+  EXPECT_NE(get(testing::policy_dir(root, 0) + "/scaling_max_freq"), "3500000");
+  EXPECT_NE(get(testing::uncore_dir(root, 0) + "/max_freq_khz"), "2500000");
+  const auto r = run({kHpcsens, "sweep", "--restore", out}, t.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+  expect_original_tree(root);
+  EXPECT_NE(r.err.find("restored " + testing::policy_dir(root, 0) + "/scaling_max_freq = 3500000"), std::string::npos)
+      << r.err;
+}
+
+TEST(SweepCli, KilledSweepResumedRunsEveryPlannedRunExactlyOnce) {
+  TempDir t;
+  const std::string root = t.path() + "/sys";
+  make_tree(root);
+  put(t.path() + "/spec.yaml", knob_spec(root, mpi_job(1), "repetitions: 2\nseed: 4\n"));
+  const std::string out = t.path() + "/out";
+  const auto p = spawn({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
+  ASSERT_TRUE(eventually([&] { return count_type(journal(out), "run", "ok") >= 1; }, 60)) << get(p.err_path);
+  ::kill(p.pid, SIGKILL);
+  wait_for(p, 10);
+  const int done_before = count_type(journal(out), "run", "ok");
+  ASSERT_LT(done_before, 4) << "the sweep finished before it could be killed";
+  // Its job ends with it (SIGTERM through PR_SET_PDEATHSIG); --resume waits for that.
+  ASSERT_TRUE(eventually([&] { return processes_of_token(out).empty(); }, 20));
+  // Knobs are still at the sweep's values; resume must still restore the true originals.
+  const auto r = run({kHpcsens, "sweep", "--resume", out, "--no-fit"}, t.path(), 120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = journal(out);
+  std::map<std::string, int> ok;
+  for (const auto& e : j)
+    if (e["type"] == "run" && e["status"] == "ok") ++ok[e["id"].get<std::string>()];
+  EXPECT_EQ(ok.size(), 4u);
+  for (const auto& [id, n] : ok) EXPECT_EQ(n, 1) << id;
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(out + "/records")) files += e.path().extension() == ".json";
+  EXPECT_EQ(files, 4);
+  EXPECT_EQ(count_type(j, "originals"), 1);
+  EXPECT_EQ(count_type(j, "finished"), 1);
+  expect_original_tree(root);
+}
+
+// QA: a journal "done" line whose record is gone was trusted; the resume said 36 of 36 done.
+TEST(SweepCli, ResumeRerunsRunsWhoseRecordsAreMissingOrUnreadable) {
+  TempDir t;
+  put(t.path() + "/spec.yaml", "emulated: {W_cpu: 6, W_mem: 20, T_io: 1, mem_gbs: 50, seed: 2}\n"
+                               "knobs: {cpu_ghz: [1.0, 2.0]}\nrepetitions: 3\n");
+  const std::string out = t.path() + "/out";
+  auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 60);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> ids = {"p00-r1", "p00-r2", "p00-r3", "p01-r1", "p01-r2", "p01-r3"};
+  for (const char* id : {"p00-r1", "p00-r2", "p00-r3"}) fs::remove(out + "/records/" + id + ".json");
+  put(out + "/records/p01-r2.json", "{\"schema\": \"hpcsens.run");  // torn
+  r = run({kHpcsens, "sweep", "--resume", out, "--no-fit"}, t.path(), 60);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("6 of 6 runs done"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("p00-r1 was journalled as done but its record"), std::string::npos) << r.err;
+  const auto j = journal(out);
+  EXPECT_EQ(count_type(j, "lost"), 4);
+  for (const auto& id : ids) {
+    std::ifstream in(out + "/records/" + id + ".json");
+    ASSERT_TRUE(in.good()) << id;
+    const auto rec = json::parse(in, nullptr, false);
+    ASSERT_FALSE(rec.is_discarded()) << id;
+    EXPECT_EQ(rec["config"]["sweep_run_id"], id);
+  }
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(out + "/records")) files += e.path().extension() == ".json";
+  EXPECT_EQ(files, 6);
+  // Every planned run ran exactly once after the loss: two ok lines for the lost, one for the rest.
+  std::map<std::string, int> ok;
+  for (const auto& e : j)
+    if (e["type"] == "run" && e["status"] == "ok") ++ok[e["id"].get<std::string>()];
+  for (const auto& id : ids)
+    EXPECT_EQ(ok[id], (id.rfind("p00", 0) == 0 || id == "p01-r2") ? 2 : 1) << id;
+  std::ifstream csv(out + "/results.csv");
+  int rows = -1;  // header
+  for (std::string line; std::getline(csv, line);) ++rows;
+  EXPECT_EQ(rows, 6);
+  EXPECT_EQ(r.err.find("cannot read"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace hpcsens::sweep
