@@ -4,6 +4,7 @@
 Outputs, all in OUT_DIR:
   call_table.h / call_table.cpp   call ids, names and categories (accounting and the record use them)
   wrappers_c.cpp                  one C wrapper per MPI call: time it, forward to PMPI_<name>
+                                  (calls of an '@include FILE if COND' table under #if COND)
   wrappers_fortran.cpp            the same for each Fortran mangling, forwarding to the next
                                   definition of the same Fortran symbol (so Open MPI keeps doing all
                                   Fortran handle and status conversion itself)
@@ -53,13 +54,31 @@ def check_expr(expr, names, name, where, field):
                 raise TableError(f"{where}: field {field}: '{a.strip()}' is not a parameter of {name}")
 
 
+# '@include FILE if COND': FILE's calls are wrapped only where mpi.h satisfies COND (an MPI-4
+# call in an MPI-3.1 mpi.h has no prototype to wrap). The call ids exist in every build.
+INCLUDE = re.compile(r"@include\s+(\S+)\s+if\s+(MPI_VERSION\s*>=\s*\d+)$")
+
+
+def table_lines(path, cond=None):
+    """(where, line, cond) of every call line of the table and the files it includes."""
+    for lineno, line in enumerate(Path(path).read_text().splitlines(), 1):
+        where = f"{path}:{lineno}"
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line.startswith("@"):
+            m = INCLUDE.fullmatch(line.strip())
+            if not m or cond is not None:
+                raise TableError(f"{where}: field directive: expected '@include FILE if "
+                                 f"MPI_VERSION >= N' (not nested), found '{line.strip()}'")
+            yield from table_lines(Path(path).parent / m.group(1), m.group(2))
+            continue
+        yield where, line, cond
+
+
 def parse_table(path):
     calls = []
     seen = set()
-    for lineno, line in enumerate(Path(path).read_text().splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        where = f"{path}:{lineno}"
+    for where, line, cond in table_lines(path):
         fields = [f.strip() for f in line.split("|")]
         if len(fields) not in (5, 6):
             raise TableError(f"{where}: expected 5 or 6 '|'-separated fields, found {len(fields)}")
@@ -70,8 +89,10 @@ def parse_table(path):
         if name in seen:
             raise TableError(f"{where}: field name: '{name}' listed twice")
         seen.add(name)
+        if cond and fortran != "-":
+            raise TableError(f"{where}: field Fortran: a conditional call has no Fortran wrapper")
         call = {"name": name, "cat": cat, "bytes": nbytes, "fortran": fortran, "params": None,
-                "to": None}
+                "to": None, "cond": cond}
         if cparams != "-":
             call["params"] = parse_params(cparams, where)
             names = {p[1] for p in call["params"]}
@@ -220,6 +241,8 @@ def gen_c_wrappers(calls):
         # Both the MPI_ and the PMPI_ name, each forwarding to the next definition of its own
         # name: another PMPI tool preloaded before or after us then sees its calls too (the
         # nested call is not counted twice: the guard's depth).
+        if c["cond"]:
+            out.append(f"#if {c['cond']}")
         for sym in (name, "P" + name):
             out += [
                 f'extern "C" HPCSENS_EXPORT int {sym}({decl}) {{',
@@ -242,6 +265,8 @@ def gen_c_wrappers(calls):
             if cpl:
                 out += completion_after(*cpl)
             out += ["  return rc;", "}", ""]
+        if c["cond"]:
+            out.append(f"#endif  // {c['cond']}")
     return "\n".join(out)
 
 
