@@ -51,9 +51,10 @@ json partners_section(const json& ranks) {
       table["rows"].push_back({number(r, "rank"), number(p, "rank"), b, number(p, "messages")});
     }
   }
-  s["charts"].push_back(html::xy_chart("Rank x rank matrix: bytes sent (bubble area ~ bytes)", "sender rank",
-                                       "receiver rank", {html::series("bytes sent", points, {{"kind", "bubble"}})},
-                                       "bubble"));
+  json matrix = html::xy_chart("Rank x rank matrix: bytes sent (bubble area ~ bytes)", "sender rank",
+                               "receiver rank", {html::series("bytes sent", points, {{"kind", "bubble"}})}, "bubble");
+  matrix["rank_axes"] = ranks.size();
+  s["charts"].push_back(matrix);
   if (other_bytes > 0)
     s["text"].push_back(fmt::format("{} further bytes went to partners beyond the 64 largest per rank.", other_bytes));
   s["tables"].push_back(table);

@@ -227,7 +227,9 @@ std::string render_measure_section(const std::string& record_path, Format format
   } catch (const simdjson::simdjson_error& e) {
     throw InputError(record_path, std::string("ranks: ") + e.what());
   }
-  return t.any ? render_totals(t, format) : "";
+  if (!t.any) return "";
+  // The run report ends without a blank line; CSV sections are separated by their titles.
+  return (format == Format::kCsv ? "" : "\n") + render_totals(t, format);
 }
 
 }  // namespace hpcsens::report

@@ -91,6 +91,16 @@
     var horizontal = !!c.horizontal;
     var x = axis(c.x, c.logx, c.stacked), y = axis(c.y, c.logy, c.stacked);
     if (c.type !== 'bar') { x.type = c.logx ? 'logarithmic' : 'linear'; }
+    if (c.rank_axes) {  // rank x rank: whole ranks only, half a rank of margin so edge bubbles show
+      [x, y].forEach(function (a) {
+        a.min = -0.5; a.max = c.rank_axes - 0.5;
+        a.afterBuildTicks = function (scale) {
+          var step = Math.max(1, Math.ceil(c.rank_axes / 16)), t = [];
+          for (var i = 0; i < c.rank_axes; i += step) t.push({value: i});
+          scale.ticks = t;
+        };
+      });
+    }
     var cfg = {
       type: c.type,
       data: {labels: c.labels, datasets: c.series.map(function (s, i) { return dataset(c, s, i); })},

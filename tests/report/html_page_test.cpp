@@ -41,6 +41,10 @@ TEST(RunPage, SmallJobHasEveryRankTopDownTreeAndTheNewPerRankSections) {
   EXPECT_TRUE(has_title(titles, "Messages by size"));
   EXPECT_TRUE(has_title(titles, "Time in regions"));
   EXPECT_TRUE(has_title(titles, "I/O time by interface"));
+  // The matrix's axes span whole ranks, so bubbles of the first and last rank are not clipped.
+  for (const auto& s : page["sections"])
+    for (const auto& c : s.value("charts", json::array()))
+      if (c["title"].get<std::string>().find("Rank x rank") != std::string::npos) EXPECT_EQ(c["rank_axes"], 8);
   // Every chart has axis titles with units.
   for (const auto& s : page["sections"])
     for (const auto& c : s.value("charts", json::array())) {
