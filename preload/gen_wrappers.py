@@ -143,6 +143,8 @@ def bytes_expr(call, ns, expr=None):
         return (f"remember_recv({req}, static_cast<std::uint64_t>({posted}), "
                 f"call::{call['name']}, hist::{call['name']})")
     expr = re.sub(r"\b(" + "|".join(HELPERS) + r")\(", ns + r"::\1(", expr)
+    # A Fortran status is read only in the mpif.h / `use mpi` layout (the wrapper's f08 flag).
+    expr = expr.replace("fb::rcv(", "fb::rcv(f08, ")
     return f"static_cast<std::uint64_t>({expr})"
 
 
@@ -292,7 +294,7 @@ def gen_fortran_wrappers(calls):
         fn_types = ", ".join(["void*"] * len(names) + ["std::size_t"] * len(lens))
         out += [
             f"using {ftype} = void (*)({fn_types});",
-            f"void fortran_{name}({ftype} real, {sig}) {{",
+            f"void fortran_{name}({ftype} real, [[maybe_unused]] bool f08, {sig}) {{",
             "  Guard guard;",
             f"  if (!guard.counting()) return real({args});",
             "  const std::uint64_t start = now_ticks();",
@@ -304,7 +306,7 @@ def gen_fortran_wrappers(calls):
             exported.append(
                 f'extern "C" HPCSENS_EXPORT void {sym}({sig}) {{\n'
                 f'  static constinit RealSymbol<{ftype}> real{{"{sym}", true}};\n'
-                f"  fortran_{name}(real.get(), {args});\n"
+                f"  fortran_{name}(real.get(), {'true' if sym.endswith('_f08_') else 'false'}, {args});\n"
                 "}\n")
     out += ["}  // namespace", ""] + exported
     return "\n".join(out)

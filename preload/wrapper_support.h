@@ -57,9 +57,9 @@ std::int64_t own(const void* counts, const void* comm) noexcept;
 std::int64_t sumw(const void* counts, const void* types, const void* comm) noexcept;
 std::int64_t sumnw(const void* counts, const void* types, const void* comm) noexcept;
 bool inplace(const void* buf) noexcept;
-// The posted count x type size: a Fortran status may be MPI_STATUS_IGNORE's common block and
-// an mpi_f08 status has another layout, so it is not read.
-std::int64_t rcv(const void* status, const void* count, const void* type) noexcept;
+// Bytes received according to an mpif.h / `use mpi` integer status array; the posted count x
+// type size for MPI_STATUS_IGNORE and for mpi_f08 (`f08`: its status is another type).
+std::int64_t rcv(bool f08, const void* status, const void* count, const void* type) noexcept;
 int world_rank(const void* rank, const void* comm) noexcept;
 }  // namespace fb
 
