@@ -16,6 +16,7 @@ packages=(
   libceres-dev libglpk-dev
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libfmt-dev libsimdjson-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev  # libFuzzer harnesses (scripts/fuzz.sh)
   libjs-chart.js chromium
   slurmd slurmctld slurm-client munge
   openssh-server openssh-client iproute2 help2man environment-modules dpkg-dev

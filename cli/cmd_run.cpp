@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "common/errors.h"
+#include "common/preload_env.h"
+#include "common/run_id.h"
+#include "common/text_escape.h"
 #include "record/run_record.h"
 #include "report/record_reader.h"
 #include "report/run_report.h"
@@ -67,7 +71,14 @@ int run_command(CLI::App* sub, RunOptions& opt) {
     throw InputError("--timeout", "must be a finite number of seconds >= 0 (0: never)");
   if (opt.events_given) check_events_spec(opt.request.events);
   opt.request.argv = argv;
+  // HPCSENS_RUN_ID names the record, as it does for the preload used on its own.
+  if (const char* id = std::getenv(env::kRunId); id != nullptr && opt.request.run_id.empty()) {
+    if (const std::string problem = run_id_problem(id); !problem.empty())
+      throw InputError(env::kRunId, std::string("'") + id + "' " + problem);
+    opt.request.run_id = id;
+  }
   const run::RunResult res = run::run_job(opt.request);
+  if (res.refused) throw InputError("hpcsens run", res.error);
   if (!res.record_path.empty() && !opt.request.quiet) {
     try {
       const auto rec = report::read_run_record(res.record_path);
@@ -78,7 +89,8 @@ int run_command(CLI::App* sub, RunOptions& opt) {
       fmt::print(stderr, "hpcsens: cannot show the record: {}\n", e.what());
     }
   }
-  if (!res.error.empty() && !res.error_warned) fmt::print(stderr, "hpcsens: {}\n", res.error);
+  if (!res.error.empty() && !res.error_warned)
+    fmt::print(stderr, "hpcsens: {}\n", text::escape_for_message(res.error));
   if (!res.record_path.empty())
     fmt::print(stderr, "hpcsens: record: {}{}\n", res.record_path, res.complete ? "" : " (INCOMPLETE)");
   return res.exit_status;

@@ -9,6 +9,7 @@
 #include "run/run_job.h"
 #include "sweep/journal.h"
 #include "sweep/runner.h"
+#include "sweep/slurm_array.h"
 #include "sweep/spec.h"
 
 namespace hpcsens::cli {
@@ -39,7 +40,7 @@ void add_sweep(CLI::App& app, Registry& reg) {
   struct Opts {
     std::string spec, out, resume, restore, dir;
     bool dry_run = false, no_fit = false, retry_skipped = false;
-    int apply_point = -1;
+    int apply_point = -1, array_task = -1;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("spec", o->spec, "Sweep spec (YAML); see docs/spec-format.md");
@@ -52,7 +53,9 @@ void add_sweep(CLI::App& app, Registry& reg) {
   sub->add_flag("--no-fit", o->no_fit, "Do not run `hpcsens fit` at the end");
   sub->add_option("--apply-point", o->apply_point,
                   "Multi-node helper: apply point N's knobs on this node (run once per node through srun)");
-  sub->add_option("--dir", o->dir, "Sweep directory for --apply-point");
+  sub->add_option("--array-task", o->array_task,
+                  "slurm-array helper: run this Slurm array task's run of submission K (started by the sweep's batch script)");
+  sub->add_option("--dir", o->dir, "Sweep directory for --apply-point and --array-task");
   reg.add(sub, [o, sub] {
     // The modes exclude each other: a silently ignored option would do something the user did
     // not ask for (e.g. restore instead of resume, or resume with another spec than journalled).
@@ -67,11 +70,13 @@ void add_sweep(CLI::App& app, Registry& reg) {
     if (!o->resume.empty()) {
       if (!o->spec.empty()) refuse("--resume DIR takes no spec file (it resumes with the spec named in DIR's journal)");
       if (!o->out.empty()) refuse("--resume DIR and -o/--out exclude each other (DIR is the output directory)");
-      if (o->apply_point >= 0 || !o->dir.empty()) refuse("--resume and --apply-point/--dir exclude each other");
+      if (o->apply_point >= 0 || o->array_task >= 0 || !o->dir.empty())
+        refuse("--resume and --apply-point/--array-task/--dir exclude each other");
     }
     if (o->retry_skipped && o->resume.empty()) refuse("--retry-skipped needs --resume DIR");
-    if (o->apply_point >= 0 && (o->dry_run || !o->out.empty()))
-      refuse("--apply-point takes only a spec and --dir");
+    if ((o->apply_point >= 0 || o->array_task >= 0) && (o->dry_run || !o->out.empty()))
+      refuse("--apply-point and --array-task take only a spec and --dir");
+    if (o->apply_point >= 0 && o->array_task >= 0) refuse("--apply-point and --array-task exclude each other");
     std::string spec_path = o->spec;
     if (spec_path.empty() && !o->resume.empty()) spec_path = spec_from_journal(o->resume);
     if (spec_path.empty()) throw InputError("hpcsens sweep", "needs a spec file (or --resume DIR / --restore DIR)");
@@ -82,14 +87,18 @@ void add_sweep(CLI::App& app, Registry& reg) {
     }
     if (o->out.empty() && !sub->get_option("-o")->empty()) refuse("-o/--out is empty; name the output directory");
     sweep::SweepOptions opt;
+    opt.hpcsens_exe = self_exe();
+    opt.stream_exe = (std::filesystem::path(opt.hpcsens_exe).parent_path() / "hpcsens-stream").string();
+    opt.run_job = run::run_job;
+    if (o->array_task >= 0) {
+      if (o->dir.empty()) throw InputError("--array-task", "needs --dir DIR (the sweep's output directory)");
+      return sweep::run_array_task(spec, opt, o->array_task, o->dir);
+    }
     opt.out_dir = !o->resume.empty() ? o->resume : o->out;
     opt.resume = !o->resume.empty();
     opt.retry_skipped = o->retry_skipped;
     opt.dry_run = o->dry_run;
     opt.run_fit = !o->no_fit;
-    opt.hpcsens_exe = self_exe();
-    opt.stream_exe = (std::filesystem::path(opt.hpcsens_exe).parent_path() / "hpcsens-stream").string();
-    opt.run_job = run::run_job;
     return sweep::run_sweep(spec, opt);
   });
 }

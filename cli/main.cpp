@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "common/errors.h"
+#include "common/text_escape.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"hpcsens: MPI performance sensitivity — wrap jobs, sweep frequencies, fit models"};
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
     // --help and --version are "errors" with exit code 0 that CLI11 prints itself.
     if (e.get_exit_code() == 0) return app.exit(e);
     // Everything else is bad usage: one line, in the same form as every other error.
-    fmt::print(stderr, "hpcsens: error: {} (see hpcsens --help)\n", e.what());
+    fmt::print(stderr, "hpcsens: error: {} (see hpcsens --help)\n", hpcsens::text::escape_for_message(e.what()));
     return hpcsens::kExitBadInput;
   }
   try {
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "hpcsens: error: {}\n", e.what());
     return hpcsens::kExitBadInput;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "hpcsens: internal error: {}\n", e.what());
+    fmt::print(stderr, "hpcsens: internal error: {}\n", hpcsens::text::escape_for_message(e.what()));
     return 1;
   }
 }

@@ -195,14 +195,21 @@ std::string open_append(const Dir& dir, std::string_view name, int* fd_out) {
   return "";
 }
 
-std::string read_input_file(const std::string& path, std::size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+namespace {
+
+std::string read_file(const std::string& path, std::size_t max_bytes, bool own) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (own ? O_NOFOLLOW : 0));
+  if (fd < 0 && own && errno == ELOOP) throw InputError(path, "is a symlink; refusing to read it");
   if (fd < 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     throw InputError(path, S_ISDIR(st.st_mode) ? "is a directory, not a file"
                                                 : "is not a regular file");
+  }
+  if (own && st.st_uid != ::geteuid()) {
+    ::close(fd);
+    throw InputError(path, "is owned by another user (uid " + std::to_string(st.st_uid) + "); not ours");
   }
   if (static_cast<std::size_t>(st.st_size) > max_bytes) {
     ::close(fd);
@@ -227,6 +234,16 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes) {
   }
   ::close(fd);
   return text;
+}
+
+}  // namespace
+
+std::string read_input_file(const std::string& path, std::size_t max_bytes) {
+  return read_file(path, max_bytes, false);
+}
+
+std::string read_own_file(const std::string& path, std::size_t max_bytes) {
+  return read_file(path, max_bytes, true);
 }
 
 }  // namespace hpcsens::safe_file

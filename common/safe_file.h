@@ -90,4 +90,9 @@ std::string write_all(int fd, std::string_view data, const std::string& what);
 // the path ("is not a regular file", "is larger than N bytes", strerror).
 std::string read_input_file(const std::string& path, std::size_t max_bytes = 256u << 20);
 
+// Reads a file hpcsens itself wrote into a checked directory (a partial rank record, a note):
+// as read_input_file, but a symlink as the last component and a file owned by another user are
+// refused too (in a sticky shared directory another user may plant either under our names).
+std::string read_own_file(const std::string& path, std::size_t max_bytes);
+
 }  // namespace hpcsens::safe_file

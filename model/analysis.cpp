@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "model/identifiability.h"
 #include "model/model_choice.h"
+#include "model/node_effects.h"
 #include "model/validation.h"
 
 namespace hpcsens::model {
@@ -106,6 +107,8 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
   rep.diag = diagnose(times, rep.predicted);
   rep.loocv_err = loocv_errors(rep.spec, pts, times, opts.fit);
   rep.diag.loocv_mape = mean_abs(rep.loocv_err);
+
+  rep.notes.push_back(node_effects_note(node_effects(data.node_runs, rep.predicted), data.runs_without_node));
 
   std::vector<double> cpu, mem, lat;
   for (const auto& p : pts) cpu.push_back(p.cpu_ghz), mem.push_back(p.mem_gbs), lat.push_back(p.lat_ns.value_or(0));

@@ -116,6 +116,7 @@ Observation read_run_record_observation(const std::string& path) {
   o.cpu_measured = optional_rate(r.config, "cpu_ghz_measured", path);
   if (r.config.contains("cpu_ghz_source") && r.config.at("cpu_ghz_source").is_string())
     o.cpu_source = r.config.at("cpu_ghz_source").get<std::string>();
+  if (r.config.contains("node") && r.config.at("node").is_string()) o.node = r.config.at("node").get<std::string>();
   // Counters measure the clock the job actually ran at: preferred over a requested or nominal one.
   if (o.cpu_source != "measured" && o.cpu_source != "emulated")
     if (const auto c = counter_clock_ghz(r)) {
@@ -151,6 +152,7 @@ struct Acc {
   int lat_missing = 0;
   std::map<int, std::vector<double>> ranks;
   std::string label;
+  std::size_t index = 0;  // its point in the dataset
 };
 
 // A measured clock that disagrees with the requested one means the knob did not do what was
@@ -182,8 +184,10 @@ Dataset assemble(const std::vector<Observation>& obs) {
   Dataset d;
   for (const auto& o : obs) {
     const std::string k = o.group.empty() ? o.label : o.group;
-    if (!acc.count(k)) order.push_back(k), acc[k].label = o.label;
+    if (!acc.count(k)) order.push_back(k), acc[k].label = o.label, acc[k].index = order.size() - 1;
     Acc& a = acc[k];
+    if (o.node.empty()) ++d.runs_without_node;
+    else if (std::isfinite(o.time_s)) d.node_runs.push_back({o.node, a.index, o.time_s});
     if (std::isfinite(o.time_s)) a.times.push_back(o.time_s);
     if (o.lat_ns) a.lats.push_back(*o.lat_ns); else ++a.lat_missing;
     a.cpus.push_back(o.cpu_ghz), a.mems.push_back(o.mem_gbs);

@@ -47,6 +47,14 @@ struct Observation {
   std::optional<double> cpu_requested;  // config.cpu_ghz_requested
   std::optional<double> cpu_measured;   // config.cpu_ghz_measured (calibration.clock)
   std::string cpu_source;               // config.cpu_ghz_source: measured, requested, nominal, emulated
+  std::string node;                     // config.node: where a slurm-array task ran it
+};
+
+// One run's time and node, with the configuration it belongs to (index into Dataset::points).
+struct NodeRun {
+  std::string node;
+  std::size_t point = 0;
+  double time_s = 0;
 };
 
 struct Dataset {
@@ -61,6 +69,8 @@ struct Dataset {
   int requested_clock_runs = 0;                // runs whose cpu_ghz is the requested, unmeasured clock
   std::string app;                             // the application (first one when mixed)
   std::vector<std::string> apps;               // every distinct application, input order
+  std::vector<NodeRun> node_runs;              // runs that name their node (config.node)
+  std::size_t runs_without_node = 0;
 };
 
 struct LoadOptions {

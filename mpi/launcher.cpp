@@ -114,15 +114,24 @@ LaunchPlan plan_launch(LauncherKind kind, const std::vector<std::string>& argv,
   if (argv.empty()) return plan;
   switch (kind) {
     case LauncherKind::kOpenMpi: {
+      // Open MPI's -x belongs to one app context: an MPMD line (`a : b`, a lone ":" separates
+      // contexts wherever it appears, as mpirun itself splits them) needs it in every context.
+      const auto add_vars = [&] {
+        for (const auto& v : vars) {
+          plan.argv.push_back("-x");
+          plan.argv.push_back(v.name + "=" + v.value);
+        }
+      };
       plan.argv.push_back(argv[0]);
-      for (const auto& v : vars) {
-        plan.argv.push_back("-x");
-        plan.argv.push_back(v.name + "=" + v.value);
+      add_vars();
+      for (std::size_t i = 1; i < argv.size(); ++i) {
+        plan.argv.push_back(argv[i]);
+        if (argv[i] == ":") add_vars();
       }
-      plan.argv.insert(plan.argv.end(), argv.begin() + 1, argv.end());
       break;
     }
     case LauncherKind::kMpichHydra: {
+      // Global options (before the first section) reach every section of an MPMD line.
       plan.argv.push_back(argv[0]);
       for (const auto& v : vars) {
         plan.argv.push_back("-genv");

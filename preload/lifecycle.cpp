@@ -16,6 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/preload_env.h"
+#include "common/run_id.h"
+#include "common/safe_file.h"
+#include "common/text_escape.h"
 #include "preload/accounting.h"
 #include "preload/clock.h"
 #include "preload/fd_track.h"
@@ -65,18 +68,19 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 void warn(const std::string& what) { std::fprintf(stderr, "hpcsens: warning: %s\n", what.c_str()); }
 
+// Outside bytes (not necessarily UTF-8), encoded losslessly for the record.
 std::vector<std::string> own_command_line() {
   std::vector<std::string> args;
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::string arg;
-  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  while (std::getline(in, arg, '\0')) args.push_back(text::encode_outside(arg));
   return args;
 }
 
 JobInfo job_info(const State& s) {
   JobInfo job;
   job.command = command_from_env(std::getenv(env::kCommand), own_command_line());
-  job.launcher = detect_launcher([](const char* n) { return std::getenv(n); });
+  job.launcher = text::encode_outside(detect_launcher([](const char* n) { return std::getenv(n); }));
   job.mpi_library = s.mpi_library;
   job.start_utc = s.start_utc;
   return job;
@@ -125,10 +129,16 @@ nlohmann::json preload_notes(const State& s) {
           {"call_clock", s.ticks.uses_tsc() ? "tsc" : "clock_monotonic"}};
 }
 
-bool write_record(const std::string& path, const nlohmann::json& j, std::string* error) {
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  return record::write_json_atomic(path, j, error);
+// Tells `hpcsens run` why there is no record (it would otherwise see only "no record"): a
+// one-line note is small enough to fit where the record did not. Best effort.
+void leave_write_error_note(const State& s, const std::string& path, const std::string& error) {
+  safe_file::write_file_atomic(s.out_dir + "/" + s.run_id + ".write-error", path + ": " + error + "\n");
+}
+
+bool write_record(const State& s, const std::string& path, const nlohmann::json& j, std::string* error) {
+  if (record::write_json_atomic(path, j, error, /*create_dir=*/true)) return true;
+  leave_write_error_note(s, path, *error);
+  return false;
 }
 
 // This rank alone, as a record `hpcsens run` merges with the other ranks' (abort, exit without
@@ -149,7 +159,7 @@ void write_partial(State& s, bool complete, bool quiet = false) noexcept {
     j["ranks"] = nlohmann::json::array({std::move(rank)});
     std::string error;
     const std::string path = partial_path(s.out_dir, s.run_id, s.rank);
-    if (!write_record(path, j, &error) && s.rank == 0 && !quiet)
+    if (!write_record(s, path, j, &error) && s.rank == 0 && !quiet)
       warn("cannot write the partial record " + path + ": " + error);
   } catch (const std::exception& e) {
     if (s.rank == 0) warn(std::string("partial record not written: ") + e.what());
@@ -165,7 +175,14 @@ void at_exit() {
 std::string shared_run_id(State& s) {
   // Every rank must agree on the record name, also for partial records written without MPI.
   std::string id = env_or(env::kRunId, "");
-  if (!id.empty()) return id;
+  if (!id.empty()) {
+    const std::string problem = run_id_problem(id);
+    if (problem.empty()) return id;
+    // Same on every rank (same environment), so every rank falls through to the generated id.
+    if (s.rank == 0)
+      warn(std::string(env::kRunId) + " '" + text::escape_for_message(id) + "' " + problem +
+           " (it names a file in the output directory); using a generated id instead");
+  }
   char buf[128] = {};
   if (s.rank == 0) {
     const std::string gen = make_run_id(std::time(nullptr), s.pid);
@@ -205,12 +222,12 @@ void after_init() noexcept {
     char name[MPI_MAX_PROCESSOR_NAME + 1] = {};
     int len = 0;
     pmpi::Get_processor_name.get()(name, &len);
-    s.host = name;
+    s.host = text::encode_outside(name);
     char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = {};
     pmpi::Get_library_version.get()(version, &len);
-    s.mpi_library = first_line(version);
+    s.mpi_library = text::encode_outside(first_line(version));
     s.out_dir = env_or(env::kOutDir, "hpcsens-out");
-    s.start_utc = env_or(env::kStartUtc, utc_iso8601(std::time(nullptr)));
+    s.start_utc = text::encode_outside(env_or(env::kStartUtc, utc_iso8601(std::time(nullptr))));
     s.run_id = shared_run_id(s);
     // Counter set-up is slow, so it happens before t0 and only the start is inside the span.
     const std::string spec = env_or(env::kEvents, "default");
@@ -286,10 +303,12 @@ void before_finalize() noexcept {
     const GetEnv getenv_fn = [](const char* n) { return std::getenv(n); };
     if (auto slurm = slurm_facts(getenv_fn); !slurm.is_null()) extra["slurm"] = slurm;
     if (err.empty()) err = stream.finish(job_info(s), extra);
-    if (!err.empty())
+    if (!err.empty()) {
       warn("cannot write the run record " + path + ": " + err + "; the job runs on");
-    else if (env_only(getenv_fn))
+      leave_write_error_note(s, path, err);
+    } else if (env_only(getenv_fn)) {
       std::fprintf(stderr, "%s\n", banner_line(stream.summary(), path).c_str());
+    }
   } catch (const std::exception& e) {
     if (s.rank == 0) warn(std::string("run record not written: ") + e.what());
   }

@@ -1,17 +1,18 @@
 #include "record/run_record.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <limits>
+#include <type_traits>
 
 #include "common/errors.h"
+#include "common/json_input.h"
 #include "common/safe_file.h"
 
 namespace hpcsens::record {
@@ -43,13 +44,66 @@ T opt(const json& j, const char* key, T fallback, const std::string& where) {
   return j.contains(key) && !j.at(key).is_null() ? need<T>(j, key, where) : fallback;
 }
 
+// An integer of type T from a JSON number, refused (naming the field) unless it is integral and
+// within T's range: nlohmann's get<int> on 1e10 or get<uint64_t> on 1.8e20 would be undefined.
+template <class T>
+T integer_value(const json& v, const std::string& field, const std::string& where) {
+  constexpr auto lo = std::numeric_limits<T>::min();
+  constexpr auto hi = std::numeric_limits<T>::max();
+  const std::string range = "an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u <= static_cast<std::uint64_t>(hi)) return static_cast<T>(u);
+  } else if (v.is_number_integer()) {
+    const auto i = v.get<std::int64_t>();
+    if (i >= 0 || std::is_signed_v<T>)
+      if (static_cast<long double>(i) >= lo && static_cast<long double>(i) <= hi) return static_cast<T>(i);
+  } else if (v.is_number_float()) {
+    const double d = v.get<double>();
+    // hi + 1 is a power of two, exact as a double; hi itself may not be.
+    const double hi_plus_1 = 2.0 * static_cast<double>(hi / 2 + 1);
+    if (std::isfinite(d) && d == std::floor(d) && d >= static_cast<double>(lo) && d < hi_plus_1)
+      return static_cast<T>(d);
+  } else {
+    throw InputError(where, "field '" + field + "' has the wrong type (expected " + range + ")");
+  }
+  throw InputError(where, "field '" + field + "' is " + v.dump() + ", expected " + range);
+}
+
+template <class T>
+T need_int(const json& j, const char* key, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end()) throw InputError(where, std::string("missing field '") + key + "'");
+  return integer_value<T>(*it, key, where);
+}
+
+template <class T>
+T opt_int(const json& j, const char* key, T fallback, const std::string& where) {
+  return j.contains(key) && !j.at(key).is_null() ? need_int<T>(j, key, where) : fallback;
+}
+
+std::vector<int> opt_int_list(const json& j, const char* key, const std::string& where) {
+  std::vector<int> out;
+  if (!j.contains(key) || j.at(key).is_null()) return out;
+  if (!j.at(key).is_array()) throw InputError(where, std::string("field '") + key + "' must be an array");
+  for (const auto& v : j.at(key)) out.push_back(integer_value<int>(v, key, where));
+  return out;
+}
+
+const json& need_object(const json& j, const char* key, const std::string& where) {
+  if (!j.contains(key)) throw InputError(where, std::string("missing field '") + key + "'");
+  if (!j.at(key).is_object()) throw InputError(where, std::string("field '") + key + "' must be an object");
+  return j.at(key);
+}
+
 std::map<std::string, CallStats> calls_from_json(const json& j, const std::string& where) {
   std::map<std::string, CallStats> out;
   if (!j.is_object()) throw InputError(where, "expected an object of call name -> {count, seconds, bytes}");
   for (const auto& [name, v] : j.items()) {
     const std::string w = where + "." + name;
-    out[name] = CallStats{need<std::uint64_t>(v, "count", w), need<double>(v, "seconds", w),
-                          opt<std::uint64_t>(v, "bytes", 0, w)};
+    if (!v.is_object()) throw InputError(w, "expected an object {count, seconds, bytes}");
+    out[name] = CallStats{need_int<std::uint64_t>(v, "count", w), need<double>(v, "seconds", w),
+                          opt_int<std::uint64_t>(v, "bytes", 0, w)};
   }
   return out;
 }
@@ -118,10 +172,10 @@ json to_json(const RunRecord& r) {
 RankRecord rank_from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw InputError(where, "expected a rank object");
   RankRecord r;
-  r.rank = need<int>(j, "rank", where);
+  r.rank = need_int<int>(j, "rank", where);
   const std::string w = where + ": ranks[" + std::to_string(r.rank) + "]";
   r.host = opt<std::string>(j, "host", "", w);
-  r.pid = opt<int>(j, "pid", 0, w);
+  r.pid = opt_int<int>(j, "pid", 0, w);
   r.t0 = opt<double>(j, "t0", 0, w);
   r.t1 = opt<double>(j, "t1", 0, w);
   r.t2 = opt<double>(j, "t2", 0, w);
@@ -130,8 +184,8 @@ RankRecord rank_from_json(const json& j, const std::string& where) {
   r.mpi_s = need<double>(j, "mpi_s", w);
   r.io_s = need<double>(j, "io_s", w);
   r.compute_s = need<double>(j, "compute_s", w);
-  r.io_bytes_read = opt<std::uint64_t>(j, "io_bytes_read", 0, w);
-  r.io_bytes_written = opt<std::uint64_t>(j, "io_bytes_written", 0, w);
+  r.io_bytes_read = opt_int<std::uint64_t>(j, "io_bytes_read", 0, w);
+  r.io_bytes_written = opt_int<std::uint64_t>(j, "io_bytes_written", 0, w);
   if (j.contains("mpi_calls")) r.mpi_calls = calls_from_json(j.at("mpi_calls"), w + ".mpi_calls");
   if (j.contains("io_calls")) r.io_calls = calls_from_json(j.at("io_calls"), w + ".io_calls");
   r.counters = opt<std::map<std::string, double>>(j, "counters", {}, w);
@@ -150,10 +204,10 @@ RunRecord run_from_json(const json& j, const std::string& src) {
   r.schema = need<std::string>(j, "schema", src);
   if (r.schema != kRunSchema)
     throw InputError(src, "field 'schema' is '" + r.schema + "', expected '" + kRunSchema + "'");
-  const json& job = j.contains("job") ? j.at("job") : throw InputError(src, "missing field 'job'");
+  const json& job = need_object(j, "job", src);
   const std::string jw = src + ": job";
   r.job.command = opt<std::vector<std::string>>(job, "command", {}, jw);
-  r.job.nranks = need<int>(job, "nranks", jw);
+  r.job.nranks = need_int<int>(job, "nranks", jw);
   r.job.launcher = opt<std::string>(job, "launcher", "", jw);
   r.job.mpi_library = opt<std::string>(job, "mpi_library", "", jw);
   r.job.hosts = opt<std::vector<std::string>>(job, "hosts", {}, jw);
@@ -162,7 +216,7 @@ RunRecord run_from_json(const json& j, const std::string& src) {
     if (!j.at("config").is_object()) throw InputError(src, "field 'config' must be an object");
     r.config = j.at("config");
   }
-  const json& t = j.contains("timing") ? j.at("timing") : throw InputError(src, "missing field 'timing'");
+  const json& t = need_object(j, "timing", src);
   const std::string tw = src + ": timing";
   r.timing.job_s = need<double>(t, "job_s", tw);
   if (t.contains("job_sync_s") && !t.at("job_sync_s").is_null())
@@ -174,7 +228,7 @@ RunRecord run_from_json(const json& j, const std::string& src) {
   r.ranks.reserve(j.at("ranks").size());
   for (const auto& rk : j.at("ranks")) r.ranks.push_back(rank_from_json(rk, src));
   if (j.contains("imbalance")) {
-    const json& im = j.at("imbalance");
+    const json& im = need_object(j, "imbalance", src);
     const std::string iw = src + ": imbalance";
     r.imbalance.max_over_mean = opt<double>(im, "max_over_mean", 0, iw);
     r.imbalance.lbe = opt<double>(im, "lbe", 0, iw);
@@ -183,7 +237,7 @@ RunRecord run_from_json(const json& j, const std::string& src) {
     r.imbalance.mean_s = opt<double>(im, "mean_s", 0, iw);
     r.imbalance.max_s = opt<double>(im, "max_s", 0, iw);
     r.imbalance.min_s = opt<double>(im, "min_s", 0, iw);
-    r.imbalance.slowest = opt<std::vector<int>>(im, "slowest", {}, iw);
+    r.imbalance.slowest = opt_int_list(im, "slowest", iw);
   }
   r.counters_status = opt<std::string>(j, "counters_status", "ok", src);
   r.complete = opt<bool>(j, "complete", true, src);
@@ -226,32 +280,35 @@ void validate(const RunRecord& r, const std::string& src) {
     throw InputError(src + ": timing", "field 'job_s' must be a finite, non-negative time");
 }
 
-RunRecord load_run_record(const std::string& path) {
-  if (std::filesystem::is_directory(path))
-    throw InputError(path, "is a directory, not a run record file");
-  std::ifstream in(path);
-  if (!in) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(path, std::string("not valid JSON (") + e.what() + ")");
-  }
-  RunRecord r = run_from_json(j, path);
+RunRecord run_record_from_text(std::string_view text, const std::string& path) {
+  RunRecord r = run_from_json(json_input::parse_strict(text, path), path);
   validate(r, path);
   return r;
 }
 
-bool write_json_atomic(const std::string& path, const json& j, std::string* error) {
+std::string read_record_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw InputError(path, "is a directory, not a run record file");
+  return safe_file::read_input_file(path, kMaxRecordBytes);
+}
+
+RunRecord load_run_record(const std::string& path) {
+  return run_record_from_text(read_record_file(path), path);
+}
+
+bool write_json_atomic(const std::string& path, const json& j, std::string* error, bool create_dir) {
   std::string text;
   try {
-    text = j.dump(1);
+    // Outside strings are stored encoded (text::encode_outside) and so are valid UTF-8; should
+    // one slip through unencoded, the record is still written (with U+FFFD) rather than lost.
+    text = j.dump(1, ' ', false, json::error_handler_t::replace);
     text.push_back('\n');
   } catch (const std::exception& e) {
     if (error) *error = std::string("cannot serialise record: ") + e.what();
     return false;
   }
-  std::string err = safe_file::write_file_atomic(path, text);
+  std::string err = safe_file::write_file_atomic(path, text, create_dir);
   if (err.empty()) return true;
   if (error) *error = std::move(err);
   return false;

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -93,10 +94,21 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source);
 // negative. Throws hpcsens::InputError naming `source`, the rank and the field.
 void validate(const RunRecord& r, const std::string& source);
 
-// Reads and validates a run record file; errors name the file and field.
+// Largest record file read (a 100,000-rank record is about 100 MB).
+inline constexpr std::size_t kMaxRecordBytes = std::size_t{1} << 30;
+
+// Reads and validates a run record file (a regular file of at most kMaxRecordBytes); errors name
+// the file and field. Duplicate keys, numbers beyond double range, and integer fields that are
+// not integers within range are refused (json_input::parse_strict and the field readers).
 RunRecord load_run_record(const std::string& path);
+// The bytes of a record file: a regular file of at most kMaxRecordBytes (InputError otherwise).
+std::string read_record_file(const std::string& path);
+// The same as load_run_record for text already read from `path`.
+RunRecord run_record_from_text(std::string_view text, const std::string& path);
 // Writes JSON to `path` atomically (temp file in the same directory, fsync, rename).
 // Returns false and fills `error` on failure; never throws (used from the preload).
-bool write_json_atomic(const std::string& path, const nlohmann::json& j, std::string* error);
+// With create_dir, missing directories are made (safe_file::open_dir's checks still apply).
+bool write_json_atomic(const std::string& path, const nlohmann::json& j, std::string* error,
+                       bool create_dir = false);
 
 }  // namespace hpcsens::record

@@ -2,8 +2,11 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
+#include <vector>
+
 
 namespace hpcsens::report {
 namespace {
@@ -138,10 +141,31 @@ record::RankRecord rank_of(element e) {
   return r;
 }
 
-record::RunRecord fast_read(const std::string& path) {
+// simdjson keeps duplicate keys and finds the first; nlohmann would keep the last. A record with
+// a duplicate key is refused (by the careful reader, which names it), so look for any.
+bool has_duplicate_keys(element e) {
+  simdjson::dom::array a;
+  if (e.get_array().get(a) == simdjson::SUCCESS) {
+    for (element x : a)
+      if (has_duplicate_keys(x)) return true;
+    return false;
+  }
+  object o;
+  if (e.get_object().get(o) != simdjson::SUCCESS) return false;
+  std::vector<std::string_view> keys;
+  for (auto [key, value] : o) {
+    keys.push_back(key);
+    if (has_duplicate_keys(value)) return true;
+  }
+  std::sort(keys.begin(), keys.end());
+  return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
+}
+
+record::RunRecord fast_read(const simdjson::padded_string& text) {
   simdjson::dom::parser parser;
   element doc;
-  if (parser.load(path).get(doc) != simdjson::SUCCESS) throw NotFast{};
+  if (parser.parse(text).get(doc) != simdjson::SUCCESS) throw NotFast{};
+  if (has_duplicate_keys(doc)) throw NotFast{};
   const object top = to_object(doc);
   record::RunRecord rec;
   rec.schema = to_string(field(top, "schema"));
@@ -197,15 +221,21 @@ record::RunRecord fast_read(const std::string& path) {
 }  // namespace
 
 record::RunRecord read_run_record(const std::string& path) {
+  // Read once, bounded and regular-file only (a FIFO or /dev/zero must not hang us), and hand the
+  // same bytes to the careful reader when the fast one gives up.
+  return read_run_record_text(record::read_record_file(path), path);
+}
+
+record::RunRecord read_run_record_text(const std::string& text, const std::string& path) {
   try {
-    record::RunRecord rec = fast_read(path);
+    record::RunRecord rec = fast_read(simdjson::padded_string(text));
     record::validate(rec, path);  // the same checks, and messages, as load_run_record
     return rec;
   } catch (const NotFast&) {
   } catch (const simdjson::simdjson_error&) {
   } catch (const nlohmann::json::exception&) {
   }
-  return record::load_run_record(path);
+  return record::run_record_from_text(text, path);
 }
 
 }  // namespace hpcsens::report

@@ -13,5 +13,7 @@ namespace hpcsens::report {
 // Same result as record::load_run_record(path) for every valid record; throws InputError for
 // an invalid one (via load_run_record).
 record::RunRecord read_run_record(const std::string& path);
+// The same for the bytes of a record file already read (`path` names it in errors).
+record::RunRecord read_run_record_text(const std::string& text, const std::string& path);
 
 }  // namespace hpcsens::report

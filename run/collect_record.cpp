@@ -1,12 +1,19 @@
 #include "run/collect_record.h"
 
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "common/errors.h"
+#include "common/json_input.h"
 #include "common/preload_env.h"
+#include "common/safe_file.h"
 #include "mpi/imbalance.h"
 #include "mpi/timing_bounds.h"
 #include "record/run_record.h"
@@ -17,15 +24,13 @@ using nlohmann::json;
 
 namespace {
 
+// Our own files in the output directory: never through a symlink, never another user's.
 json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "cannot read");
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(path, std::string("not valid JSON (") + e.what() + ")");
-  }
+  return json_input::parse_strict(safe_file::read_own_file(path, record::kMaxRecordBytes), path);
 }
+
+// Free space below this cannot hold a record of a small job.
+constexpr unsigned long long kMinFreeBytes = 1ull << 20;
 
 // A partial file holds one rank object; tolerate it being wrapped as {"rank": {...}} or
 // {"ranks": [...]} so a format detail of the preload does not lose the data.
@@ -99,6 +104,35 @@ json assemble(const std::vector<std::string>& files, const JobFacts& facts, std:
 
 }  // namespace
 
+std::string write_error_note_name(const std::string& run_id) { return run_id + ".write-error"; }
+
+std::string record_write_problem(const std::string& out_dir, const std::string& run_id) {
+  const std::string record = (fs::path(out_dir) / (run_id + env::kRecordSuffix)).string();
+  safe_file::Dir d;
+  if (std::string err = safe_file::open_dir(out_dir, false, &d); !err.empty())
+    return "cannot write the run record " + record + ": " + err;
+  try {  // the preload's own words, when it could leave them
+    std::string note = safe_file::read_own_file(d.child(write_error_note_name(run_id)), 4096);
+    while (!note.empty() && (note.back() == '\n' || note.back() == '\r')) note.pop_back();
+    ::unlinkat(d.fd(), write_error_note_name(run_id).c_str(), 0);
+    if (!note.empty()) return "the preload could not write the run record: " + note;
+  } catch (const InputError&) {
+  }
+  struct statvfs vfs {};
+  if (::fstatvfs(d.fd(), &vfs) == 0) {
+    const unsigned long long free_bytes = static_cast<unsigned long long>(vfs.f_bavail) * vfs.f_frsize;
+    if (free_bytes < kMinFreeBytes || vfs.f_favail == 0)
+      return "cannot write the run record " + record + ": " + std::strerror(ENOSPC) + " (" +
+             std::to_string(free_bytes) + " bytes free on its file system)";
+  }
+  const std::string probe(64 * 1024, '\0');
+  const std::string name = ".hpcsens-write-probe-" + run_id;
+  if (std::string err = safe_file::write_atomic(d, name, probe); !err.empty())
+    return "cannot write the run record " + record + ": " + err;
+  ::unlinkat(d.fd(), name.c_str(), 0);
+  return "";
+}
+
 std::vector<std::string> partial_rank_files(const std::string& out_dir, const std::string& run_id) {
   std::vector<std::string> out;
   const std::string prefix = run_id + ".rank";
@@ -157,14 +191,13 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
   c.record_path = path;
   if (c.partial_ranks > 0) {
     for (const auto& f : partial_rank_files(out_dir, run_id)) fs::remove(f, ec);
-    // Temporaries of ranks killed while writing hold nothing usable: safe_file names them
-    // ".<run_id>.rankN.partial.json.tmp.PID.N.NS" (older preloads: without the leading dot).
+    // Temporaries of ranks killed while writing (".<run_id>.rankN.partial.json.tmp.PID..." from
+    // safe_file, "<run_id>.rankN.partial.json.tmp.PID" from older preloads) hold nothing usable.
     const std::string prefix = run_id + ".rank";
     for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
       const bool ours = name.rfind(prefix, 0) == 0 || name.rfind("." + prefix, 0) == 0;
-      if (ours && name.find(".partial.json.tmp.") != std::string::npos)
-        fs::remove(it->path(), ec);
+      if (ours && name.find(".partial.json.tmp.") != std::string::npos) fs::remove(it->path(), ec);
     }
   }
   return c;

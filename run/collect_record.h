@@ -26,6 +26,15 @@ struct Collected {
 // Partial files of this run: "<out_dir>/<run_id>.rank<N>.partial.json", sorted by name.
 std::vector<std::string> partial_rank_files(const std::string& out_dir, const std::string& run_id);
 
+// Name of the note the preload leaves when it cannot write the record ("<run_id>.write-error"):
+// one line, the file and the cause. Small, so it often fits where the record did not.
+std::string write_error_note_name(const std::string& run_id);
+
+// Why no record can have been written into out_dir, naming <out_dir>/<run_id>.json and the cause:
+// the preload's note, a full file system (statvfs) or a failing probe write (EIO, EROFS).
+// Empty when writing there works.
+std::string record_write_problem(const std::string& out_dir, const std::string& run_id);
+
 // Looks for <out_dir>/<run_id>.json; if absent, assembles it from the partial files (marked
 // complete=false, partial files removed afterwards). `config` is merged into the record's
 // config (its keys win) and the file is rewritten atomically, keeping every other key as is.

@@ -17,7 +17,11 @@
 #include <filesystem>
 #include <thread>
 
+#include "common/errors.h"
 #include "common/preload_env.h"
+#include "common/run_id.h"
+#include "common/safe_file.h"
+#include "common/text_escape.h"
 #include "mpi/launcher.h"
 #include "mpi/rank_mpi.h"
 #include "run/collect_record.h"
@@ -57,24 +61,31 @@ void warn(RunResult& result, bool /*quiet*/, const std::string& text) {
   fmt::print(stderr, "hpcsens: warning: {}\n", text);
 }
 
-// Creates the directory and proves we can create files in it (root passes access(2) checks
-// even on read-only mounts, so try for real).
-bool prepare_out_dir(const std::string& dir, std::string* why) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    *why = ec.message();
-    return false;
+// Creates the directory (safe_file::open_dir: no symlink as the last component, owner and mode
+// checked) and proves we can create files in it (root passes access(2) checks even on read-only
+// mounts, so try for real). A directory we must not trust is refused, not merely unwritable.
+enum class OutDir { kOk, kRefused, kUnwritable };
+
+OutDir prepare_out_dir(const std::string& dir, std::string* why) {
+  safe_file::Dir d;
+  if (std::string err = safe_file::open_dir(dir, /*create=*/true, &d); !err.empty()) {
+    *why = err;
+    struct stat st {};
+    const bool exists = ::lstat(dir.c_str(), &st) == 0;
+    const bool untrusted = exists && (S_ISLNK(st.st_mode) ||
+                                      (S_ISDIR(st.st_mode) &&
+                                       !safe_file::dir_trust_problem(st.st_uid, st.st_mode, ::geteuid()).empty()));
+    return untrusted ? OutDir::kRefused : OutDir::kUnwritable;
   }
-  std::string probe = (fs::path(dir) / ".hpcsens-write-test-XXXXXX").string();
-  const int fd = ::mkstemp(probe.data());
+  const std::string probe = ".hpcsens-write-test-" + std::to_string(::getpid());
+  const int fd = ::openat(d.fd(), probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
-    *why = std::strerror(errno);
-    return false;
+    *why = d.child(probe) + ": " + std::strerror(errno);
+    return OutDir::kUnwritable;
   }
   ::close(fd);
-  ::unlink(probe.c_str());
-  return true;
+  ::unlinkat(d.fd(), probe.c_str(), 0);
+  return OutDir::kOk;
 }
 
 std::vector<std::string> environment_with(const std::vector<mpi::EnvVar>& vars) {
@@ -216,7 +227,8 @@ void settle_partial_files(const std::string& out_dir, const std::string& run_id)
     std::error_code ec;
     for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
-      if (name.rfind(prefix, 0) == 0) names.push_back(name);
+      // Also the temporaries safe_file writes first (".<run_id>.rankN.partial.json.tmp...").
+      if (name.rfind(prefix, 0) == 0 || name.rfind("." + prefix, 0) == 0) names.push_back(name);
     }
     std::sort(names.begin(), names.end());
     return names;
@@ -234,6 +246,19 @@ void settle_partial_files(const std::string& out_dir, const std::string& run_id)
       quiet_since = clock::now();
     }
   }
+}
+
+// The job's command as stored in the record: every argument encoded losslessly (a Latin-1 file
+// name is not UTF-8 and JSON must be).
+std::vector<std::string> encoded(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  out.reserve(argv.size());
+  for (const auto& a : argv) out.push_back(text::encode_outside(a));
+  return out;
+}
+
+std::string encoded_command_json(const std::vector<std::string>& argv) {
+  return nlohmann::json(encoded(argv)).dump();
 }
 
 }  // namespace
@@ -308,6 +333,12 @@ RunResult run_job(const RunRequest& req) {
   }
   const long long now = static_cast<long long>(std::time(nullptr));
   const std::string run_id = req.run_id.empty() ? make_run_id(now, ::getpid(), sequence++) : req.run_id;
+  if (const std::string problem = run_id_problem(run_id); !problem.empty()) {
+    result.exit_status = kExitBadInput;
+    result.refused = true;
+    result.error = "run id '" + text::escape_for_message(run_id) + "' " + problem;
+    return result;
+  }
   const std::string start_utc = utc_iso8601(now);
 
   const mpi::LauncherKind kind = mpi::detect_launcher(req.argv[0]);
@@ -317,7 +348,15 @@ RunResult run_job(const RunRequest& req) {
   bool measure = kind != mpi::LauncherKind::kUnknown;
   std::string why;
   std::string out_dir = req.out_dir.empty() ? "hpcsens-out" : req.out_dir;
-  if (measure && !prepare_out_dir(out_dir, &why)) {
+  const OutDir out_state = measure ? prepare_out_dir(out_dir, &why) : OutDir::kOk;
+  if (out_state == OutDir::kRefused) {
+    // Before the job starts: root must not write where another user can plant links.
+    result.exit_status = kExitBadInput;
+    result.refused = true;
+    result.error = fmt::format("output directory refused: {}", why);
+    return result;
+  }
+  if (out_state == OutDir::kUnwritable) {
     warn(result, req.quiet,
          fmt::format("cannot write to output directory '{}' ({}); running the job without a record",
                      out_dir, why));
@@ -348,7 +387,7 @@ RunResult run_job(const RunRequest& req) {
         {env::kOutDir, out_dir},
         {env::kRunId, run_id},
         {env::kEvents, req.events.empty() ? "default" : req.events},
-        {env::kCommand, nlohmann::json(req.argv).dump()},
+        {env::kCommand, encoded_command_json(req.argv)},
         {env::kLauncher, result.launcher},
         {env::kStartUtc, start_utc},
         {env::kPreload, ld_preload},
@@ -387,11 +426,16 @@ RunResult run_job(const RunRequest& req) {
   if (!measure) return result;
   settle_partial_files(out_dir, run_id);
 
-  const Collected c = collect_record(out_dir, run_id, {req.argv, result.launcher, start_utc}, req.config);
+  const Collected c = collect_record(out_dir, run_id, {encoded(req.argv), result.launcher, start_utc}, req.config);
   result.record_path = c.record_path;
   result.complete = c.complete;
   if (!c.error.empty()) result.error = c.error;
-  if (c.no_ranks) result.error = explain_no_ranks(raw_status, result.timed_out, req.timeout_s);
+  if (c.no_ranks) {
+    // A full or failing disk looks like "no ranks" from here: say what it is, naming the file.
+    const std::string write_problem = record_write_problem(out_dir, run_id);
+    result.error = write_problem.empty() ? explain_no_ranks(raw_status, result.timed_out, req.timeout_s)
+                                         : write_problem;
+  }
   if (c.partial_ranks > 0)
     warn(result, req.quiet,
          fmt::format("incomplete record: {} rank(s) did not reach MPI_Finalize; assembled from their "

@@ -31,6 +31,7 @@ struct RunResult {
   std::string launcher;     // launcher kind used ("openmpi", "singleton", ...)
   std::vector<std::string> warnings;  // said on stderr already (also with quiet); kept for callers
   bool error_warned = false;          // `error` was already said as one of the warnings
+  bool refused = false;  // not started: bad request (an untrusted --out, a bad run id); exit 2
 };
 
 // Why a measured job left no rank data, from its wait(2) status: killed by a signal, stopped by

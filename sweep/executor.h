@@ -42,6 +42,9 @@ class Executor {
   virtual void new_point() {}
 };
 
+// The point's settings and the run's identity, merged into its record.
+nlohmann::json run_config(const PlannedRun& run, const Point& p, const SweepSpec& spec);
+
 std::unique_ptr<Executor> make_executor(const SweepSpec& spec, const KnobSet& knobs, const SweepOptions& opt,
                                         Session& session);
 

@@ -9,8 +9,6 @@
 #include "sweep/sweep_common.h"
 
 namespace hpcsens::sweep {
-namespace {
-
 nlohmann::json run_config(const PlannedRun& run, const Point& p, const SweepSpec& spec) {
   nlohmann::json config = point_json(p, spec);
   config["label"] = p.label;
@@ -20,6 +18,8 @@ nlohmann::json run_config(const PlannedRun& run, const Point& p, const SweepSpec
   config.erase("point");
   return config;
 }
+
+namespace {
 
 // A journal line that says how an attempt ended. When it cannot be written (full disk) the
 // message still says what the job did, so no outcome is lost without a word.

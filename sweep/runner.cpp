@@ -13,6 +13,7 @@
 #include "sweep/executor.h"
 #include "sweep/machine.h"
 #include "sweep/session.h"
+#include "sweep/slurm_array.h"
 #include "sweep/subprocess.h"
 #include "sweep/summary.h"
 #include "sweep/sweep_common.h"
@@ -76,6 +77,26 @@ int finish(const SweepSpec& spec, const Plan& plan, const SweepOptions& opt, Ses
   return s.state.skipped.empty() && csv_error.empty() && restored ? 0 : 1;
 }
 
+// A slurm-array sweep changes nothing on this machine: each task's srun sets its own clock
+// (--cpu-freq), which Slurm restores when the step ends.
+int run_array(const SweepSpec& spec, const Plan& plan, const SweepOptions& opt, Session& session) {
+  Journal journal(session.fd);
+  install_stop_handlers();
+  announce(spec);
+  std::string failure;
+  std::exception_ptr input_error;
+  try {
+    journal_start(session, journal, spec, plan);
+    run_array_sweep(spec, plan, opt, session, journal);
+  } catch (const InputError& e) {
+    failure = e.what();
+    input_error = std::current_exception();
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  return finish(spec, plan, opt, session, journal, failure, input_error, true);
+}
+
 }  // namespace
 
 int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
@@ -92,6 +113,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   }
 
   Session session = open_session(dir, plan, opt.resume, opt.retry_skipped);
+  if (spec.execution == Execution::kSlurmArray) return run_array(spec, plan, opt, session);
   Machine machine(spec, knobs, opt, session);
   Journal journal(session.fd);
   install_stop_handlers();

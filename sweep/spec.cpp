@@ -283,6 +283,15 @@ void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
   if (n["memory"]) parse_memory(r, n["memory"], s.memory);
 }
 
+// Array tasks change nothing on their nodes: the core clock goes on each task's srun line
+// (--cpu-freq, which Slurm restores itself), and nothing else can be switched per task.
+void check_array_spec(Reader& r, const YAML::Node& root, const SweepSpec& s) {
+  if (!s.cpu_ghz.empty() && !s.emulation && s.cpu_backend != CpuBackend::kSlurm)
+    r.fail(root["execution"], "execution", "slurm-array sets the clock with srun --cpu-freq: it needs knobs.cpu_backend: slurm");
+  if (!s.uncore.empty()) r.fail(root["execution"], "execution", "slurm-array cannot set knobs.uncore_ghz");
+  if (!s.memory.empty()) r.fail(root["execution"], "execution", "slurm-array cannot switch knobs.memory");
+}
+
 }  // namespace
 
 SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
@@ -295,7 +304,8 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
   }
   if (!root.IsMap()) r.fail_at(1, "", "the spec must be a YAML mapping (job:, knobs:, ...)");
   r.check_keys(root, "", {"job", "repetitions", "order", "seed", "retries", "output", "knobs",
-                          "backends", "calibration", "emulated", "events"});
+                          "backends", "calibration", "emulated", "events", "execution",
+                          "array_max_running"});
   SweepSpec s;
   s.source = source;
 
@@ -333,6 +343,14 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
       s.sysfs_root = r.str(root["backends"]["sysfs_root"], "backends.sysfs_root");
   }
   if (root["calibration"]) parse_calibration(r, root["calibration"], s.calibration);
+  if (root["execution"]) {
+    const auto e = r.str(root["execution"], "execution");
+    if (e == "local") s.execution = Execution::kLocal;
+    else if (e == "slurm-array") s.execution = Execution::kSlurmArray;
+    else r.fail(root["execution"], "execution", "must be local or slurm-array, got '" + e + "'");
+  }
+  if (root["array_max_running"])
+    s.array_max_running = int(r.integer(root["array_max_running"], "array_max_running", 1, kMaxArrayRunning));
 
   // Cross-field rules.
   {
@@ -370,6 +388,7 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
         r.fail_at(s.memory[i].line, "knobs.memory[" + std::to_string(i) + "].emulated_gbs",
                   "missing (the emulated launcher needs each configuration's bandwidth)");
   }
+  if (s.execution == Execution::kSlurmArray) check_array_spec(r, root, s);
   return s;
 }
 

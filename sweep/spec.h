@@ -72,6 +72,11 @@ struct Emulation {
   std::optional<double> mem_gbs;  // bandwidth when no memory configurations are declared
 };
 
+// Where the runs execute: one after another on this machine (local), or as one Slurm job array
+// whose tasks run at most `array_max_running` at a time (docs/spec-format.md, "execution").
+enum class Execution { kLocal, kSlurmArray };
+inline constexpr long kMaxArrayRunning = 10000;
+
 struct SweepSpec {
   std::string source;                 // the spec file, for messages
   std::vector<std::string> command;   // LAUNCHER ARGS... of the job
@@ -94,6 +99,9 @@ struct SweepSpec {
 
   Calibration calibration;
   std::optional<Emulation> emulation;
+
+  Execution execution = Execution::kLocal;
+  int array_max_running = 4;
 };
 
 // Throws hpcsens::InputError("<file>:<line>: <field>: <problem>").

@@ -61,6 +61,9 @@ class ClusterTest : public ::testing::Test {
     work_ = Cluster::dir() + "/work-" + info->name();
     std::filesystem::remove_all(work_);
     std::filesystem::create_directories(work_);
+    // Sweeps started by the test (and their Slurm tasks, which inherit it) keep machine-wide
+    // locks here, not in the real /run/hpcsens.
+    ::setenv("HPCSENS_LOCK_DIR", (work_ + "/locks").c_str(), 1);
   }
   void TearDown() override {
     if (!HasFailure()) std::filesystem::remove_all(work_);

@@ -138,4 +138,21 @@ TEST_F(SafeFile, InputFilesMustBeRegularAndBounded) {
   EXPECT_EQ(read_input_file((dir_ / "big").string()).size(), 100u);
 }
 
+TEST_F(SafeFile, OwnFilesAreNotReadThroughSymlinksOrFromOtherUsers) {
+  std::ofstream(dir_ / "mine") << "{}";
+  fs::create_symlink(dir_ / "mine", dir_ / "link");
+  EXPECT_EQ(read_own_file((dir_ / "mine").string(), 100), "{}");
+  EXPECT_EQ(read_input_file((dir_ / "link").string()), "{}") << "input named by the user may be a link";
+  try {
+    read_own_file((dir_ / "link").string(), 100);
+    FAIL() << "read through a symlink";
+  } catch (const hpcsens::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a symlink"), std::string::npos) << e.what();
+  }
+  if (::geteuid() == 0) {
+    ASSERT_EQ(::chown((dir_ / "mine").c_str(), 4242, 4242), 0);
+    EXPECT_THROW(read_own_file((dir_ / "mine").string(), 100), hpcsens::InputError);
+  }
+}
+
 }  // namespace

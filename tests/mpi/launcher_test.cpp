@@ -126,5 +126,20 @@ TEST(PlanLaunch, UnknownLauncherRunsUnchangedWithWarning) {
   EXPECT_NE(plan.warnings[0].find("without measurement"), std::string::npos);
 }
 
+TEST(PlanLaunch, OpenMpiMpmdGetsTheSettingsInEveryAppContext) {
+  // -x belongs to one app context; each ':'-separated context needs its own.
+  const std::vector<EnvVar> one = {{"A", "1"}};
+  const auto plan = plan_launch(LauncherKind::kOpenMpi,
+                                Args{"mpirun", "-np", "1", "./a", ":", "-np", "2", "./b", "x", ":", "./c"}, one);
+  EXPECT_EQ(plan.argv, (Args{"mpirun", "-x", "A=1", "-np", "1", "./a", ":", "-x", "A=1", "-np", "2", "./b",
+                             "x", ":", "-x", "A=1", "./c"}));
+}
+
+TEST(PlanLaunch, HydraMpmdUsesGlobalOptionsBeforeTheFirstSection) {
+  const std::vector<EnvVar> one = {{"A", "1"}};
+  const auto plan = plan_launch(LauncherKind::kMpichHydra, Args{"mpiexec", "-n", "1", "./a", ":", "-n", "1", "./b"}, one);
+  EXPECT_EQ(plan.argv, (Args{"mpiexec", "-genv", "A", "1", "-n", "1", "./a", ":", "-n", "1", "./b"}));
+}
+
 }  // namespace
 }  // namespace hpcsens::mpi

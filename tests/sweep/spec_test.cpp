@@ -73,8 +73,13 @@ std::string error_of(const std::string& text) {
 
 TEST(SweepSpec, BadSpecsNameFileLineAndField) {
   EXPECT_EQ(error_of("job:\n  command: [a]\nrepetitons: 3\n"),
-            "bad.yaml:3: repetitons: unknown field (allowed: backends, calibration, emulated, events, job, knobs, "
-            "order, output, repetitions, retries, seed)");
+            "bad.yaml:3: repetitons: unknown field (allowed: array_max_running, backends, calibration, emulated, "
+            "events, execution, job, knobs, order, output, repetitions, retries, seed)");
+  EXPECT_EQ(error_of("job:\n  command: [a]\nexecution: pbs\n"),
+            "bad.yaml:3: execution: must be local or slurm-array, got 'pbs'");
+  EXPECT_EQ(error_of("job:\n  command: [a]\nexecution: slurm-array\nknobs:\n  cpu_ghz: [1.2]\n"),
+            "bad.yaml:3: execution: slurm-array sets the clock with srun --cpu-freq: it needs knobs.cpu_backend: slurm");
+  EXPECT_EQ(error_of("job:\n  command: [a]\narray_max_running: 0\n"), "bad.yaml:3: array_max_running: must be >= 1, got 0");
   EXPECT_EQ(error_of("job:\n  command: [a]\nrepetitions: 0\n"), "bad.yaml:3: repetitions: must be >= 1, got 0");
   EXPECT_EQ(error_of("job:\n  command: [a]\nrepetitions: three\n"),
             "bad.yaml:3: repetitions: must be an integer, got 'three'");

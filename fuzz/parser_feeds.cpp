@@ -1,0 +1,102 @@
+#include "fuzz/parser_feeds.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/errors.h"
+#include "model/dataset.h"
+#include "model/mix.h"
+#include "model/model_json.h"
+#include "model/predict.h"
+#include "record/run_record.h"
+#include "report/record_reader.h"
+#include "sweep/journal.h"
+#include "sweep/spec.h"
+
+namespace hpcsens::fuzz {
+namespace {
+
+const std::string kSource = "fuzz-input";
+
+void feed_spec(std::string_view in) { sweep::parse_spec_text(std::string(in), kSource); }
+
+void feed_system(std::string_view in) { model::parse_systems(std::string(in), kSource); }
+
+// Model paths in a mix are relative to the mix file: pretend it sits beside the seed models.
+void feed_mix(std::string_view in) {
+  model::parse_mix(std::string(in), std::string(HPCSENS_FUZZ_SEEDS_DIR) + "/model/mix-input.yaml");
+}
+
+void feed_fit_csv(std::string_view in) { model::parse_fit_csv(std::string(in), kSource); }
+
+// Both record readers on the same bytes: they must agree, on the record or on the message.
+void feed_record(std::string_view in) {
+  const std::string text(in);
+  std::string careful_error, fast_error;
+  nlohmann::json careful, fast;
+  try {
+    careful = record::to_json(record::run_record_from_text(text, kSource));
+  } catch (const InputError& e) {
+    careful_error = e.what();
+  }
+  try {
+    fast = record::to_json(report::read_run_record_text(text, kSource));
+  } catch (const InputError& e) {
+    fast_error = e.what();
+  }
+  if (careful_error != fast_error)
+    throw std::logic_error("record readers disagree: '" + careful_error + "' vs '" + fast_error + "'");
+  if (careful_error.empty() && careful.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) !=
+                                   fast.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+    throw std::logic_error("record readers read different records");
+  if (!careful_error.empty()) throw InputError(careful_error);
+}
+
+// As model::load_model does after reading the file.
+void feed_model(std::string_view in) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(kSource, std::string("not valid JSON (") + e.what() + ")");
+  }
+  model::model_from_json(j, kSource);
+}
+
+// The journal reader takes a path: hand it the bytes through an anonymous memory file.
+void feed_journal(std::string_view in) {
+  const int fd = ::memfd_create("journal", MFD_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("memfd_create failed");
+  const bool written = ::write(fd, in.data(), in.size()) == static_cast<ssize_t>(in.size());
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  try {
+    if (written) sweep::replay_journal(sweep::read_journal_lines(path));
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
+const std::vector<ParserFeed>& parser_feeds() {
+  static const std::vector<ParserFeed> feeds = {
+      {"spec", feed_spec},     {"system", feed_system}, {"mix", feed_mix},         {"fit_csv", feed_fit_csv},
+      {"record", feed_record}, {"model", feed_model},   {"journal", feed_journal},
+  };
+  return feeds;
+}
+
+Feed find_feed(std::string_view name) {
+  for (const auto& f : parser_feeds())
+    if (name == f.name) return f.feed;
+  return nullptr;
+}
+
+}  // namespace hpcsens::fuzz

@@ -1,0 +1,239 @@
+// The controller of a slurm-array sweep: submits the pending runs as one job array (or, after a
+// restart, re-attaches to the array its journal names), then journals each record as it
+// arrives, until every run has its record or its outcome, or the array is gone from the queue.
+// Journal lines: array_submitting (before sbatch), array_submitted (its job id), and one "run"
+// line per arrival, the same line a local sweep writes, so --resume and the summary just work.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include <fmt/core.h>
+
+#include "common/errors.h"
+#include "record/run_record.h"
+#include "sweep/launch_argv.h"
+#include "sweep/slurm_array.h"
+#include "sweep/stop.h"
+#include "sweep/subprocess.h"
+#include "sweep/sweep_common.h"
+
+namespace hpcsens::sweep {
+namespace {
+
+struct Submission {
+  int number = 0;
+  std::string job_id;  // empty: sbatch may or may not have run (killed in between)
+  std::vector<std::string> ids;
+};
+
+std::vector<Submission> journalled_submissions(const Session& s) {
+  std::vector<Submission> subs;
+  for (const auto& [no, j] : read_journal(s.fd).lines) {
+    const std::string type = j.value("type", "");
+    if (type != "array_submitting" && type != "array_submitted") continue;
+    const int n = j.value("submission", -1);
+    if (n != int(subs.size()) && !(type == "array_submitted" && n == int(subs.size()) - 1))
+      throw InputError(s.fd.child(kJournalName) + ":" + std::to_string(no), "submission: out of sequence");
+    if (type == "array_submitting") subs.push_back({n, "", j.value("ids", std::vector<std::string>{})});
+    else subs.back().job_id = j.value("job_id", "");
+  }
+  return subs;
+}
+
+std::string job_name(const Session& s, int number) { return "hpcsens-" + s.state.token.substr(0, 12) + "-" + std::to_string(number); }
+
+// Runs `argv` without the sweep's token in the environment: sbatch copies the environment into
+// the tasks, and a task carrying the token would look like a live controller to --resume.
+ChildResult run_slurm(const Argv& argv) {
+  const char* t = std::getenv(kTokenVariable);
+  const std::string token = t ? t : "";
+  ::unsetenv(kTokenVariable);
+  auto r = run_child(argv, 60, true, nullptr);
+  if (!token.empty()) ::setenv(kTokenVariable, token.c_str(), 1);
+  return r;
+}
+
+// The allocation each task needs for the job's own srun line (-n/--ntasks, -N/--nodes).
+Argv allocation_options(const Argv& job) {
+  Argv out;
+  const std::size_t app = application_index(job);
+  for (std::size_t i = 1; i < app && i < job.size(); ++i) {
+    const std::string& a = job[i];
+    const bool has_next = i + 1 < app;
+    if ((a == "-n" || a == "--ntasks") && has_next) out.push_back("--ntasks=" + job[i + 1]);
+    else if ((a == "-N" || a == "--nodes") && has_next) out.push_back("--nodes=" + job[i + 1]);
+    else if (a.rfind("--ntasks=", 0) == 0 || a.rfind("--nodes=", 0) == 0) out.push_back(a);
+  }
+  return out;
+}
+
+// The array's job id from sbatch --parsable ("123" or "123;cluster").
+std::string parse_job_id(const std::string& out) {
+  std::string id = out.substr(0, out.find_first_of(";\n"));
+  if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
+    throw std::runtime_error("sbatch printed no job id: '" + out + "'");
+  return id;
+}
+
+class Controller {
+ public:
+  Controller(const SweepSpec& spec, const Plan& plan, const SweepOptions& opt, Session& s, Journal& j)
+      : spec_(spec), plan_(plan), opt_(opt), s_(s), journal_(j) {
+    if (auto err = safe_file::open_dir(s.abs_dir + "/" + kArrayDir, true, &adir_); !err.empty())
+      throw std::runtime_error(err);
+  }
+
+  void run() {
+    auto subs = journalled_submissions(s_);
+    if (!subs.empty() && subs.back().job_id.empty()) find_lost_submission(subs.back());
+    collect_all(subs);
+    if (subs.empty() || subs.back().job_id.empty() || !alive(subs.back().job_id)) {
+      if (pending().empty()) return;
+      subs.push_back(submit(int(subs.size()), pending()));
+    } else {
+      fmt::print(stderr, "hpcsens sweep: re-attached to array job {} (submission {})\n", subs.back().job_id,
+                 subs.back().number);
+    }
+    watch(subs.back());
+  }
+
+ private:
+  std::vector<std::string> pending() const {
+    std::vector<std::string> ids;
+    for (const auto& r : plan_.runs)
+      if (!s_.state.done.count(r.id) && !s_.state.skipped.count(r.id)) ids.push_back(r.id);
+    return ids;
+  }
+  const PlannedRun& run_of(const std::string& id) const {
+    for (const auto& r : plan_.runs)
+      if (r.id == id) return r;
+    throw std::runtime_error("the journal names run " + id + ", which is not in the plan");
+  }
+
+  // Killed between array_submitting and array_submitted: the job name says whether sbatch ran.
+  void find_lost_submission(Submission& sub) {
+    const auto r = run_slurm({"squeue", "-h", "--name=" + job_name(s_, sub.number), "-o", "%F"});
+    const std::string id = r.out.substr(0, r.out.find('\n'));
+    if (r.exit_status != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) return;
+    sub.job_id = id;
+    journal_.append({{"type", "array_submitted"}, {"submission", sub.number}, {"job_id", id}, {"utc", utc_now()},
+                     {"found_by_name", true}});
+  }
+
+  Submission submit(int number, const std::vector<std::string>& ids) {
+    ArrayPlan ap{number, {}};
+    for (const auto& id : ids) ap.tasks.push_back(run_of(id));
+    const std::string plan_name = array_plan_name(number), script = "task-" + std::to_string(number) + ".sh";
+    const std::string spec_path = std::filesystem::absolute(spec_.source).string();
+    if (auto err = safe_file::write_atomic(adir_, plan_name, array_plan_json(ap).dump(1) + "\n"); !err.empty())
+      throw std::runtime_error("cannot write " + adir_.child(plan_name) + ": " + err);
+    if (auto err = safe_file::write_atomic(adir_, script, array_batch_script(opt_.hpcsens_exe, spec_path, number, s_.abs_dir), 0700);
+        !err.empty())
+      throw std::runtime_error("cannot write " + adir_.child(script) + ": " + err);
+    journal_.append({{"type", "array_submitting"}, {"submission", number}, {"ids", ids}, {"utc", utc_now()}});
+    Argv sbatch = {"sbatch", "--parsable", "--job-name=" + job_name(s_, number),
+                   "--array=0-" + std::to_string(ids.size() - 1) + "%" + std::to_string(spec_.array_max_running),
+                   "--output=" + adir_.child("task-" + std::to_string(number) + "-%a.out"), "--chdir=" + s_.abs_dir};
+    for (const auto& o : allocation_options(spec_.command)) sbatch.push_back(o);
+    sbatch.push_back(adir_.child(script));
+    const auto r = run_slurm(sbatch);
+    if (r.exit_status != 0) throw std::runtime_error("sbatch exited with status " + std::to_string(r.exit_status) + (r.error.empty() ? "" : ": " + r.error));
+    Submission sub{number, parse_job_id(r.out), ids};
+    journal_.append({{"type", "array_submitted"}, {"submission", number}, {"job_id", sub.job_id}, {"tasks", ids.size()},
+                     {"max_running", spec_.array_max_running}, {"utc", utc_now()}});
+    fmt::print(stderr, "hpcsens sweep: submitted array job {} ({} tasks, at most {} at a time)\n", sub.job_id,
+               ids.size(), spec_.array_max_running);
+    return sub;
+  }
+
+  bool alive(const std::string& job_id) {
+    const auto r = run_slurm({"squeue", "-h", "-j", job_id, "-o", "%i"});
+    // squeue fails for a job purged long ago ("Invalid job id") and when slurmctld is briefly
+    // away: only a run of failures means the array is gone.
+    if (r.exit_status != 0) return ++squeue_failures_ < 10;
+    squeue_failures_ = 0;
+    return r.out.find_first_not_of(" \n") != std::string::npos;
+  }
+
+  // Every submission's arrivals (a resumed controller may find records of an older array).
+  void collect_all(const std::vector<Submission>& subs) {
+    for (const auto& sub : subs) collect(sub);
+  }
+  // Journals the records that arrived and the runs whose task gave up; returns how many remain.
+  int collect(const Submission& sub) {
+    int remaining = 0;
+    for (std::size_t t = 0; t < sub.ids.size(); ++t) {
+      const std::string& id = sub.ids[t];
+      if (s_.state.done.count(id) || s_.state.skipped.count(id)) continue;
+      const std::string path = s_.records.child(id + ".json");
+      if (record_usable(path)) arrived(sub, int(t), id, path);
+      else if (!task_gave_up(sub, int(t), id)) ++remaining;
+    }
+    return remaining;
+  }
+  void arrived(const Submission& sub, int task, const std::string& id, const std::string& path) {
+    const auto rec = record::load_run_record(path);
+    journal_.append({{"type", "run"}, {"id", id}, {"status", "ok"}, {"record", path}, {"utc", utc_now()},
+                     {"node", rec.config.value("node", "")}, {"array_job", sub.job_id}, {"array_task", task}});
+    s_.state.done.insert(id);
+    fmt::print(stderr, "hpcsens sweep: {} arrived from {}\n", id, rec.config.value("node", "?"));
+  }
+  bool task_gave_up(const Submission& sub, int task, const std::string& id) {
+    const std::string name = array_outcome_name(sub.number, task);
+    std::error_code ec;
+    if (!std::filesystem::exists(adir_.child(name), ec)) return false;
+    nlohmann::json o;
+    try {
+      o = nlohmann::json::parse(safe_file::read_input_file(adir_.child(name), 1u << 20));
+    } catch (const std::exception&) {
+      return false;  // written atomically, so a torn file is someone else's: wait for the record
+    }
+    if (o.value("status", "") != "failed" || o.value("id", "") != id) return false;
+    skip(id, "task " + std::to_string(task) + " on " + o.value("node", "?") + ": " + o.value("error", "failed"));
+    return true;
+  }
+  void skip(const std::string& id, const std::string& why) {
+    journal_.append({{"type", "run"}, {"id", id}, {"status", "failed"}, {"error", why}, {"utc", utc_now()}});
+    journal_.append({{"type", "skipped"}, {"id", id}, {"attempts", spec_.retries + 1}});
+    s_.state.skipped.insert(id);
+    fmt::print(stderr, "hpcsens sweep: {} skipped: {}\n", id, why);
+  }
+
+  void watch(const Submission& sub) {
+    while (!stop_signal()) {
+      if (collect(sub) == 0) return;
+      if (!alive(sub.job_id)) {
+        // The last records may land after the task left the queue: look once more, then give up.
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        if (collect(sub) == 0) return;
+        for (const auto& id : sub.ids)
+          if (!s_.state.done.count(id) && !s_.state.skipped.count(id))
+            skip(id, "array job " + sub.job_id + " ended without its record (see " + adir_.path() + "/task-*.out)");
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+    fmt::print(stderr, "hpcsens sweep: array job {} keeps running (scancel {} stops it)\n", sub.job_id, sub.job_id);
+  }
+
+  const SweepSpec& spec_;
+  const Plan& plan_;
+  const SweepOptions& opt_;
+  Session& s_;
+  Journal& journal_;
+  safe_file::Dir adir_;
+  int squeue_failures_ = 0;
+};
+
+}  // namespace
+
+void run_array_sweep(const SweepSpec& spec, const Plan& plan, const SweepOptions& opt, Session& s, Journal& j) {
+  if (opt.hpcsens_exe.empty()) throw std::runtime_error("slurm-array needs the hpcsens executable's path");
+  Controller(spec, plan, opt, s, j).run();
+}
+
+}  // namespace hpcsens::sweep
