@@ -98,51 +98,75 @@ MPI_Comm fcomm(const void* p) {
   return abi::comm_f2c(fint(p));
 }
 
+// Count arrays are int (MPI-3) or MPI_Count (the MPI-4 large-count '_c' variants).
+template <class C>
+std::int64_t sum_first(const C counts[], int k) {
+  std::int64_t s = 0;
+  for (int i = 0; counts != nullptr && i < k; ++i) s += nonneg(counts[i]);
+  return s;
+}
+template <class C>
+std::int64_t sum_typed(const C counts[], const MPI_Datatype types[], int k) {
+  std::int64_t s = 0;
+  for (int i = 0; counts != nullptr && types != nullptr && i < k; ++i)
+    s += nonneg(counts[i]) * type_size(types[i]);
+  return s;
+}
+template <class C>
+std::int64_t own_entry(const C counts[], MPI_Comm comm) {
+  const int rank = own_rank(comm);
+  return counts != nullptr && rank >= 0 ? nonneg(counts[rank]) : 0;
+}
+template <class C>
+std::int64_t received(const MPI_Status* status, C count, MPI_Datatype type) {
+  const std::int64_t size = type_size(type);
+  int got = MPI_UNDEFINED;
+  if (status != MPI_STATUS_IGNORE && size > 0 &&
+      pmpi::Get_count.get()(status, type, &got) == MPI_SUCCESS && got != MPI_UNDEFINED)
+    return nonneg(got) * size;
+  return nonneg(count) * size;  // also a count past INT_MAX elements: the posted size
+}
+
 }  // namespace
 
 namespace cb {
 std::int64_t n(int count) noexcept { return nonneg(count); }
+std::int64_t n(MPI_Count count) noexcept { return nonneg(count); }
 std::int64_t t(MPI_Datatype type) noexcept { return type_size(type); }
 std::int64_t np(MPI_Comm comm) noexcept { return group_size(comm); }
 std::int64_t nout(MPI_Comm comm) noexcept { return out_degree(comm); }
 std::int64_t sum(const int counts[], MPI_Comm comm) noexcept {
-  std::int64_t s = 0;
-  const int k = group_size(comm);
-  for (int i = 0; counts != nullptr && i < k; ++i) s += nonneg(counts[i]);
-  return s;
+  return sum_first(counts, group_size(comm));
 }
 std::int64_t sumn(const int counts[], MPI_Comm comm) noexcept {
-  std::int64_t s = 0;
-  const int k = out_degree(comm);
-  for (int i = 0; counts != nullptr && i < k; ++i) s += nonneg(counts[i]);
-  return s;
+  return sum_first(counts, out_degree(comm));
 }
-std::int64_t own(const int counts[], MPI_Comm comm) noexcept {
-  const int rank = own_rank(comm);
-  return counts != nullptr && rank >= 0 ? nonneg(counts[rank]) : 0;
-}
+std::int64_t own(const int counts[], MPI_Comm comm) noexcept { return own_entry(counts, comm); }
 std::int64_t sumw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept {
-  std::int64_t s = 0;
-  const int k = group_size(comm);
-  for (int i = 0; counts != nullptr && types != nullptr && i < k; ++i)
-    s += nonneg(counts[i]) * type_size(types[i]);
-  return s;
+  return sum_typed(counts, types, group_size(comm));
 }
 std::int64_t sumnw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept {
-  std::int64_t s = 0;
-  const int k = out_degree(comm);
-  for (int i = 0; counts != nullptr && types != nullptr && i < k; ++i)
-    s += nonneg(counts[i]) * type_size(types[i]);
-  return s;
+  return sum_typed(counts, types, out_degree(comm));
+}
+std::int64_t sum(const MPI_Count counts[], MPI_Comm comm) noexcept {
+  return sum_first(counts, group_size(comm));
+}
+std::int64_t sumn(const MPI_Count counts[], MPI_Comm comm) noexcept {
+  return sum_first(counts, out_degree(comm));
+}
+std::int64_t own(const MPI_Count counts[], MPI_Comm comm) noexcept { return own_entry(counts, comm); }
+std::int64_t sumw(const MPI_Count counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept {
+  return sum_typed(counts, types, group_size(comm));
+}
+std::int64_t sumnw(const MPI_Count counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept {
+  return sum_typed(counts, types, out_degree(comm));
 }
 bool inplace(const void* buf) noexcept { return buf == MPI_IN_PLACE; }
 std::int64_t rcv(const MPI_Status* status, int count, MPI_Datatype type) noexcept {
-  const std::int64_t size = type_size(type);
-  int received = MPI_UNDEFINED;
-  if (status != MPI_STATUS_IGNORE && size > 0 &&
-      pmpi::Get_count.get()(status, type, &received) == MPI_SUCCESS && received != MPI_UNDEFINED)
-    return nonneg(received) * size;
-  return nonneg(count) * size;
+  return received(status, count, type);
+}
+std::int64_t rcv(const MPI_Status* status, MPI_Count count, MPI_Datatype type) noexcept {
+  return received(status, count, type);
 }
 }  // namespace cb
 
@@ -194,9 +218,15 @@ bool inplace(const void* buf) noexcept {
     if (p != nullptr && p == buf) return true;
   return false;
 }
-std::int64_t rcv(const void* status, const void* count, const void* type) noexcept {
-  (void)status;
-  return n(count) * t(type);
+std::int64_t rcv(bool f08, const void* status, const void* count, const void* type) noexcept {
+  const std::int64_t posted = n(count) * t(type);
+  const auto& h = pmpi::handles();
+  if (f08 || status == nullptr || !h.resolved || status == h.fortran_status_ignore) return posted;
+  MPI_Status c{};
+  // Status_f2c also refuses the ignore sentinel (MPICH sets MPI_F_STATUS_IGNORE late).
+  if (pmpi::Status_f2c.get()(static_cast<const MPI_Fint*>(status), &c) != MPI_SUCCESS)
+    return posted;
+  return received(&c, n(count), ftype(type));
 }
 }  // namespace fb
 

@@ -32,6 +32,7 @@ HPCSENS_PMPI(Cartdim_get)
 HPCSENS_PMPI(Type_size)
 HPCSENS_PMPI(Type_get_envelope)
 HPCSENS_PMPI(Get_count)
+HPCSENS_PMPI(Status_f2c)
 #ifndef PMPI_Type_f2c  // MPICH's f2c are casts (macros): mpi_abi.h
 HPCSENS_PMPI(Type_f2c)
 HPCSENS_PMPI(Comm_f2c)
@@ -64,6 +65,8 @@ struct Handles {
   bool have_world_group = false;
   // Fortran MPI_IN_PLACE is the address of a common block, under each compiler's mangling.
   const void* fortran_in_place[4] = {};
+  // Fortran MPI_STATUS_IGNORE (mpif.h / `use mpi`): the address MPI_F_STATUS_IGNORE holds.
+  const void* fortran_status_ignore = nullptr;
   bool resolved = false;
 };
 

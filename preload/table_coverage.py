@@ -14,9 +14,12 @@ from pathlib import Path
 
 
 def table_names(path):
+    """Call names of the table and of the tables it includes ('@include FILE if COND')."""
     names = set()
     for line in Path(path).read_text().splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
+        if line.startswith("@include "):
+            names |= table_names(Path(path).parent / line.split()[1])
+        elif line.strip() and not line.lstrip().startswith("#"):
             names.add(line.split("|")[0].strip())
     return names
 

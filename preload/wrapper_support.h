@@ -18,7 +18,9 @@ namespace hpcsens::preload {
 // Byte-count helpers for C arguments. Never called with handles the MPI standard lets be garbage
 // (the table uses only significant arguments); null handles count 0 instead of raising an MPI error.
 namespace cb {
+// Counts are int, or MPI_Count in the MPI-4 large-count '_c' variants (mpi4_calls.tbl).
 std::int64_t n(int count) noexcept;
+std::int64_t n(MPI_Count count) noexcept;
 std::int64_t t(MPI_Datatype type) noexcept;
 std::int64_t np(MPI_Comm comm) noexcept;
 std::int64_t nout(MPI_Comm comm) noexcept;
@@ -27,6 +29,11 @@ std::int64_t sumn(const int counts[], MPI_Comm comm) noexcept;
 std::int64_t own(const int counts[], MPI_Comm comm) noexcept;  // counts[rank of this process]
 std::int64_t sumw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept;
 std::int64_t sumnw(const int counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept;
+std::int64_t sum(const MPI_Count counts[], MPI_Comm comm) noexcept;
+std::int64_t sumn(const MPI_Count counts[], MPI_Comm comm) noexcept;
+std::int64_t own(const MPI_Count counts[], MPI_Comm comm) noexcept;
+std::int64_t sumw(const MPI_Count counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept;
+std::int64_t sumnw(const MPI_Count counts[], const MPI_Datatype types[], MPI_Comm comm) noexcept;
 bool inplace(const void* buf) noexcept;
 // Bytes received according to `status` (never MPI_STATUS_IGNORE: the wrapper substitutes its
 // own); the posted count x type size if MPI cannot say (MPI_UNDEFINED: a partial element).
@@ -50,9 +57,9 @@ std::int64_t own(const void* counts, const void* comm) noexcept;
 std::int64_t sumw(const void* counts, const void* types, const void* comm) noexcept;
 std::int64_t sumnw(const void* counts, const void* types, const void* comm) noexcept;
 bool inplace(const void* buf) noexcept;
-// The posted count x type size: a Fortran status may be MPI_STATUS_IGNORE's common block and
-// an mpi_f08 status has another layout, so it is not read.
-std::int64_t rcv(const void* status, const void* count, const void* type) noexcept;
+// Bytes received according to an mpif.h / `use mpi` integer status array; the posted count x
+// type size for MPI_STATUS_IGNORE and for mpi_f08 (`f08`: its status is another type).
+std::int64_t rcv(bool f08, const void* status, const void* count, const void* type) noexcept;
 int world_rank(const void* rank, const void* comm) noexcept;
 }  // namespace fb
 

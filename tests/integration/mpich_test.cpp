@@ -21,6 +21,7 @@ using nlohmann::json;
 const std::string kProgC = MPICH_PROG_C;
 const std::string kProgF = MPICH_PROG_F;
 const std::string kProgF08 = MPICH_PROG_F08;
+const std::string kProgMpi4 = MPICH_PROG_MPI4;
 const std::string kHydra = MPICH_HYDRA;
 
 class Mpich : public HpcsensRunTest {
@@ -83,6 +84,31 @@ TEST_F(Mpich, HydraFortran2008CallsCountedOnce) {
   expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Allreduce", 1}, {"MPI_Bcast", 2}, {"MPI_Barrier", 1}});
   for (const auto& rank : rec.at("ranks"))
     EXPECT_EQ(rank.at("mpi_calls").at("MPI_Bcast").at("bytes"), 32) << rank.at("rank");
+  expect_same_stdout(job, r);
+}
+
+TEST_F(Mpich, HydraMpi4CallsCountedWithBytes) {
+  // MPI-4 calls MPICH 4.0 exports (mpi4_calls.tbl, wrapped only in the MPICH preload):
+  // large-count '_c' variants, a persistent collective, Isendrecv and a partitioned pair.
+  const std::vector<std::string> job = {kHydra, "-n", "2", kProgMpi4};
+  const auto r = wrap(job);
+  ASSERT_FALSE(r.timed_out);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const json rec = record(r);
+  expect_mpich_job(rec, "mpich-hydra", 2);
+  expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Send_c", 1}, {"MPI_Recv_c", 1},
+                     {"MPI_Allreduce_c", 1}, {"MPI_Alltoallv_c", 1}, {"MPI_Allreduce_init", 1},
+                     {"MPI_Start", 3}, {"MPI_Wait", 4}, {"MPI_Isendrecv", 1},
+                     {"MPI_Psend_init", 1}, {"MPI_Precv_init", 1}, {"MPI_Startall", 1},
+                     {"MPI_Pready_range", 1}, {"MPI_Waitall", 1}, {"MPI_Request_free", 3},
+                     {"MPI_Barrier", 1}});
+  const std::map<std::string, int> bytes = {
+      {"MPI_Send_c", 800}, {"MPI_Recv_c", 800},  // 200 doubles posted, 100 arrive
+      {"MPI_Allreduce_c", 40}, {"MPI_Alltoallv_c", 32}, {"MPI_Isendrecv", 64},
+      {"MPI_Allreduce_init", 0}, {"MPI_Psend_init", 0}};
+  for (const auto& rank : rec.at("ranks"))
+    for (const auto& [name, b] : bytes)
+      EXPECT_EQ(rank.at("mpi_calls").at(name).at("bytes"), b) << name << " rank " << rank.at("rank");
   expect_same_stdout(job, r);
 }
 

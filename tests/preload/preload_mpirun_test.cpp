@@ -133,6 +133,16 @@ TEST_F(PreloadMpirun, FortranMpifhCallsAreCounted) {
   EXPECT_EQ(stats(run.ranks[1].mpi_calls, "MPI_Barrier").count, 1u);
 }
 
+TEST_F(PreloadMpirun, FortranReceiveCountsWhatTheStatusSays) {
+  ASSERT_EQ(mpirun(PROG_FRECV), 0) << log();
+  const RunRecord run = record();
+  ASSERT_EQ(run.ranks.size(), 2u);
+  EXPECT_EQ(stats(run.ranks[0].mpi_calls, "MPI_Send").bytes, 80u);
+  EXPECT_EQ(stats(run.ranks[1].mpi_calls, "MPI_Recv").count, 2u);
+  // 40 bytes by the status + 100 posted with MPI_STATUS_IGNORE (the posted size would be 200).
+  EXPECT_EQ(stats(run.ranks[1].mpi_calls, "MPI_Recv").bytes, 140u);
+}
+
 TEST_F(PreloadMpirun, FortranF08CallsAreCounted) {
   ASSERT_EQ(mpirun(PROG_F08), 0) << log();
   const RunRecord run = record();
