@@ -60,4 +60,39 @@ grep -Eq '^hpcsens: 2 ranks on 1 host, job [0-9.]+ s; record: hpcsens-out/[^ ]+\
   || fail "banner: $(cat "$tmp/env.err")"
 ls hpcsens-out/*.json >/dev/null || fail "env-only record missing"
 "$p/bin/hpcsens" report hpcsens-out/*.json --format md >/dev/null || fail "env-only record unreadable"
+# 5. The region API from the moved tree: built with pkg-config and with the CMake package, it runs
+#    unmeasured with the stub and its region lands in the record under the moved preload.
+mkdir "$tmp/api" && cd "$tmp/api"
+cat > region_prog.c <<'C'
+#include <hpcsens/region.h>
+#include <mpi.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  hpcsens_region_begin("solve");
+  MPI_Barrier(MPI_COMM_WORLD);
+  hpcsens_region_end("solve");
+  MPI_Finalize();
+  return 0;
+}
+C
+PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --exists hpcsens || fail "pkg-config does not find hpcsens in the moved tree"
+mpicc region_prog.c $(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs hpcsens) -Wl,-rpath,"$p/lib" \
+  -o region_prog || fail "region program does not build with pkg-config"
+mpirun -np 2 --oversubscribe ./region_prog || fail "region program fails with the stub"
+# (the preloads were moved to $tmp/odd in step 3)
+HPCSENS_PRELOAD_DIR="$tmp/odd" "$p/bin/hpcsens" run --quiet --out "$tmp/out4" -- mpirun -np 2 --oversubscribe \
+  ./region_prog 2>/dev/null || fail "region program fails under hpcsens run"
+python3 -c 'import json,sys,glob; r=json.load(open(glob.glob(sys.argv[1]+"/*.json")[0])); \
+assert all(k["regions"]["solve"]["count"] == 1 for k in r["ranks"]), r["ranks"][0].get("regions")' "$tmp/out4" \
+  || fail "region 'solve' missing from the record"
+cat > CMakeLists.txt <<'CM'
+cmake_minimum_required(VERSION 3.20)
+project(region_user C)
+find_package(MPI REQUIRED)
+find_package(hpcsens REQUIRED)
+add_executable(region_prog region_prog.c)
+target_link_libraries(region_prog PRIVATE hpcsens::hpcsens_region MPI::MPI_C)
+CM
+cmake -S . -B b -DCMAKE_PREFIX_PATH="$p" >/dev/null 2>"$tmp/cmake.err" || fail "find_package(hpcsens): $(cat "$tmp/cmake.err")"
+cmake --build b >/dev/null || fail "region program does not build with the CMake package"
 echo "install_moved: OK ($p)"
