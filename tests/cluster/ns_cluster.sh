@@ -119,19 +119,8 @@ SlurmctldPidFile=$dir/run/slurmctld.pid
 SlurmdPidFile=$dir/run/slurmd-%n.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd-%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-SwitchType=switch/none
-ReturnToService=2
-InactiveLimit=0
-MinJobAge=5
 EOF
+  cat "$(dirname "$self")/../slurm_plugins.conf" >>"$dir/slurm.conf"
   for ((i = 0; i < n; i++)); do
     echo "NodeName=node$i NodeAddr=$subnet.$((i + 1)) CPUs=$cpus State=UNKNOWN" >>"$dir/slurm.conf"
   done
