@@ -95,7 +95,12 @@ void add_predict(CLI::App& app, Registry& reg) {
       if (o->lat_ns && !m.spec.has(model::Term::lat))
         fmt::print(stderr, "hpcsens predict: warning: --lat-ns ignored: model '{}' has no latency term\n",
                    m.spec.name());
-      systems.push_back({o->name, *o->cpu_ghz, *o->mem_gbs, o->lat_ns, ""});
+      model::SystemSpec sys;
+      sys.name = o->name;
+      sys.cpu_ghz = *o->cpu_ghz;
+      sys.mem_gbs = *o->mem_gbs;
+      sys.lat_ns = o->lat_ns;
+      systems.push_back(sys);
     }
     std::vector<model::Prediction> preds;
     for (const auto& s : systems) preds.push_back(model::predict(m, s));

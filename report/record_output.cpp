@@ -17,7 +17,6 @@ using record::RunRecord;
 
 // Shortest decimal text that reads back as the same double; non-finite values are empty cells.
 std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
-std::string num(const std::optional<double>& v) { return v ? num(*v) : std::string(); }
 
 std::string csv_line(const std::vector<std::string>& cells) {
   std::string out;
