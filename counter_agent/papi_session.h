@@ -2,16 +2,19 @@
 // The rank's hardware/software counter session. Never fails the job: whatever PAPI refuses
 // (no PMU, permission, unknown event, too many events) ends up as a readable status instead.
 //
-// What is counted: the thread that called MPI_Init, from just after the init barrier to just
-// before the finalize barrier (PAPI's per-thread perf_event counting; other threads are not
-// included).
+// What is counted: one thread, `tid` (PAPI_attach: perf_event on that thread id, other threads
+// of its process not included). The counter agent attaches to the rank's MPI_Init thread and
+// counts from just after the init barrier to just before the finalize barrier; tid 0 counts the
+// calling thread itself.
 #include <map>
 #include <string>
 #include <vector>
 
+#include <sys/types.h>
+
 #include "topdown/event_plan.h"
 
-namespace hpcsens::preload {
+namespace hpcsens::agent {
 
 class PapiSession {
  public:
@@ -19,7 +22,7 @@ class PapiSession {
   // it runs before the init barrier so it stays out of the measured span). Groups are tried one
   // by one; a required group PAPI refuses makes status() say so, an optional one is dropped with
   // a note. More than one accepted group means one multiplexed event set.
-  void prepare(const topdown::EventPlan& plan);
+  void prepare(const topdown::EventPlan& plan, pid_t tid = 0);
   // Starts counting what prepare() accepted.
   void start();
   // Stops counting and fills values().
@@ -37,6 +40,7 @@ class PapiSession {
   void fail(const std::string& why);
 
   int eventset_ = -1;
+  pid_t tid_ = 0;
   bool running_ = false;
   bool multiplexed_ = false;
   bool warn_ = false;
@@ -47,4 +51,4 @@ class PapiSession {
   std::string event_set_;
 };
 
-}  // namespace hpcsens::preload
+}  // namespace hpcsens::agent
