@@ -19,12 +19,14 @@
 namespace hpcsens::agent {
 namespace {
 
-long vmhwm_kib() {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
+// One "Key:  N kB" line of a /proc/self file, in KiB (-1 if absent).
+long proc_kib(const char* file, const char* key) {
+  std::FILE* f = std::fopen(file, "r");
   char line[256];
   long kib = -1;
+  const size_t n = std::strlen(key);
   while (f != nullptr && std::fgets(line, sizeof line, f) != nullptr)
-    if (std::strncmp(line, "VmHWM:", 6) == 0) kib = std::atol(line + 6);
+    if (std::strncmp(line, key, n) == 0) kib = std::atol(line + n);
   if (f != nullptr) std::fclose(f);
   return kib;
 }
@@ -33,7 +35,10 @@ nlohmann::json state(const PapiSession& s) {
   return {{"status", s.status()},       {"warn", s.warn()},
           {"notes", s.notes()},         {"multiplexed", s.multiplexed()},
           {"event_set", s.event_set()}, {"values", s.values()},
-          {"vmhwm_kib", vmhwm_kib()}};
+          {"vmhwm_kib", proc_kib("/proc/self/status", "VmHWM:")},
+          // What this agent costs the node beyond pages it shares with the other agents
+          // (libraries' clean pages are shared through the page cache).
+          {"private_dirty_kib", proc_kib("/proc/self/smaps_rollup", "Private_Dirty:")}};
 }
 
 // Serves the rank until it closes the connection. Returns the exit status.

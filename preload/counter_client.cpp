@@ -124,6 +124,7 @@ bool CounterClient::exchange(const std::string& request, int timeout_ms) {
       event_set_ = j.value("event_set", event_set_);
       values_ = j.value("values", std::map<std::string, double>{});
       agent_vmhwm_kib_ = j.value("vmhwm_kib", -1L);
+      agent_private_kib_ = j.value("private_dirty_kib", -1L);
       return true;
     }
     error = "unreadable answer";

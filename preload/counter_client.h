@@ -37,6 +37,8 @@ class CounterClient {
   bool warn() const { return warn_; }
   // The agent's peak resident memory in KiB as it last reported it (-1: no agent ran).
   long agent_vmhwm_kib() const { return agent_vmhwm_kib_; }
+  // Its private dirty memory in KiB (what one more agent costs the node), -1 likewise.
+  long agent_private_kib() const { return agent_private_kib_; }
 
  private:
   bool spawn(const std::string& agent);
@@ -50,6 +52,7 @@ class CounterClient {
   bool multiplexed_ = false;
   bool warn_ = false;
   long agent_vmhwm_kib_ = -1;
+  long agent_private_kib_ = -1;
   std::string status_ = "ok";
   std::vector<std::string> notes_;
   std::map<std::string, double> values_;

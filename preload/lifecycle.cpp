@@ -124,7 +124,8 @@ nlohmann::json preload_notes(const State& s) {
           {"threads_note", "mpi_s sums every thread's time inside MPI, so with several threads it "
                            "can exceed wall_s; mpi_s_main_thread is the MPI_Init thread's alone"},
           {"call_clock", s.ticks.uses_tsc() ? "tsc" : "clock_monotonic"},
-          {"counter_agent_vmhwm_kib", s.papi.agent_vmhwm_kib()}};
+          {"counter_agent_vmhwm_kib", s.papi.agent_vmhwm_kib()},
+          {"counter_agent_private_kib", s.papi.agent_private_kib()}};
 }
 
 // Tells `hpcsens run` why there is no record (it would otherwise see only "no record"): a
