@@ -4,7 +4,7 @@
 # MiB. The target (issue 11) is under 1.5 MiB. Counters are read by hpcsens-counter-agent, a
 # separate process per rank (PAPI and libpfm4 stay out of the rank): its own peak is printed
 # apart, as the records report it (preload.counter_agent_vmhwm_kib, rank 0's agent), because it
-# is node memory the rank's VmHWM does not show. docs/methodology.md "Preload memory".
+# is node memory the rank's VmHWM does not show. docs/methodology.md "Memory".
 # Usage: preload_memory.sh HARNESS PRELOAD_LIB [REPS] [EVENTS]
 set -eu
 harness=$1

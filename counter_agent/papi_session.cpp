@@ -60,11 +60,6 @@ Refusal try_group(const std::vector<std::string>& events, pid_t tid) {
 
 }  // namespace
 
-void PapiSession::fail(const std::string& why) {
-  status_ = why;
-  warn_ = true;
-}
-
 void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
   event_set_ = plan.name;
   tid_ = tid;

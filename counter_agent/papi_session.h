@@ -6,17 +6,17 @@
 // of its process not included). The counter agent attaches to the rank's MPI_Init thread and
 // counts from just after the init barrier to just before the finalize barrier; tid 0 counts the
 // calling thread itself.
-#include <map>
 #include <string>
 #include <vector>
 
 #include <sys/types.h>
 
+#include "counter_agent/counter_readings.h"
 #include "topdown/event_plan.h"
 
 namespace hpcsens::agent {
 
-class PapiSession {
+class PapiSession : public CounterReadings {
  public:
   // Sets up `plan` without counting yet (this is slow: PAPI initialisation, trial event sets;
   // it runs before the init barrier so it stays out of the measured span). Groups are tried one
@@ -28,27 +28,11 @@ class PapiSession {
   // Stops counting and fills values().
   void stop();
 
-  const std::string& status() const { return status_; }
-  const std::vector<std::string>& notes() const { return notes_; }
-  const std::map<std::string, double>& values() const { return values_; }
-  bool multiplexed() const { return multiplexed_; }
-  const std::string& event_set() const { return event_set_; }
-  // True when the status is worth a warning (the user did not simply ask for no counters).
-  bool warn() const { return warn_; }
-
  private:
-  void fail(const std::string& why);
-
   int eventset_ = -1;
   pid_t tid_ = 0;
   bool running_ = false;
-  bool multiplexed_ = false;
-  bool warn_ = false;
   std::vector<std::string> events_;
-  std::string status_ = "ok";
-  std::vector<std::string> notes_;
-  std::map<std::string, double> values_;
-  std::string event_set_;
 };
 
 }  // namespace hpcsens::agent

@@ -1,7 +1,7 @@
 #pragma once
 // What the preload and its counter agent say to each other over their socketpair: one JSON
 // object per message, framed by a 4-byte length. The rank asks, the agent answers every request
-// with its whole state (see docs/methodology.md "Preload memory").
+// with its whole state (see docs/methodology.md "Memory").
 //   rank -> agent: {"op":"prepare","spec":S,"tid":T}  {"op":"start"}  {"op":"stop"}
 //   agent -> rank: {"status","warn","notes","multiplexed","event_set","values","vmhwm_kib"}
 // Only set-up and finalize talk: nothing here is on the preload's per-call path.

@@ -55,11 +55,6 @@ std::string counter_agent_path() {
 
 CounterClient::~CounterClient() { end_agent(/*kill_it=*/true); }
 
-void CounterClient::fail(const std::string& why) {
-  status_ = why;
-  warn_ = true;
-}
-
 // The agent gets its socket on kAgentFd, /dev/null for stdin and stdout (the job's output is
 // never touched), the rank's stderr, none of the rank's other descriptors (MPI's sockets and
 // shared memory stay the rank's alone) and default signal handling. posix_spawn, never fork:

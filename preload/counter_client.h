@@ -1,19 +1,19 @@
 #pragma once
 // The rank's side of its counters: a hpcsens-counter-agent process (counter_agent/) that counts
 // the rank's MPI_Init thread with PAPI from outside, so PAPI and libpfm4 never load into the
-// rank (docs/methodology.md "Preload memory"). Never fails the job: an agent that is missing,
+// rank (docs/methodology.md "Memory"). Never fails the job: an agent that is missing,
 // cannot start, is refused by perf_event or stops answering becomes a readable status.
 //
 // What is counted: the thread `tid` (the one that called MPI_Init), from start() to stop().
 #include <sys/types.h>
 
-#include <map>
 #include <string>
-#include <vector>
+
+#include "counter_agent/counter_readings.h"
 
 namespace hpcsens::preload {
 
-class CounterClient {
+class CounterClient : public agent::CounterReadings {
  public:
   CounterClient() = default;
   CounterClient(const CounterClient&) = delete;
@@ -28,13 +28,6 @@ class CounterClient {
   // Stops counting, fills values() and lets the agent go.
   void stop();
 
-  const std::string& status() const { return status_; }
-  const std::vector<std::string>& notes() const { return notes_; }
-  const std::map<std::string, double>& values() const { return values_; }
-  bool multiplexed() const { return multiplexed_; }
-  const std::string& event_set() const { return event_set_; }
-  // True when the status is worth a warning (the user did not simply ask for no counters).
-  bool warn() const { return warn_; }
   // The agent's peak resident memory in KiB as it last reported it (-1: no agent ran).
   long agent_vmhwm_kib() const { return agent_vmhwm_kib_; }
   // Its private dirty memory in KiB (what one more agent costs the node), -1 likewise.
@@ -43,20 +36,13 @@ class CounterClient {
  private:
   bool spawn(const std::string& agent);
   bool exchange(const std::string& request, int timeout_ms);
-  void fail(const std::string& why);
   void end_agent(bool kill_it);
 
   int fd_ = -1;
   pid_t pid_ = -1;
   bool running_ = false;
-  bool multiplexed_ = false;
-  bool warn_ = false;
   long agent_vmhwm_kib_ = -1;
   long agent_private_kib_ = -1;
-  std::string status_ = "ok";
-  std::vector<std::string> notes_;
-  std::map<std::string, double> values_;
-  std::string event_set_;
 };
 
 // Where the agent sits relative to the library this code is linked into (the preload).
