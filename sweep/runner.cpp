@@ -124,7 +124,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   try {
     journal_start(session, journal, spec, plan);
     machine.save_originals(journal);
-    const auto executor = make_executor(spec, knobs, opt, session);
+    const auto executor = make_executor(spec, knobs, opt, session, &journal);
     run_pending(spec, plan, session, journal, machine, *executor);
   } catch (const InputError& e) {
     failure = e.what();
