@@ -125,6 +125,8 @@ EOF
     echo "NodeName=node$i NodeAddr=$subnet.$((i + 1)) CPUs=$cpus State=UNKNOWN" >>"$dir/slurm.conf"
   done
   echo "PartitionName=debug Nodes=$nodes Default=YES MaxTime=INFINITE State=UP" >>"$dir/slurm.conf"
+  # A second partition on the same nodes, for tests that name one (slurm-array's sbatch.partition).
+  echo "PartitionName=batch Nodes=$nodes Default=NO MaxTime=INFINITE State=UP" >>"$dir/slurm.conf"
   # PMIx's per-step directories go to node-local storage: in the shared /tmp the nodes collide.
   echo "PMIxCliTmpDirBase=$dir/local/pmix" >"$dir/mpi.conf"
   # What a user of this cluster has in the environment: launchers reach the other hosts with our
