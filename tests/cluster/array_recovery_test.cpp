@@ -148,3 +148,33 @@ TEST_F(ArraySweep, FailedTaskWritesItsOutcomeAndIsJournalledWithItsReason) {
 
 }  // namespace
 }  // namespace hpcsens::cluster
+
+namespace hpcsens::cluster {
+namespace {
+
+// slurmctld out of reach for a few seconds while the controller watches (a labelled double:
+// an squeue first in the controller's PATH that fails, as squeue does then, while a flag file
+// exists, else runs the real one). The controller must wait, not call the runs lost.
+TEST_F(ArraySweep, SqueueFailingForAWhileLosesAndResubmitsNothing) {
+  const std::string bin = work_ + "/bin", flag = work_ + "/slurm-away";
+  std::filesystem::create_directories(bin);
+  put(bin + "/squeue", "#!/bin/sh\nif [ -e " + flag + " ]; then\n  echo 'slurm_load_jobs error: Unable to contact "
+                       "slurm controller (connect failure)' >&2\n  exit 1\nfi\nexec /usr/bin/squeue \"$@\"\n");
+  std::filesystem::permissions(bin + "/squeue", std::filesystem::perms::owner_all);
+  const std::string path = std::getenv("PATH");
+  ::setenv("PATH", (bin + ":" + path).c_str(), 1);
+  const auto proc = start_controller();
+  ::setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(job_id().empty()) << get(proc.err_path);
+  put(flag, "");
+  std::this_thread::sleep_for(std::chrono::seconds(5));  // longer than a task: the array moves on
+  std::filesystem::remove(flag);
+  ASSERT_EQ(sweep::testing::wait_for(proc, 90), 0) << get(proc.err_path);
+  EXPECT_NE(get(proc.err_path).find("Unable to contact slurm controller"), std::string::npos);
+  EXPECT_EQ(count_type(out_, "array_submitted"), 1);
+  EXPECT_EQ(count_type(out_, "run", "failed"), 0);
+  expect_complete();
+}
+
+}  // namespace
+}  // namespace hpcsens::cluster
