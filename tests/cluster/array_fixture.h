@@ -68,7 +68,7 @@ class ArraySweep : public ClusterTest {
   void write_job(const std::string& fail_if) {
     put(work_ + "/job.sh", "#!/bin/sh\n[ \"$SLURM_PROCID\" = 0 ] && echo \"$HPCSENS_RUN_ID\" >> " + work_ +
                                "/started.log\n" + (fail_if.empty() ? "" : "if " + fail_if + "; then exit 3; fi\n") +
-                               "sleep 1.5\nexec " + CLUSTER_PROG_OMPI + "\n");
+                               "sleep 1\nexec " + CLUSTER_PROG_OMPI + "\n");
     std::filesystem::permissions(work_ + "/job.sh", std::filesystem::perms::owner_all);
   }
   void write_spec(const std::string& extra) {
@@ -123,7 +123,7 @@ class ArraySweep : public ClusterTest {
       if (e.value("submission", -1) == submission) return e.value("job_id", "");
     return "";
   }
-  // Cancels one task of the array (still pending: 2 run first, each for 1.5 s at least).
+  // Cancels one task of the array (still pending: 2 run first, each for 1 s at least).
   void scancel_task(const std::string& job, int task) {
     const auto r = on_host("node0", {"scancel", job + "_" + std::to_string(task)}, aux_);
     ASSERT_EQ(r.status, 0) << r.out << r.err;

@@ -24,6 +24,29 @@ void drop_submitted_line(const std::string& out) {
   put(out + "/journal.jsonl", kept);
 }
 
+class ArrayRecovery : public ArraySweep {
+ protected:
+  // Starts the controller and kills it (SIGKILL) once sbatch's job id is journalled; with
+  // `drop_job_id` the journal is left as a kill just before that line would leave it. Then,
+  // with `cancel_and_drain`, task 3 (still pending) is cancelled and the array left to finish.
+  // Returns the array's job id ("" if none was submitted).
+  std::string submit_then_kill(bool drop_job_id, bool cancel_and_drain) {
+    const auto proc = start_controller();
+    const std::string job = job_id();
+    if (job.empty()) return job;
+    kill_controller(proc);
+    if (drop_job_id) drop_submitted_line(out_);
+    if (cancel_and_drain) {
+      scancel_task(job, 3);
+      wait_queue_empty(job);
+    }
+    return job;
+  }
+  sweep::testing::Result resume() {
+    return on_host("node0", {kHpcsens, "sweep", "--no-fit", "--resume", out_}, work_, 90);
+  }
+};
+
 TEST_F(ArraySweep, CancelledTaskIsResubmittedAloneByTheLiveController) {
   write_spec("retries: 1\n");
   const auto proc = start_controller();
@@ -57,56 +80,42 @@ TEST_F(ArraySweep, LostRunWithItsRetriesSpentIsSkipped) {
   EXPECT_FALSE(std::filesystem::exists(out_ + "/records/" + cancelled + ".json"));
 }
 
-TEST_F(ArraySweep, KilledBeforeJournallingTheJobIdFindsTheQueuedArrayByName) {
-  const auto proc = start_controller();
-  const std::string job = job_id();
-  ASSERT_FALSE(job.empty()) << get(proc.err_path);
-  kill_controller(proc);
-  drop_submitted_line(out_);
-  const auto resume = on_host("node0", {kHpcsens, "sweep", "--no-fit", "--resume", out_}, work_, 90);
-  ASSERT_EQ(resume.status, 0) << resume.out << resume.err;
+TEST_F(ArrayRecovery, KilledBeforeJournallingTheJobIdFindsTheQueuedArrayByName) {
+  const std::string job = submit_then_kill(true, false);
+  ASSERT_FALSE(job.empty());
+  const auto r = resume();
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
   const auto subs = lines_of(out_, "array_submitted");
-  ASSERT_EQ(subs.size(), 1u) << resume.err;
+  ASSERT_EQ(subs.size(), 1u) << r.err;
   EXPECT_EQ(subs[0]["job_id"], job);
   EXPECT_EQ(subs[0]["found_by_name"], true);
   EXPECT_EQ(count_type(out_, "array_submitting"), 1);
-  EXPECT_NE(resume.err.find("re-attached to array job " + job), std::string::npos) << resume.err;
+  EXPECT_NE(r.err.find("re-attached to array job " + job), std::string::npos) << r.err;
   expect_complete();
 }
 
 // The controller died (after sbatch, before journalling the job id); while it was away one task
 // was cancelled and the array left the queue. Back, it collects the three records and submits
 // the fourth run alone.
-TEST_F(ArraySweep, KilledBeforeJournallingTheJobIdAndTheArrayLeftTheQueue) {
-  const auto proc = start_controller();
-  const std::string job = job_id();
-  ASSERT_FALSE(job.empty()) << get(proc.err_path);
-  kill_controller(proc);
-  drop_submitted_line(out_);
-  scancel_task(job, 3);
-  wait_queue_empty(job);
-  const auto resume = on_host("node0", {kHpcsens, "sweep", "--no-fit", "--resume", out_}, work_, 90);
-  ASSERT_EQ(resume.status, 0) << resume.out << resume.err;
-  EXPECT_EQ(ids_of(out_, 1), std::vector<std::string>{ids_of(out_, 0).at(3)}) << resume.err;
-  EXPECT_EQ(resume.err.find("re-attached"), std::string::npos) << resume.err;
+TEST_F(ArrayRecovery, KilledBeforeJournallingTheJobIdAndTheArrayLeftTheQueue) {
+  ASSERT_FALSE(submit_then_kill(true, true).empty());
+  const auto r = resume();
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(ids_of(out_, 1), std::vector<std::string>{ids_of(out_, 0).at(3)}) << r.err;
+  EXPECT_EQ(r.err.find("re-attached"), std::string::npos) << r.err;
   expect_complete();
 }
 
 // The journal names the array's job id, but Slurm no longer has that job in its queue (it ended
 // while the controller was away, one task cancelled): the three records are collected and only
 // the missing run is submitted again.
-TEST_F(ArraySweep, JournalledJobSlurmNoLongerQueuesResubmitsOnlyTheMissingRun) {
-  const auto proc = start_controller();
-  const std::string job = job_id();
-  ASSERT_FALSE(job.empty()) << get(proc.err_path);
-  kill_controller(proc);
-  scancel_task(job, 3);
-  wait_queue_empty(job);
-  const auto resume = on_host("node0", {kHpcsens, "sweep", "--no-fit", "--resume", out_}, work_, 90);
-  ASSERT_EQ(resume.status, 0) << resume.out << resume.err;
+TEST_F(ArrayRecovery, JournalledJobSlurmNoLongerQueuesResubmitsOnlyTheMissingRun) {
+  ASSERT_FALSE(submit_then_kill(false, true).empty());
+  const auto r = resume();
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(count_type(out_, "array_submitted"), 2);
-  EXPECT_EQ(ids_of(out_, 1), std::vector<std::string>{ids_of(out_, 0).at(3)}) << resume.err;
-  EXPECT_EQ(resume.err.find("re-attached"), std::string::npos) << resume.err;
+  EXPECT_EQ(ids_of(out_, 1), std::vector<std::string>{ids_of(out_, 0).at(3)}) << r.err;
+  EXPECT_EQ(r.err.find("re-attached"), std::string::npos) << r.err;
   expect_complete();
 }
 
