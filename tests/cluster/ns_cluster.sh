@@ -222,7 +222,8 @@ wait_ready() {
     local ok=1
     for h in $(hosts_of); do [ -s "$dir/run/$h.init" ] || ok=0; done
     if [ $ok = 1 ]; then
-      idle=$(in_host node0 sinfo -h -o %T -t idle -N 2>/dev/null | grep -c idle)
+      # One line per node and partition: count the nodes, not the lines.
+      idle=$(in_host node0 sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | grep -c .)
       [ "$idle" = "$n" ] && break
     fi
     sleep 0.1
