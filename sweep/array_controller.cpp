@@ -126,7 +126,8 @@ class Controller {
   std::vector<std::string> queued_ids(const Submission& sub) {
     const std::string name = job_name(s_, sub.number);
     for (int waited = 0;; ++waited) {
-      const auto r = run_slurm({"squeue", "-h", "--name=" + name, "-o", "%F"});
+      // Our own jobs only: another user could queue a job under our (visible) name.
+      const auto r = run_slurm({"squeue", "-h", "--user=" + std::to_string(::getuid()), "--name=" + name, "-o", "%F"});
       if (r.exit_status == 0) {
         std::vector<std::string> ids;
         for (std::size_t at = 0; at < r.out.size();) {
