@@ -100,6 +100,9 @@ TEST_F(HostileRun, HostileEventNameIsStoredLosslesslyAndTheJobStatusKept) {
   ASSERT_NE(warning, std::string::npos) << wrapped.err;
   const std::string line = wrapped.err.substr(warning, wrapped.err.find('\n', warning) - warning);
   EXPECT_NE(line.find("bad\\xff\"q\\x1b[31m\\nname"), std::string::npos) << line;
+  // Nothing hpcsens prints, the report included, carries the raw escape byte to the terminal.
+  EXPECT_EQ(wrapped.out.find('\x1b'), std::string::npos) << wrapped.out;
+  EXPECT_EQ(wrapped.err.find('\x1b'), std::string::npos) << wrapped.err;
 }
 
 TEST_F(HostileRun, BadRunIdIsRefusedBeforeTheJob) {
