@@ -24,6 +24,11 @@ HELPERS = ["n", "t", "np", "nout", "sum", "sumn", "own", "sumw", "sumnw", "inpla
 # Bytes-column forms of the Wait/Test family: the call counts no bytes itself but completes
 # non-blocking receives, whose received size it adds to the receive call (recv_completion.h).
 COMPLETIONS = {"done1", "test1", "doneall", "testall", "doneany", "testany", "donesome"}
+# Persistent sends (persistent_sends.h): psend(request,dest,comm,count,type) on an init call
+# remembers the message and counts nothing then; start1(request) / startn(count,requests) on
+# MPI_Start / MPI_Startall attribute each started send; free1(request) on MPI_Request_free
+# forgets it.
+PERSISTENT = {"psend", "start1", "startn", "free1"}
 
 
 class TableError(Exception):
@@ -47,7 +52,7 @@ def check_expr(expr, names, name, where, field):
     if expr == "-":
         return
     for fn, args in re.findall(r"\b(\w+)\(([^()]*)\)", expr):
-        if fn not in HELPERS and fn not in COMPLETIONS:
+        if fn not in HELPERS and fn not in COMPLETIONS and fn not in PERSISTENT:
             raise TableError(f"{where}: field {field}: unknown helper '{fn}'")
         for a in args.split(","):
             if a.strip() not in names:
@@ -130,21 +135,49 @@ def completion(call):
     return None
 
 
+def persistent(call):
+    """(form, [args]) when the bytes column is a persistent-send form, else None."""
+    m = re.fullmatch(r"(\w+)\(([^()]*)\)", call["bytes"])
+    if m and m.group(1) in PERSISTENT:
+        return m.group(1), [a.strip() for a in m.group(2).split(",")]
+    return None
+
+
+def persistent_lines(call, ns, ok, when):
+    """Statements of a persistent-send form: 'before' the real call or 'after' it returned."""
+    p = persistent(call)
+    if not p:
+        return []
+    form, a = p
+    f = "_f" if ns == "fb" else ""
+    if when == "before":
+        return [f"  forget_send{f}({a[0]});"] if form == "free1" else []
+    if form == "psend":
+        name = call["name"]
+        return [f"  if ({ok}) remember_send{f}({a[0]}, call::{name}, hist::{name}, "
+                f"{ns}::world_rank({a[1]}, {a[2]}), "
+                f"static_cast<std::uint64_t>({ns}::n({a[3]}) * {ns}::t({a[4]})));"]
+    if form == "start1":
+        if ns == "fb":
+            return [f"  if ({ok}) started_f(guard, nullptr, {a[0]});"]
+        return [f"  if ({ok}) started(guard, 1, {a[0]});"]
+    if form == "startn":
+        return [f"  if ({ok}) started{f}(guard, {a[0]}, {a[1]});"]
+    return []
+
+
 def bytes_expr(call, ns, expr=None):
     expr = call["bytes"] if expr is None else expr
-    if expr == "-" or (expr == call["bytes"] and completion(call)):
+    if expr == "-" or (expr == call["bytes"] and (completion(call) or persistent(call))):
         return "0"
     m = re.fullmatch(r"pend\((\w+),(\w+),(\w+)\)", expr.replace(" ", ""))
     if m:
         req, count, dtype = m.groups()
         posted = f"{ns}::n({count}) * {ns}::t({dtype})"
-        if ns == "fb":  # a Fortran request is not followed: the posted size
-            return f"static_cast<std::uint64_t>({posted})"
-        return (f"remember_recv({req}, static_cast<std::uint64_t>({posted}), "
+        remember = "remember_recv_f" if ns == "fb" else "remember_recv"
+        return (f"{remember}({req}, static_cast<std::uint64_t>({posted}), "
                 f"call::{call['name']}, hist::{call['name']})")
     expr = re.sub(r"\b(" + "|".join(HELPERS) + r")\(", ns + r"::\1(", expr)
-    # A Fortran status is read only in the mpif.h / `use mpi` layout (the wrapper's f08 flag).
-    expr = expr.replace("fb::rcv(", "fb::rcv(f08, ")
     return f"static_cast<std::uint64_t>({expr})"
 
 
@@ -152,8 +185,9 @@ def record_lines(c, ns, ok):
     """The accounting after the real call returned: counts, bytes, histogram, partner."""
     name = c["name"]
     lines = [f"  const std::uint64_t nbytes = {ok} ? {bytes_expr(c, ns)} : 0;"]
-    # A remembered receive gets its histogram entry at completion, not now.
-    if c["hist"] is not None and not (ns == "cb" and c["bytes"].startswith("pend(")):
+    # A remembered receive gets its histogram entry at completion, a persistent send at each
+    # start: not now.
+    if c["hist"] is not None and not c["bytes"].startswith(("pend(", "psend(")):
         lines.append(f"  guard.record_msg(call::{name}, hist::{name}, elapsed, nbytes);")
     else:
         lines.append(f"  guard.record(call::{name}, elapsed, nbytes);")
@@ -161,7 +195,7 @@ def record_lines(c, ns, ok):
         dest, comm, expr = c["to"]
         lines.append(f"  if ({ok}) guard.partner({ns}::world_rank({dest}, {comm}), "
                      f"{bytes_expr(c, ns, expr)});")
-    return lines
+    return lines + persistent_lines(c, ns, ok, "after")
 
 
 def received_status(call):
@@ -195,6 +229,29 @@ def completion_after(form, a):
                              f"cpl.after_many(guard, *{a[2]}, {a[3]}, {a[4]});"),
     }[form]()
     return [f"  if (rc == MPI_SUCCESS) {after}"]
+
+
+def fortran_completion_before(form, a):
+    lines = ["  FortranCompletion cpl;"]
+    if form in ("done1", "test1"):
+        lines.append(f"  cpl.before_one({a[0]}, {a[-1]});")
+    else:
+        lines.append(f"  cpl.before_many(guard, {a[0]}, {a[1]}, {a[-1]});")
+    return lines
+
+
+def fortran_completion_after(form, a):
+    """Fortran arguments are pointers; the flag, count and index are read by FortranCompletion."""
+    after = {
+        "done1": lambda: f"after_one(guard, nullptr, {a[1]})",
+        "test1": lambda: f"after_one(guard, {a[1]}, {a[2]})",
+        "doneall": lambda: f"after_many(guard, nullptr, {a[0]}, nullptr, {a[2]})",
+        "testall": lambda: f"after_many(guard, {a[2]}, {a[0]}, nullptr, {a[3]})",
+        "doneany": lambda: f"after_any(guard, nullptr, {a[2]}, {a[3]})",
+        "testany": lambda: f"after_any(guard, {a[3]}, {a[2]}, {a[4]})",
+        "donesome": lambda: f"after_many(guard, nullptr, {a[2]}, {a[3]}, {a[4]})",
+    }[form]()
+    return [f"  if (fb::ok(ierror)) cpl.{after};"]
 
 
 def fortran_manglings(name):
@@ -265,6 +322,7 @@ def gen_c_wrappers(calls):
             cpl = completion(c)
             if cpl:
                 out += completion_before(*cpl)
+            out += persistent_lines(c, "cb", None, "before")
             out += [
                 "  const std::uint64_t start = now_ticks();",
                 f"  const int rc = real.get()({args});",
@@ -294,19 +352,26 @@ def gen_fortran_wrappers(calls):
         fn_types = ", ".join(["void*"] * len(names) + ["std::size_t"] * len(lens))
         out += [
             f"using {ftype} = void (*)({fn_types});",
-            f"void fortran_{name}({ftype} real, [[maybe_unused]] bool f08, {sig}) {{",
+            f"void fortran_{name}({ftype} real, {sig}) {{",
             "  Guard guard;",
-            f"  if (!guard.counting()) return real({args});",
+            f"  if (!guard.counting()) return real({args});"]
+        cpl = completion(c)
+        if cpl:
+            out += fortran_completion_before(*cpl)
+        out += persistent_lines(c, "fb", None, "before")
+        out += [
             "  const std::uint64_t start = now_ticks();",
             f"  real({args});",
             "  const std::uint64_t elapsed = now_ticks() - start;"]
         out += record_lines(c, "fb", "fb::ok(ierror)")
+        if cpl:
+            out += fortran_completion_after(*cpl)
         out += ["}", ""]
         for sym in fortran_manglings(name):
             exported.append(
                 f'extern "C" HPCSENS_EXPORT void {sym}({sig}) {{\n'
                 f'  static constinit RealSymbol<{ftype}> real{{"{sym}", true}};\n'
-                f"  fortran_{name}(real.get(), {'true' if sym.endswith('_f08_') else 'false'}, {args});\n"
+                f"  fortran_{name}(real.get(), {args});\n"
                 "}\n")
     out += ["}  // namespace", ""] + exported
     return "\n".join(out)
