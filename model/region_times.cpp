@@ -1,6 +1,6 @@
 #include "model/region_times.h"
 
-#include <cmath>
+#include <algorithm>
 
 #include "common/errors.h"
 #include "model/dataset.h"
@@ -24,13 +24,9 @@ std::optional<RegionTime> region_time(const nlohmann::json& record, const std::s
       throw InputError(where, "missing or not a number");
     const double wall = reg.at("wall_s").get<double>();
     check_plausible(wall, kTimeSRange, where);
-    const double io = reg.contains("io_s") && reg.at("io_s").is_number() ? reg.at("io_s").get<double>() : 0;
     if (!out) out = RegionTime{};
     out->rank_times[rk.value("rank", static_cast<int>(i))] = wall;
-    if (wall > out->time_s) {
-      out->time_s = wall;
-      out->io_s = io;
-    }
+    out->time_s = std::max(out->time_s, wall);
   }
   return out;
 }

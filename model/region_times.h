@@ -13,7 +13,6 @@ namespace hpcsens::model {
 struct RegionTime {
   double time_s = 0;                 // the run's time in the region: its slowest rank's wall_s
   std::map<int, double> rank_times;  // each rank's own region wall_s
-  double io_s = 0;                   // that slowest rank's I/O time inside the region
 };
 
 // Region `name` of the record JSON read from `path`; nullopt when no rank has it. A malformed

@@ -355,6 +355,10 @@ def gen_fortran_wrappers(calls):
             f"void fortran_{name}({ftype} real, {sig}) {{",
             "  Guard guard;",
             f"  if (!guard.counting()) return real({args});"]
+        for st in received_status(c):
+            # As in C: MPI fills a status of ours where the caller ignores it.
+            out += [f"  MPI_Fint own_{st}[kFortranStatusInts];",
+                    f"  if (fb::status_ignored({st})) {st} = own_{st};"]
         cpl = completion(c)
         if cpl:
             out += fortran_completion_before(*cpl)

@@ -69,6 +69,10 @@ struct Handles {
   // Fortran MPI_STATUS_IGNORE (mpif.h / `use mpi`): the address MPI_F_STATUS_IGNORE holds.
   const void* fortran_status_ignore = nullptr;
   const void* fortran_statuses_ignore = nullptr;  // MPI_F_STATUSES_IGNORE's address
+  // mpi_f08's MPI_STATUS(ES)_IGNORE where they are other objects (MPICH: MPI_F08_STATUS_IGNORE;
+  // Open MPI 4.1's are the mpif.h ones).
+  const void* f08_status_ignore = nullptr;
+  const void* f08_statuses_ignore = nullptr;
   bool resolved = false;
 };
 

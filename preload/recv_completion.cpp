@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "preload/mpi_abi.h"
+#include "preload/wrapper_support.h"
 
 namespace hpcsens::preload {
 namespace {
@@ -163,7 +164,9 @@ bool f_true(const void* flag) { return flag == nullptr || fint_of(flag) != 0; }
 // A Fortran status as C; nullptr for MPI_STATUS_IGNORE (Status_f2c refuses it too).
 const MPI_Status* c_status(const void* f, MPI_Status* c) {
   const auto& h = pmpi::handles();
-  if (f == nullptr || f == h.fortran_status_ignore || f == h.fortran_statuses_ignore) return nullptr;
+  if (f == nullptr || fb::status_ignored(f) || f == h.fortran_statuses_ignore ||
+      f == h.f08_statuses_ignore)
+    return nullptr;
   return pmpi::Status_f2c.get()(static_cast<const MPI_Fint*>(f), c) == MPI_SUCCESS ? c : nullptr;
 }
 }  // namespace
@@ -184,8 +187,7 @@ void FortranCompletion::before_one(const void* request, void*& status) noexcept 
   const MPI_Request c = abi::request_f2c(fint_of(request));
   MPI_Status* kept = nullptr;  // not MPI_STATUS_IGNORE: the Fortran status is handled here
   Completion::before_one(&c, kept);
-  if (any_found() && (status == nullptr || status == pmpi::handles().fortran_status_ignore))
-    status = own_f_;
+  if (any_found() && fb::status_ignored(status)) status = own_f_;
 }
 
 void FortranCompletion::before_many(Guard& guard, const void* count, const void* requests,
@@ -207,8 +209,8 @@ void FortranCompletion::before_many(Guard& guard, const void* count, const void*
   Completion::before_many(guard, n, c, kept);
   // Waitany/Testany pass one status (MPI_STATUS_IGNORE), the others an array.
   const auto& h = pmpi::handles();
-  if (any_found() && (statuses == nullptr || statuses == h.fortran_statuses_ignore ||
-                      statuses == h.fortran_status_ignore))
+  if (any_found() && (fb::status_ignored(statuses) || statuses == h.fortran_statuses_ignore ||
+                      statuses == h.f08_statuses_ignore))
     statuses = own_f_;
 }
 
@@ -223,7 +225,9 @@ void FortranCompletion::after_many(Guard& guard, const void* flag, const void* c
   if (!any_found() || !f_true(flag) || count == nullptr) return;
   const int n = fint_of(count);
   const auto* st = static_cast<const MPI_Fint*>(statuses);
-  const bool ignored = st == nullptr || statuses == pmpi::handles().fortran_statuses_ignore;
+  const auto& h = pmpi::handles();
+  const bool ignored = st == nullptr || statuses == h.fortran_statuses_ignore ||
+                       statuses == h.f08_statuses_ignore;
   for (int k = 0; k < n && n != MPI_UNDEFINED; ++k) {
     // Waitsome/Testsome indices count from 1 in Fortran.
     const int i = indices ? static_cast<const MPI_Fint*>(indices)[k] - 1 : k;

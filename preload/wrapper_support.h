@@ -62,6 +62,8 @@ bool inplace(const void* buf) noexcept;
 // mpi_f08 TYPE(MPI_Status), laid out alike: recv_completion.h); the posted count x type size
 // for MPI_STATUS_IGNORE.
 std::int64_t rcv(const void* status, const void* count, const void* type) noexcept;
+// True for the Fortran MPI_STATUS_IGNORE (or a null status).
+bool status_ignored(const void* status) noexcept;
 int world_rank(const void* rank, const void* comm) noexcept;
 }  // namespace fb
 

@@ -5,9 +5,9 @@
 ! Waitsome, Test, Testall, Testany, Testsome. Then two blocking MPI_Recv of 25 for 40-byte
 ! messages, with a status and with MPI_STATUS_IGNORE, and two of 10 for the two starts of rank
 ! 0's persistent send (MPI_Send_init, MPI_Start twice, MPI_Request_free). Expected on rank 1:
-! MPI_Irecv 10 calls, 400 bytes (posted: 1000); MPI_Recv 4 calls, 40 + 100 + 80 bytes (nothing to
-! read in an ignored blocking status: the posted size). Rank 0: partner rank 1, 14 messages,
-! 560 bytes; MPI_Send_init 80 bytes.
+! MPI_Irecv 10 calls, 400 bytes (posted: 1000); MPI_Recv 4 calls, 40 + 40 + 80 bytes (the
+! preload hands MPI a status of its own for MPI_STATUS_IGNORE). Rank 0: partner rank 1, 14
+! messages, 560 bytes; MPI_Send_init 80 bytes.
 program prog_firecv
 #ifdef F08
   use mpi_f08
