@@ -1,9 +1,9 @@
 #include "preload/persistent_sends.h"
 
 #include <atomic>
-#include <cstring>
 
 #include "preload/mpi_abi.h"
+#include "preload/request_key.h"
 
 namespace hpcsens::preload {
 namespace {
@@ -19,14 +19,8 @@ SendEntry g_table[kPersistentSlots];
 std::atomic<int> g_live{0};  // entries ever claimed; 0: every start returns at once
 std::atomic<std::uint64_t> g_drops{0};
 
-std::uintptr_t key_of(const MPI_Request* r) {
-  std::uintptr_t k = 0;
-  std::memcpy(&k, r, sizeof(MPI_Request) < sizeof k ? sizeof(MPI_Request) : sizeof k);
-  return k;
-}
-unsigned home(std::uintptr_t key) {
-  return static_cast<unsigned>(((key >> 3) * 0x9E3779B97F4A7C15ull) >> 54) % kPersistentSlots;
-}
+std::uintptr_t key_of(const MPI_Request* r) { return request_key(r); }
+unsigned home(std::uintptr_t key) { return request_home(key, kPersistentSlots); }
 MPI_Request c_request(const void* f) { return abi::request_f2c(*static_cast<const MPI_Fint*>(f)); }
 
 // The entry of `key`; claimed for it when `claim` and a free slot is on its probe path.

@@ -1,9 +1,9 @@
 #include "preload/recv_completion.h"
 
 #include <atomic>
-#include <cstring>
 
 #include "preload/mpi_abi.h"
+#include "preload/request_key.h"
 #include "preload/wrapper_support.h"
 
 namespace hpcsens::preload {
@@ -23,14 +23,8 @@ PendingTable& table() {
 }
 std::atomic<std::uint64_t> g_fallbacks{0};
 
-std::uintptr_t key_of(const MPI_Request* r) {
-  std::uintptr_t k = 0;
-  std::memcpy(&k, r, sizeof(MPI_Request) < sizeof k ? sizeof(MPI_Request) : sizeof k);
-  return k;
-}
-unsigned home(std::uintptr_t key) {
-  return static_cast<unsigned>(((key >> 3) * 0x9E3779B97F4A7C15ull) >> 55) % kPendingSlots;
-}
+std::uintptr_t key_of(const MPI_Request* r) { return request_key(r); }
+unsigned home(std::uintptr_t key) { return request_home(key, kPendingSlots); }
 
 int find(std::uintptr_t key) {
   PendingTable& t = table();
