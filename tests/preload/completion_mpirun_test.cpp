@@ -78,14 +78,21 @@ TEST_F(CompletionMpirun, PersistentSendsBeyondTheTableAreCountedDropsSaidOnce) {
   EXPECT_EQ(l.find("dropped"), l.rfind("dropped")) << l;
 }
 
-TEST_F(CompletionMpirun, FscanfBytesAndADescriptorAboveTheTrackedRange) {
+TEST_F(CompletionMpirun, FscanfCountsTheBytesItConsumed) {
   ASSERT_EQ(mpirun(2, PROG_SCAN_FD), 0) << log();
-  const json rec = record();
-  for (const json& r : rec.at("ranks")) {
+  for (const json& r : record().at("ranks")) {
     SCOPED_TRACE("rank " + std::to_string(r.at("rank").get<int>()));
     EXPECT_EQ(u(r.at("io_calls"), "fscanf", "count"), 5u);
     // The last call crosses two refills of the 4 KiB buffer and meets the end of the file.
     EXPECT_EQ(u(r.at("io_calls"), "fscanf", "bytes"), 5u + 4 + 4 + 2 + 10003);
+  }
+}
+
+TEST_F(CompletionMpirun, DuplicatedDescriptorsAndOneAboveTheTrackedRange) {
+  ASSERT_EQ(mpirun(2, PROG_SCAN_FD), 0) << log();
+  const json rec = record();
+  for (const json& r : rec.at("ranks")) {
+    SCOPED_TRACE("rank " + std::to_string(r.at("rank").get<int>()));
     // 10 bytes on the opened descriptor, 5 on its duplicate at 200; none at 65,600.
     EXPECT_EQ(u(r.at("io_calls"), "write", "bytes"), 15u);
     EXPECT_EQ(u(r.at("io_calls"), "write", "count"), 2u);
