@@ -13,14 +13,9 @@
 
 #include "topdown/event_plan.h"
 
-// The session moves from preload/ to counter_agent/ (issue 11 item 6); the test follows it.
-#if __has_include("counter_agent/papi_session.h")
 #include "counter_agent/papi_session.h"
+
 using Session = hpcsens::agent::PapiSession;
-#else
-#include "preload/papi_session.h"
-using Session = hpcsens::preload::PapiSession;
-#endif
 
 namespace {
 
