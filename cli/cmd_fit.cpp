@@ -1,5 +1,6 @@
 // `hpcsens fit`: thin layer over model::load_dataset -> model::analyze -> render/write.
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -31,12 +32,60 @@ CLI::Validator slack_in(double lo, double hi) {
       fmt::format("{:g}..{:g}", lo, hi), "SLACK");
 }
 
+// The model of one region ("" : the whole job) over the same inputs.
+model::ModelReport fit_region(const std::vector<std::string>& inputs, model::LoadOptions lo,
+                              const model::AnalyzeOptions& opts, const std::string& region,
+                              std::vector<std::string>* notes = nullptr) {
+  lo.region = region;
+  const model::Dataset data = model::load_dataset(inputs, lo);
+  if (notes) *notes = data.notes;
+  model::ModelReport rep = model::analyze(data, opts);
+  rep.region = region;
+  return rep;
+}
+
+// --region all: the whole job, then one model per region the records name. JSON: an array of
+// models (the job's with "region": null); CSV: one table, the job's rows with an empty region.
+std::string render_all_regions(const std::vector<std::string>& inputs, model::LoadOptions lo,
+                               const model::AnalyzeOptions& opts, const std::string& format,
+                               const std::string& table) {
+  lo.list_regions = true;
+  const model::Dataset job = model::load_dataset(inputs, lo);
+  lo.list_regions = false;
+  if (job.regions.empty()) throw InputError("--region all", "the run records name no regions");
+  std::vector<model::ModelReport> reps{model::analyze(job, opts)};
+  for (const auto& r : job.regions) reps.push_back(fit_region(inputs, lo, opts, r));
+  std::string out;
+  nlohmann::json all = nlohmann::json::array();
+  for (std::size_t i = 0; i < reps.size(); ++i) {
+    if (format == "json") {
+      nlohmann::json j = model::to_json(reps[i]);
+      if (i == 0) j["region"] = nullptr;
+      all.push_back(std::move(j));
+    } else if (format == "csv") {
+      std::string t = model::render_fit(reps[i], format, table);
+      if (i == 0) {  // the job's rows: an empty region cell, under the others' header
+        t = model::with_region_column(t, "-");
+        for (std::size_t at = t.find("\n-,"); at != std::string::npos; at = t.find("\n-,", at + 1))
+          t.erase(at + 1, 1);
+      }
+      if (i > 0) t = t.substr(t.find('\n') + 1);        // one header for the whole table
+      out += t;
+    } else {
+      out += (i == 0 ? "== whole job ==\n" : "\n== region " + reps[i].region + " ==\n") +
+             model::render_fit(reps[i], format, table);
+    }
+  }
+  return format == "json" ? all.dump(2) + "\n" : out;
+}
+
 }  // namespace
 
 void add_fit(CLI::App& app, Registry& reg) {
   struct Options {
     std::vector<std::string> inputs;
     std::string model = "auto", robust = "none", out, format = "table", table = "points";
+    std::string region;
     bool per_rank = false, allow_mixed = false;
     double slack = model::kDefaultBoundsSlack;
   };
@@ -53,6 +102,9 @@ void add_fit(CLI::App& app, Registry& reg) {
       ->capture_default_str()
       ->check(CLI::IsMember(models));
   sub->add_flag("--allow-mixed", o->allow_mixed, "fit runs of different applications (commands) as one model");
+  sub->add_option("--region", o->region,
+                  "fit a named region's time (hpcsens_region_begin/_end, pcontrol:LEVEL) instead of "
+                  "the job's; 'all': the job and every region");
   sub->add_flag("--per-rank", o->per_rank, "also fit every rank's own time and group ranks that behave alike");
   sub->add_option("--robust", o->robust, "robust loss for outlier runs: none | huber | cauchy")
       ->capture_default_str()
@@ -72,16 +124,21 @@ void add_fit(CLI::App& app, Registry& reg) {
       throw InputError("--table", "goes with --format csv");
     model::LoadOptions lo;
     lo.allow_mixed = o->allow_mixed;
-    const model::Dataset data = model::load_dataset(o->inputs, lo);
     model::AnalyzeOptions opts;
     opts.model = o->model;
     opts.per_rank = o->per_rank;
     opts.bounds_slack = o->slack;
     opts.fit.robust = model::parse_robust(o->robust);
-    const model::ModelReport rep = model::analyze(data, opts);
+    if (o->region == "all") {
+      if (!o->out.empty()) throw InputError("--output", "goes with one --region NAME, not 'all'");
+      fmt::print("{}", render_all_regions(o->inputs, lo, opts, o->format, o->table));
+      return 0;
+    }
+    std::vector<std::string> notes;
+    const model::ModelReport rep = fit_region(o->inputs, lo, opts, o->region, &notes);
     // Render before writing so a bad --table leaves no model file behind.
     const std::string text = model::render_fit(rep, o->format, o->table);
-    for (const auto& n : data.notes) fmt::print(stderr, "hpcsens fit: {}\n", n);
+    for (const auto& n : notes) fmt::print(stderr, "hpcsens fit: {}\n", n);
     if (!o->out.empty()) {
       std::string err;
       if (!record::write_json_atomic(o->out, model::to_json(rep), &err))

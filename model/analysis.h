@@ -69,6 +69,7 @@ struct ModelReport {
   std::vector<RankGroup> groups;
   std::vector<std::string> sources;
   std::string app;                         // the application fitted (records' command or CSV app)
+  std::string region;                      // the named region fitted (--region), "" for the job
   std::vector<std::string> notes;          // plain words: what a term lumps together, what was not separable
   Verdict verdict;                         // ok | caution | unreliable, with reasons
   double noise = NAN;                      // run-to-run noise (relative), NaN without repetitions

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 
 #include "common/errors.h"
 #include "common/safe_file.h"
+#include "model/region_times.h"
 #include "record/run_record.h"
 
 namespace hpcsens::model {
@@ -102,7 +104,10 @@ std::string application_of(const std::vector<std::string>& command) {
 }
 
 Observation read_run_record_observation(const std::string& path) {
-  const record::RunRecord r = record::load_run_record(path);
+  return observation_of(record::load_run_record(path), path);
+}
+
+Observation observation_of(const record::RunRecord& r, const std::string& path) {
   Observation o;
   o.source = path;
   o.cpu_ghz = record_number(r.config, "cpu_ghz", path, "config.", kCpuGhzRange);
@@ -269,12 +274,45 @@ void check_one_application(const std::vector<Observation>& obs, const LoadOption
 
 }  // namespace
 
+namespace {
+
+// A record's observation with opts.region's time as the run's time (nullopt: the record lacks
+// the region); with opts.list_regions, the record's region names are added to `names`.
+std::optional<Observation> region_observation(const std::string& path, const LoadOptions& opts,
+                                              std::set<std::string>& names) {
+  const std::string text = record::read_record_file(path);
+  Observation o = observation_of(record::run_record_from_text(text, path), path);
+  const nlohmann::json j = nlohmann::json::parse(text);  // already parsed strictly above
+  if (opts.list_regions) names.merge(region_names(j));
+  if (opts.region.empty()) return o;
+  const auto rt = region_time(j, opts.region, path);
+  if (!rt) return std::nullopt;
+  o.time_s = rt->time_s;
+  o.rank_times = rt->rank_times;
+  return o;
+}
+
+// One line naming the region and the records lacking it (the first few, and how many).
+[[noreturn]] void region_missing(const std::string& region, const std::vector<std::string>& lacking,
+                                 std::size_t records) {
+  std::string list;
+  for (std::size_t i = 0; i < lacking.size() && i < 5; ++i) list += (i ? ", " : "") + lacking[i];
+  if (lacking.size() > 5) list += fmt::format(" and {} more", lacking.size() - 5);
+  throw InputError("--region " + region, fmt::format("region '{}' is missing from {} of {} run records: {}",
+                                                     region, lacking.size(), records, list));
+}
+
+}  // namespace
+
 Dataset load_dataset(const std::vector<std::string>& inputs, const LoadOptions& opts) {
   std::vector<Observation> obs;
-  std::vector<std::string> sources, notes;
+  std::vector<std::string> sources, notes, lacking;
+  std::set<std::string> regions;
   auto add_file = [&](const fs::path& p, bool from_dir) {
     const std::string s = p.string();
     if (p.extension() == ".csv") {
+      if (!opts.region.empty())
+        throw InputError(s, "--region " + opts.region + " needs run records: a CSV has no regions");
       auto rows = read_fit_csv(s);
       for (auto& r : rows) r.source = s;
       obs.insert(obs.end(), rows.begin(), rows.end());
@@ -289,7 +327,13 @@ Dataset load_dataset(const std::vector<std::string>& inputs, const LoadOptions& 
         return;
       }
     }
-    obs.push_back(read_run_record_observation(s));
+    if (opts.region.empty() && !opts.list_regions) {
+      obs.push_back(read_run_record_observation(s));
+    } else if (auto o = region_observation(s, opts, regions)) {
+      obs.push_back(std::move(*o));
+    } else {
+      lacking.push_back(s);
+    }
     sources.push_back(s);
   };
   for (const auto& in : inputs) {
@@ -309,8 +353,10 @@ Dataset load_dataset(const std::vector<std::string>& inputs, const LoadOptions& 
       throw InputError(in, "cannot read: no such file or directory");
     }
   }
+  if (!lacking.empty()) region_missing(opts.region, lacking, obs.size() + lacking.size());
   if (obs.empty()) throw InputError(inputs.empty() ? "fit" : inputs.front(), "no run records or CSV rows found");
   Dataset d = assemble(obs);
+  d.regions.assign(regions.begin(), regions.end());
   check_one_application(obs, opts, d);
   d.sources = sources;
   d.notes = notes;

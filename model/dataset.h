@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/model_spec.h"
+#include "record/run_record.h"
 
 namespace hpcsens::model {
 
@@ -71,10 +72,15 @@ struct Dataset {
   std::vector<std::string> apps;               // every distinct application, input order
   std::vector<NodeRun> node_runs;              // runs that name their node (config.node)
   std::size_t runs_without_node = 0;
+  std::vector<std::string> regions;            // region names in the records (LoadOptions::list_regions)
 };
 
 struct LoadOptions {
   bool allow_mixed = false;  // fit records of several applications as one model (warned)
+  // Fit this named region: each record's time is its slowest rank's region wall_s, each rank's
+  // time its own (model/region_times.h). Records lacking it: InputError naming them. CSV: refused.
+  std::string region;
+  bool list_regions = false;  // fill Dataset::regions
 };
 
 // CSV with a header: label,cpu_ghz,mem_gbs,time_s and optional rank, lat_ns columns (any order).
@@ -85,6 +91,7 @@ std::vector<Observation> parse_fit_csv(const std::string& text, const std::strin
 
 // One run record file -> one observation (config.cpu_ghz, config.mem_gbs, timing.job_s, ranks[].wall_s).
 Observation read_run_record_observation(const std::string& path);
+Observation observation_of(const record::RunRecord& r, const std::string& path);
 
 // Combines repetitions by median. With per-rank rows but no job time, the job time of a
 // configuration is the slowest rank's median.

@@ -55,6 +55,8 @@ std::string render_table(const ModelReport& r, bool markdown) {
                    r.robust != Robust::none ? fmt::format(" (robust loss: {})", robust_name(r.robust)) : "");
   const char* eol = markdown ? "\n\n" : "\n";  // Markdown needs blank lines between paragraphs
   if (!r.app.empty()) o += "application: " + r.app + eol;
+  if (!r.region.empty())
+    o += "region: " + r.region + " (each run's time: its slowest rank's time in the region)" + eol;
   o += config_line(r) + eol;
   o += verdict_block(r, markdown);
   if (!r.selection_reason.empty()) o += "model choice: " + r.selection_reason + eol;
@@ -121,11 +123,24 @@ std::string render_table(const ModelReport& r, bool markdown) {
 
 }  // namespace
 
+std::string with_region_column(const std::string& csv, const std::string& region) {
+  if (region.empty()) return csv;
+  std::string out;
+  bool header = true;
+  for (std::size_t at = 0; at < csv.size();) {
+    const std::size_t end = std::min(csv.find('\n', at), csv.size());
+    out += (header ? std::string("region") : csv_cell(region)) + "," + csv.substr(at, end - at) + "\n";
+    header = false;
+    at = end + 1;
+  }
+  return out;
+}
+
 std::string render_fit(const ModelReport& rep, const std::string& format, const std::string& table) {
   if (format == "table") return render_table(rep, false);
   if (format == "md") return render_table(rep, true);
   if (format == "json") return to_json(rep).dump(2) + "\n";
-  if (format == "csv") return render_fit_csv(rep, table);
+  if (format == "csv") return with_region_column(render_fit_csv(rep, table), rep.region);
   throw InputError("--format", "unknown format '" + format + "' (expected table, json, csv or md)");
 }
 

@@ -12,6 +12,8 @@ namespace hpcsens::model {
 // format: "table", "json", "csv" (the tidy `table`: points, terms or ranks; see fit_tables.h), "md".
 // Throws InputError otherwise.
 std::string render_fit(const ModelReport& rep, const std::string& format, const std::string& table = "points");
+// The CSV with a first column `region` holding `region` on every row ("" : unchanged).
+std::string with_region_column(const std::string& csv, const std::string& region);
 // format: "table" or "json".
 std::string render_predictions(const ModelReport& model, const std::vector<Prediction>& preds,
                                const std::string& format);

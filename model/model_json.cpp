@@ -135,6 +135,8 @@ json to_json(const ModelReport& rep) {
       {"warnings", rep.warnings},
       {"sources", rep.sources},
   };
+  // A model of one named region (hpcsens fit --region): its time is the region's, not the job's.
+  if (!rep.region.empty()) out["region"] = rep.region;
   if (!rep.candidates.empty()) {
     json c = json::array();
     for (const auto& s : rep.candidates)

@@ -218,10 +218,14 @@ bool inplace(const void* buf) noexcept {
     if (p != nullptr && p == buf) return true;
   return false;
 }
-std::int64_t rcv(bool f08, const void* status, const void* count, const void* type) noexcept {
+bool status_ignored(const void* status) noexcept {
+  const auto& h = pmpi::handles();
+  return status == nullptr || status == h.fortran_status_ignore || status == h.f08_status_ignore;
+}
+std::int64_t rcv(const void* status, const void* count, const void* type) noexcept {
   const std::int64_t posted = n(count) * t(type);
   const auto& h = pmpi::handles();
-  if (f08 || status == nullptr || !h.resolved || status == h.fortran_status_ignore) return posted;
+  if (!h.resolved || status_ignored(status)) return posted;
   MPI_Status c{};
   // Status_f2c also refuses the ignore sentinel (MPICH sets MPI_F_STATUS_IGNORE late).
   if (pmpi::Status_f2c.get()(static_cast<const MPI_Fint*>(status), &c) != MPI_SUCCESS)

@@ -21,9 +21,10 @@ CATEGORIES = ["p2p", "wait", "coll", "icoll", "comm", "rma", "rma_sync", "io_met
 # Calls of these categories with a bytes expression get a message-size histogram.
 HIST_CATEGORIES = {"p2p", "coll", "icoll", "rma"}
 HELPERS = ["n", "t", "np", "nout", "sum", "sumn", "own", "sumw", "sumnw", "inplace", "rcv", "pend"]
-# Bytes-column forms of the Wait/Test family: the call counts no bytes itself but completes
-# non-blocking receives, whose received size it adds to the receive call (recv_completion.h).
-COMPLETIONS = {"done1", "test1", "doneall", "testall", "doneany", "testany", "donesome"}
+# The Wait/Test and persistent-send forms of the bytes column are in gen_forms.py.
+from gen_forms import (COMPLETIONS, PERSISTENT, completion, completion_after, completion_before,
+                       fortran_completion_after, fortran_completion_before, persistent,
+                       persistent_lines)
 
 
 class TableError(Exception):
@@ -47,7 +48,7 @@ def check_expr(expr, names, name, where, field):
     if expr == "-":
         return
     for fn, args in re.findall(r"\b(\w+)\(([^()]*)\)", expr):
-        if fn not in HELPERS and fn not in COMPLETIONS:
+        if fn not in HELPERS and fn not in COMPLETIONS and fn not in PERSISTENT:
             raise TableError(f"{where}: field {field}: unknown helper '{fn}'")
         for a in args.split(","):
             if a.strip() not in names:
@@ -122,29 +123,18 @@ def parse_table(path):
     return calls
 
 
-def completion(call):
-    """(form, [args]) when the bytes column is a Wait/Test completion form, else None."""
-    m = re.fullmatch(r"(\w+)\(([^()]*)\)", call["bytes"])
-    if m and m.group(1) in COMPLETIONS:
-        return m.group(1), [a.strip() for a in m.group(2).split(",")]
-    return None
-
-
 def bytes_expr(call, ns, expr=None):
     expr = call["bytes"] if expr is None else expr
-    if expr == "-" or (expr == call["bytes"] and completion(call)):
+    if expr == "-" or (expr == call["bytes"] and (completion(call) or persistent(call))):
         return "0"
     m = re.fullmatch(r"pend\((\w+),(\w+),(\w+)\)", expr.replace(" ", ""))
     if m:
         req, count, dtype = m.groups()
         posted = f"{ns}::n({count}) * {ns}::t({dtype})"
-        if ns == "fb":  # a Fortran request is not followed: the posted size
-            return f"static_cast<std::uint64_t>({posted})"
-        return (f"remember_recv({req}, static_cast<std::uint64_t>({posted}), "
+        remember = "remember_recv_f" if ns == "fb" else "remember_recv"
+        return (f"{remember}({req}, static_cast<std::uint64_t>({posted}), "
                 f"call::{call['name']}, hist::{call['name']})")
     expr = re.sub(r"\b(" + "|".join(HELPERS) + r")\(", ns + r"::\1(", expr)
-    # A Fortran status is read only in the mpif.h / `use mpi` layout (the wrapper's f08 flag).
-    expr = expr.replace("fb::rcv(", "fb::rcv(f08, ")
     return f"static_cast<std::uint64_t>({expr})"
 
 
@@ -152,8 +142,9 @@ def record_lines(c, ns, ok):
     """The accounting after the real call returned: counts, bytes, histogram, partner."""
     name = c["name"]
     lines = [f"  const std::uint64_t nbytes = {ok} ? {bytes_expr(c, ns)} : 0;"]
-    # A remembered receive gets its histogram entry at completion, not now.
-    if c["hist"] is not None and not (ns == "cb" and c["bytes"].startswith("pend(")):
+    # A remembered receive gets its histogram entry at completion, a persistent send at each
+    # start: not now.
+    if c["hist"] is not None and not c["bytes"].startswith(("pend(", "psend(")):
         lines.append(f"  guard.record_msg(call::{name}, hist::{name}, elapsed, nbytes);")
     else:
         lines.append(f"  guard.record(call::{name}, elapsed, nbytes);")
@@ -161,7 +152,7 @@ def record_lines(c, ns, ok):
         dest, comm, expr = c["to"]
         lines.append(f"  if ({ok}) guard.partner({ns}::world_rank({dest}, {comm}), "
                      f"{bytes_expr(c, ns, expr)});")
-    return lines
+    return lines + persistent_lines(c, ns, ok, "after")
 
 
 def received_status(call):
@@ -171,30 +162,6 @@ def received_status(call):
     return sorted({args.split(",")[0].strip()
                    for fn, args in re.findall(r"\b(\w+)\(([^()]*)\)", call["bytes"])
                    if fn == "rcv"})
-
-
-def completion_before(form, a):
-    lines = ["  Completion cpl;"]
-    if form in ("done1", "test1"):
-        lines.append(f"  cpl.before_one({a[0]}, {a[-1]});")
-    else:
-        lines.append(f"  cpl.before_many(guard, {a[0]}, {a[1]}, {a[-1]});")
-    return lines
-
-
-def completion_after(form, a):
-    after = {
-        "done1": lambda: f"cpl.after_one(guard, nullptr, {a[1]});",
-        "test1": lambda: f"cpl.after_one(guard, {a[1]}, {a[2]});",
-        "doneall": lambda: f"cpl.after_many(guard, {a[0]}, nullptr, {a[2]});",
-        "testall": lambda: f"if (*{a[2]}) cpl.after_many(guard, {a[0]}, nullptr, {a[3]});",
-        "doneany": lambda: f"if (*{a[2]} != MPI_UNDEFINED) cpl.after_any(guard, *{a[2]}, {a[3]});",
-        "testany": lambda: (f"if (*{a[3]} && *{a[2]} != MPI_UNDEFINED) "
-                            f"cpl.after_any(guard, *{a[2]}, {a[4]});"),
-        "donesome": lambda: (f"if (*{a[2]} != MPI_UNDEFINED) "
-                             f"cpl.after_many(guard, *{a[2]}, {a[3]}, {a[4]});"),
-    }[form]()
-    return [f"  if (rc == MPI_SUCCESS) {after}"]
 
 
 def fortran_manglings(name):
@@ -265,6 +232,7 @@ def gen_c_wrappers(calls):
             cpl = completion(c)
             if cpl:
                 out += completion_before(*cpl)
+            out += persistent_lines(c, "cb", None, "before")
             out += [
                 "  const std::uint64_t start = now_ticks();",
                 f"  const int rc = real.get()({args});",
@@ -294,19 +262,30 @@ def gen_fortran_wrappers(calls):
         fn_types = ", ".join(["void*"] * len(names) + ["std::size_t"] * len(lens))
         out += [
             f"using {ftype} = void (*)({fn_types});",
-            f"void fortran_{name}({ftype} real, [[maybe_unused]] bool f08, {sig}) {{",
+            f"void fortran_{name}({ftype} real, {sig}) {{",
             "  Guard guard;",
-            f"  if (!guard.counting()) return real({args});",
+            f"  if (!guard.counting()) return real({args});"]
+        for st in received_status(c):
+            # As in C: MPI fills a status of ours where the caller ignores it.
+            out += [f"  MPI_Fint own_{st}[kFortranStatusInts];",
+                    f"  if (fb::status_ignored({st})) {st} = own_{st};"]
+        cpl = completion(c)
+        if cpl:
+            out += fortran_completion_before(*cpl)
+        out += persistent_lines(c, "fb", None, "before")
+        out += [
             "  const std::uint64_t start = now_ticks();",
             f"  real({args});",
             "  const std::uint64_t elapsed = now_ticks() - start;"]
         out += record_lines(c, "fb", "fb::ok(ierror)")
+        if cpl:
+            out += fortran_completion_after(*cpl)
         out += ["}", ""]
         for sym in fortran_manglings(name):
             exported.append(
                 f'extern "C" HPCSENS_EXPORT void {sym}({sig}) {{\n'
                 f'  static constinit RealSymbol<{ftype}> real{{"{sym}", true}};\n'
-                f"  fortran_{name}(real.get(), {'true' if sym.endswith('_f08_') else 'false'}, {args});\n"
+                f"  fortran_{name}(real.get(), {args});\n"
                 "}\n")
     out += ["}  // namespace", ""] + exported
     return "\n".join(out)

@@ -29,6 +29,7 @@
 #include "preload/rank_report.h"
 #include "preload/record_gather.h"
 #include "preload/record_stream.h"
+#include "preload/persistent_sends.h"
 #include "preload/recv_completion.h"
 #include "preload/regions.h"
 #include "record/run_record.h"
@@ -274,6 +275,7 @@ void before_finalize() noexcept {
     header.untracked_files = g_untracked_files.load(std::memory_order_relaxed);
     header.region_drops = region_drops();
     header.recv_fallbacks = recv_fallbacks();
+    header.persistent_drops = persistent_drops();
     header.truncated = j.contains("truncated") ? 1 : 0;
   } catch (const std::exception& e) {
     warn(std::string("rank ") + std::to_string(s.rank) + ": record not built: " + e.what());

@@ -35,4 +35,12 @@ inline MPI_Comm comm_f2c(MPI_Fint f) noexcept {
 #endif
 }
 
+inline MPI_Request request_f2c(MPI_Fint f) noexcept {
+#ifdef PMPI_Request_f2c
+  return PMPI_Request_f2c(f);
+#else
+  return pmpi::Request_f2c.get()(f);
+#endif
+}
+
 }  // namespace hpcsens::preload::abi

@@ -36,6 +36,7 @@ bool resolve_handles(pmpi::Handles& h, const char** other) noexcept {
   for (int i = 0; i < 4; ++i) h.fortran_in_place[i] = dlsym(RTLD_DEFAULT, names[i]);
   pmpi::Type_f2c.find();
   pmpi::Comm_f2c.find();
+  pmpi::Request_f2c.find();
   return true;
 }
 

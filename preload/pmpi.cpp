@@ -20,6 +20,12 @@ bool resolve_handles(const char** other) noexcept {
   // MPI-2's C name for the Fortran MPI_STATUS_IGNORE, a data symbol of Open MPI and MPICH alike.
   if (auto* slot = static_cast<void* const*>(dlsym(RTLD_DEFAULT, "MPI_F_STATUS_IGNORE")))
     g_handles.fortran_status_ignore = *slot;
+  if (auto* slot = static_cast<void* const*>(dlsym(RTLD_DEFAULT, "MPI_F_STATUSES_IGNORE")))
+    g_handles.fortran_statuses_ignore = *slot;
+  if (auto* slot = static_cast<void* const*>(dlsym(RTLD_DEFAULT, "MPI_F08_STATUS_IGNORE")))
+    g_handles.f08_status_ignore = *slot;
+  if (auto* slot = static_cast<void* const*>(dlsym(RTLD_DEFAULT, "MPI_F08_STATUSES_IGNORE")))
+    g_handles.f08_statuses_ignore = *slot;
   Comm_size.find();
   Comm_rank.find();
   Comm_remote_size.find();

@@ -36,6 +36,7 @@ HPCSENS_PMPI(Status_f2c)
 #ifndef PMPI_Type_f2c  // MPICH's f2c are casts (macros): mpi_abi.h
 HPCSENS_PMPI(Type_f2c)
 HPCSENS_PMPI(Comm_f2c)
+HPCSENS_PMPI(Request_f2c)
 #endif
 HPCSENS_PMPI(Comm_group)
 HPCSENS_PMPI(Comm_remote_group)
@@ -67,6 +68,11 @@ struct Handles {
   const void* fortran_in_place[4] = {};
   // Fortran MPI_STATUS_IGNORE (mpif.h / `use mpi`): the address MPI_F_STATUS_IGNORE holds.
   const void* fortran_status_ignore = nullptr;
+  const void* fortran_statuses_ignore = nullptr;  // MPI_F_STATUSES_IGNORE's address
+  // mpi_f08's MPI_STATUS(ES)_IGNORE where they are other objects (MPICH: MPI_F08_STATUS_IGNORE;
+  // Open MPI 4.1's are the mpif.h ones).
+  const void* f08_status_ignore = nullptr;
+  const void* f08_statuses_ignore = nullptr;
   bool resolved = false;
 };
 

@@ -75,11 +75,24 @@ constinit RealSymbol<CreatFn> real_creat{"creat", true};
 constinit RealSymbol<FdFn> real_close{"close", true};
 constinit RealSymbol<FdFn> real_fsync{"fsync", true};
 constinit RealSymbol<FdFn> real_fdatasync{"fdatasync", true};
+constinit RealSymbol<FdFn> real_dup{"dup", true};
+constinit RealSymbol<int (*)(int, int)> real_dup2{"dup2", true};
+constinit RealSymbol<int (*)(int, int, int)> real_dup3{"dup3", true};
 
 int opened(int fd) {
   untrack(fd);  // a reused number from a socket or pipe is a file now
   track(fd);
   return fd;
+}
+
+// A descriptor duplicated from a file is that file too (dup2/dup3 first close whatever `to`
+// was); at or above kMaxTrackedFd it is a counted drop like any file opened there.
+int duplicated(int from, int to) {
+  if (to >= 0 && to != from) {
+    untrack(to);
+    if (tracked(from)) track(to);
+  }
+  return to;
 }
 
 }  // namespace
@@ -157,6 +170,11 @@ HPCSENS_EXPORT int close(int fd) {
   const bool file = tracked(fd);
   untrack(fd);
   return timed(call::close, file, [&] { return real_close.get()(fd); }, false);
+}
+HPCSENS_EXPORT int dup(int fd) { return duplicated(fd, real_dup.get()(fd)); }
+HPCSENS_EXPORT int dup2(int fd, int to) { return duplicated(fd, real_dup2.get()(fd, to)); }
+HPCSENS_EXPORT int dup3(int fd, int to, int flags) {
+  return duplicated(fd, real_dup3.get()(fd, to, flags));
 }
 HPCSENS_EXPORT int fsync(int fd) {
   return timed(call::fsync, tracked(fd), [&] { return real_fsync.get()(fd); }, false);

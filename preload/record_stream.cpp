@@ -60,6 +60,7 @@ std::string RecordStream::add(const RankHeader& h, std::string_view text) {
   region_drops_ += h.region_drops;
   truncated_ += h.truncated;
   recv_fallbacks_ += h.recv_fallbacks;
+  persistent_drops_ += h.persistent_drops;
   const std::string status(h.counters_status, strnlen(h.counters_status, sizeof h.counters_status));
   if (clocks_.size() == 1) first_status_ = status;
   statuses_differ_ = statuses_differ_ || status != first_status_;
@@ -75,6 +76,8 @@ nlohmann::json RecordStream::drops() const {
   if (truncated_ > 0) d["truncated_ranks"] = truncated_;
   // Non-blocking receives counted at their posted size or never completed on their thread.
   if (recv_fallbacks_ > 0) d["recv_posted_size"] = recv_fallbacks_;
+  // Persistent sends the table could not hold: their starts are not in bytes or partners.
+  if (persistent_drops_ > 0) d["persistent_untracked"] = persistent_drops_;
   return d;
 }
 

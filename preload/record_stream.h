@@ -26,7 +26,8 @@ struct RankHeader {
   double t0 = 0, t1 = 0, t2 = 0, t3 = 0, wall_s = 0, compute_s = 0;
   std::uint64_t text_bytes = 0;
   // Losses this rank counted (said once, summed, in the record's "preload" notes).
-  std::uint64_t untracked_files = 0, region_drops = 0, truncated = 0, recv_fallbacks = 0;
+  std::uint64_t untracked_files = 0, region_drops = 0, truncated = 0, recv_fallbacks = 0,
+                persistent_drops = 0;
   char host[256] = {};             // truncated if longer (the full name is in the text)
   char counters_status[256] = {};  // likewise
 };
@@ -45,7 +46,7 @@ class RecordStream {
   // After finish(): the job-level sections written (job, timing, imbalance; no ranks).
   const record::RunRecord& summary() const { return run_; }
   // Sums of the ranks' drop counters: {"untracked_files", "region_errors", "truncated_ranks",
-  // "recv_posted_size"}.
+  // "recv_posted_size", "persistent_untracked"}.
   nlohmann::json drops() const;
 
  private:
@@ -60,7 +61,8 @@ class RecordStream {
   bool all_complete_ = true;
   std::string first_status_, first_bad_status_;
   bool statuses_differ_ = false;
-  std::uint64_t untracked_files_ = 0, region_drops_ = 0, truncated_ = 0, recv_fallbacks_ = 0;
+  std::uint64_t untracked_files_ = 0, region_drops_ = 0, truncated_ = 0, recv_fallbacks_ = 0,
+                persistent_drops_ = 0;
 };
 
 }  // namespace hpcsens::preload

@@ -1,7 +1,10 @@
 #include "preload/recv_completion.h"
 
 #include <atomic>
-#include <cstring>
+
+#include "preload/mpi_abi.h"
+#include "preload/request_key.h"
+#include "preload/wrapper_support.h"
 
 namespace hpcsens::preload {
 namespace {
@@ -20,14 +23,8 @@ PendingTable& table() {
 }
 std::atomic<std::uint64_t> g_fallbacks{0};
 
-std::uintptr_t key_of(const MPI_Request* r) {
-  std::uintptr_t k = 0;
-  std::memcpy(&k, r, sizeof(MPI_Request) < sizeof k ? sizeof(MPI_Request) : sizeof k);
-  return k;
-}
-unsigned home(std::uintptr_t key) {
-  return static_cast<unsigned>(((key >> 3) * 0x9E3779B97F4A7C15ull) >> 55) % kPendingSlots;
-}
+std::uintptr_t key_of(const MPI_Request* r) { return request_key(r); }
+unsigned home(std::uintptr_t key) { return request_home(key, kPendingSlots); }
 
 int find(std::uintptr_t key) {
   PendingTable& t = table();
@@ -58,7 +55,8 @@ void erase(int slot) {
 
 std::uint64_t received(const MPI_Status* status, std::uint64_t posted) {
   int n = MPI_UNDEFINED;
-  if (pmpi::Get_count.get()(status, pmpi::handles().byte, &n) != MPI_SUCCESS || n == MPI_UNDEFINED ||
+  if (status == nullptr ||
+      pmpi::Get_count.get()(status, pmpi::handles().byte, &n) != MPI_SUCCESS || n == MPI_UNDEFINED ||
       n < 0)
     return posted;
   return static_cast<std::uint64_t>(n);
@@ -100,11 +98,15 @@ void Completion::before_one(const MPI_Request* request, MPI_Status*& status) noe
   if (status == MPI_STATUS_IGNORE) status = &own_[0];
 }
 
-void Completion::after_one(Guard& guard, const int* flag, const MPI_Status* status) noexcept {
-  if (found_ == 0 || (flag != nullptr && *flag == 0)) return;
-  const PendingRecv& p = hit_[0];
+void Completion::complete(Guard& guard, int index, const MPI_Status* status) noexcept {
+  const PendingRecv& p = hit_[index];
   guard.add_bytes(p.call, p.hist, received(status, p.posted));
   if (const int s = find(p.key); s >= 0) erase(s);
+}
+
+void Completion::after_one(Guard& guard, const int* flag, const MPI_Status* status) noexcept {
+  if (found_ == 0 || (flag != nullptr && *flag == 0)) return;
+  complete(guard, 0, status);
 }
 
 void Completion::before_many(Guard& guard, int count, const MPI_Request requests[],
@@ -114,13 +116,7 @@ void Completion::before_many(Guard& guard, int count, const MPI_Request requests
   if (count > kMaxCompletions) {
     // Too many to follow on the stack: the pending receives among them count their posted size
     // now (and are forgotten), counted as fallbacks.
-    for (int i = 0; i < count; ++i)
-      if (const int s = find(key_of(&requests[i])); s >= 0) {
-        const PendingRecv p = table().entries[s];
-        erase(s);
-        guard.add_bytes(p.call, p.hist, p.posted);
-        g_fallbacks.fetch_add(1, std::memory_order_relaxed);
-      }
+    for (int i = 0; i < count; ++i) forget_posted(guard, &requests[i]);
     return;
   }
   for (int i = 0; i < count; ++i) {
@@ -134,23 +130,114 @@ void Completion::before_many(Guard& guard, int count, const MPI_Request requests
   if (found_ > 0 && statuses == MPI_STATUSES_IGNORE) statuses = own_;
 }
 
+void Completion::forget_posted(Guard& guard, const MPI_Request* request) noexcept {
+  if (const int s = find(key_of(request)); s >= 0) {
+    const PendingRecv p = table().entries[s];
+    erase(s);
+    guard.add_bytes(p.call, p.hist, p.posted);
+    g_fallbacks.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
 void Completion::after_many(Guard& guard, int n, const int* indices,
                             const MPI_Status* statuses) noexcept {
   if (found_ == 0) return;
   for (int k = 0; k < n; ++k) {
     const int i = indices ? indices[k] : k;
-    if (i < 0 || i >= kMaxCompletions || slot_[i] < 0) continue;
-    const PendingRecv& p = hit_[i];
-    guard.add_bytes(p.call, p.hist, received(&statuses[k], p.posted));
-    if (const int s = find(p.key); s >= 0) erase(s);
+    if (found(i)) complete(guard, i, &statuses[k]);
   }
 }
 
 void Completion::after_any(Guard& guard, int index, const MPI_Status* status) noexcept {
-  if (found_ == 0 || index < 0 || index >= kMaxCompletions || slot_[index] < 0) return;
-  const PendingRecv& p = hit_[index];
-  guard.add_bytes(p.call, p.hist, received(status, p.posted));
-  if (const int s = find(p.key); s >= 0) erase(s);
+  if (found(index)) complete(guard, index, status);
+}
+
+namespace {
+MPI_Fint fint_of(const void* p) { return *static_cast<const MPI_Fint*>(p); }
+bool f_true(const void* flag) { return flag == nullptr || fint_of(flag) != 0; }
+// A Fortran status as C; nullptr for MPI_STATUS_IGNORE (Status_f2c refuses it too).
+const MPI_Status* c_status(const void* f, MPI_Status* c) {
+  const auto& h = pmpi::handles();
+  if (f == nullptr || fb::status_ignored(f) || f == h.fortran_statuses_ignore ||
+      f == h.f08_statuses_ignore)
+    return nullptr;
+  return pmpi::Status_f2c.get()(static_cast<const MPI_Fint*>(f), c) == MPI_SUCCESS ? c : nullptr;
+}
+}  // namespace
+
+std::uint64_t remember_recv_f(const void* request, std::uint64_t posted, int call,
+                              int hist) noexcept {
+  if (request == nullptr || !pmpi::handles().resolved) {
+    g_fallbacks.fetch_add(1, std::memory_order_relaxed);
+    return posted;
+  }
+  const MPI_Request c = abi::request_f2c(fint_of(request));
+  return remember_recv(&c, posted, call, hist);
+}
+
+void FortranCompletion::before_one(const void* request, void*& status) noexcept {
+  if (table().count == 0 || request == nullptr) [[likely]]
+    return;
+  const MPI_Request c = abi::request_f2c(fint_of(request));
+  MPI_Status* kept = nullptr;  // not MPI_STATUS_IGNORE: the Fortran status is handled here
+  Completion::before_one(&c, kept);
+  if (any_found() && fb::status_ignored(status)) status = own_f_;
+}
+
+void FortranCompletion::before_many(Guard& guard, const void* count, const void* requests,
+                                    void*& statuses) noexcept {
+  if (table().count == 0 || requests == nullptr || count == nullptr) [[likely]]
+    return;
+  const int n = fint_of(count);
+  const auto* f = static_cast<const MPI_Fint*>(requests);
+  MPI_Request c[kMaxCompletions];
+  if (n > kMaxCompletions) {
+    for (int i = 0; i < n; ++i) {
+      c[0] = abi::request_f2c(f[i]);
+      forget_posted(guard, &c[0]);
+    }
+    return;
+  }
+  for (int i = 0; i < n; ++i) c[i] = abi::request_f2c(f[i]);
+  MPI_Status* kept = nullptr;
+  Completion::before_many(guard, n, c, kept);
+  // Waitany/Testany pass one status (MPI_STATUS_IGNORE), the others an array.
+  const auto& h = pmpi::handles();
+  if (any_found() && (fb::status_ignored(statuses) || statuses == h.fortran_statuses_ignore ||
+                      statuses == h.f08_statuses_ignore))
+    statuses = own_f_;
+}
+
+void FortranCompletion::after_one(Guard& guard, const void* flag, const void* status) noexcept {
+  if (!found(0) || !f_true(flag)) return;
+  MPI_Status c;
+  complete(guard, 0, c_status(status, &c));
+}
+
+void FortranCompletion::after_many(Guard& guard, const void* flag, const void* count,
+                                   const void* indices, const void* statuses) noexcept {
+  if (!any_found() || !f_true(flag) || count == nullptr) return;
+  const int n = fint_of(count);
+  const auto* st = static_cast<const MPI_Fint*>(statuses);
+  const auto& h = pmpi::handles();
+  const bool ignored = st == nullptr || statuses == h.fortran_statuses_ignore ||
+                       statuses == h.f08_statuses_ignore;
+  for (int k = 0; k < n && n != MPI_UNDEFINED; ++k) {
+    // Waitsome/Testsome indices count from 1 in Fortran.
+    const int i = indices ? static_cast<const MPI_Fint*>(indices)[k] - 1 : k;
+    if (!found(i)) continue;
+    MPI_Status c;
+    complete(guard, i, ignored ? nullptr : c_status(st + k * kFortranStatusInts, &c));
+  }
+}
+
+void FortranCompletion::after_any(Guard& guard, const void* flag, const void* index,
+                                  const void* status) noexcept {
+  if (!any_found() || !f_true(flag) || index == nullptr || fint_of(index) == MPI_UNDEFINED) return;
+  const int i = fint_of(index) - 1;  // Waitany/Testany indices count from 1 in Fortran
+  if (!found(i)) return;
+  MPI_Status c;
+  complete(guard, i, c_status(status, &c));
 }
 
 }  // namespace hpcsens::preload

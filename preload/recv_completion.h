@@ -22,6 +22,10 @@ inline constexpr int kMaxCompletions = 64;
 // size to count now.
 std::uint64_t remember_recv(const MPI_Request* request, std::uint64_t posted, int call,
                             int hist) noexcept;
+// The same for a Fortran request (mpif.h, `use mpi`, mpi_f08: an MPI_Fint), remembered as the C
+// request it stands for, so a receive completes whichever binding waits for it.
+std::uint64_t remember_recv_f(const void* request, std::uint64_t posted, int call,
+                              int hist) noexcept;
 // Receives still pending on all threads plus those counted at their posted size.
 std::uint64_t recv_fallbacks() noexcept;
 
@@ -39,11 +43,42 @@ class Completion {
   // Request `index` completed with `status` (Waitany, Testany).
   void after_any(Guard& guard, int index, const MPI_Status* status) noexcept;
 
- private:
+ protected:
+  // Request `index` of this call completed: count what `status` says arrived (nullptr: the
+  // posted size) and forget the receive.
+  void complete(Guard& guard, int index, const MPI_Status* status) noexcept;
+  // A request past kMaxCompletions: a pending receive counts its posted size now (a fallback).
+  void forget_posted(Guard& guard, const MPI_Request* request) noexcept;
+  bool any_found() const noexcept { return found_ > 0; }
+  bool found(int index) const noexcept {
+    return found_ > 0 && index >= 0 && index < kMaxCompletions && slot_[index] >= 0;
+  }
+
   int found_ = 0;  // requests of this call that are pending receives
   std::int16_t slot_[kMaxCompletions];  // per request index: its pending entry, -1: none
   PendingRecv hit_[kMaxCompletions];
   MPI_Status own_[kMaxCompletions];
+};
+
+// The Wait/Test families of the Fortran bindings. Every argument is the Fortran one (requests
+// and flags are MPI_Fint/LOGICAL, Waitany/Waitsome indices count from 1). A status is an integer
+// array of MPI_STATUS_SIZE in mpif.h and `use mpi`; Open MPI 4.1's mpi_f08 TYPE(MPI_Status) and
+// MPICH's are laid out the same (Open MPI pads the type to MPI_STATUS_SIZE integers, MPICH's is
+// the C struct, which is what its mpif.h status holds), so MPI_Status_f2c reads all of them.
+inline constexpr int kFortranStatusInts = sizeof(MPI_Status) / sizeof(MPI_Fint);
+class FortranCompletion : private Completion {
+ public:
+  void before_one(const void* request, void*& status) noexcept;
+  void before_many(Guard& guard, const void* count, const void* requests, void*& statuses) noexcept;
+  // After a successful call; flag == nullptr: a Wait (no flag to test).
+  void after_one(Guard& guard, const void* flag, const void* status) noexcept;
+  // indices == nullptr: every request 0..*count-1 completed; else *count requests at indices.
+  void after_many(Guard& guard, const void* flag, const void* count, const void* indices,
+                  const void* statuses) noexcept;
+  void after_any(Guard& guard, const void* flag, const void* index, const void* status) noexcept;
+
+ private:
+  MPI_Fint own_f_[kMaxCompletions * kFortranStatusInts];
 };
 
 }  // namespace hpcsens::preload

@@ -5,8 +5,9 @@
 // because stdio's signatures (variadic, FILE*) do not fit the MPI generator.
 //
 // Bytes: fwrite/fread count size x items transferred, the printf family the characters written,
-// fputs/fgets the string length, fputc one byte; fscanf counts 0 bytes (what it consumed is not
-// known without a seek, a system call the hot path must not make).
+// fputs/fgets the string length, fputc one byte; fscanf the bytes it consumed: the change of the
+// stream's read position, computed from the FILE's own fields (read_pos below) without a system
+// call or the stream lock.
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,12 +25,50 @@ FdSet g_stream_fds;
 
 bool counted(FILE* f) { return f != nullptr && g_stream_fds.has(fileno_unlocked(f)); }
 
+using Seeko64Fn = int (*)(FILE*, off64_t, int);
+constinit RealSymbol<Seeko64Fn> real_seek_at_open{"fseeko64", true};
+
+// glibc keeps in FILE::_offset the file offset of the read buffer's end once it knows it (a seek
+// tells it; reads and writes keep it current), else -1. The read position is then that minus
+// what is still unread in the buffer. -1: unknown, or the buffer is not plain read data
+// (unflushed writes, an ungetc backup area).
+constexpr int kInBackup = 0x100;  // glibc's _IO_IN_BACKUP flag
+long long read_pos(FILE* f) {
+  if (f == nullptr || f->_offset < 0 || f->_IO_write_ptr > f->_IO_write_base ||
+      (f->_flags & kInBackup) != 0)
+    return -1;
+  return f->_offset - (f->_IO_read_end - f->_IO_read_ptr);
+}
+// glibc forgets the offset when a read meets the end of the file (another handle may move it):
+// there the position is the file's size less what is still unread, at one fstat per stream end.
+constexpr int kEofSeen = 0x10;  // glibc's _IO_EOF_SEEN flag
+long long pos_at_eof(FILE* f) {
+  struct stat st;
+  if ((f->_flags & (kEofSeen | kInBackup)) != kEofSeen || f->_IO_write_ptr > f->_IO_write_base ||
+      fstat(fileno_unlocked(f), &st) != 0)
+    return -1;
+  return static_cast<long long>(st.st_size) - (f->_IO_read_end - f->_IO_read_ptr);
+}
+// fscanf's bytes: how far the read position moved (0 where it is unknown on either side).
+auto consumed(FILE* f) {
+  return [f, before = read_pos(f)](int) -> std::uint64_t {
+    long long after = read_pos(f);
+    if (after < 0 && before >= 0) after = pos_at_eof(f);
+    return before >= 0 && after >= before ? static_cast<std::uint64_t>(after - before) : 0;
+  };
+}
+
 FILE* opened(FILE* f) {
   if (f == nullptr) return f;
   const int fd = fileno_unlocked(f);
   g_stream_fds.remove(fd);
   struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !g_stream_fds.add(fd)) count_untracked_file();
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return f;
+  if (!g_stream_fds.add(fd)) count_untracked_file();
+  // A seek to where the fresh stream already is: glibc then knows its offset (read_pos), at one
+  // lseek here rather than two per fscanf. Skipped for write-only streams (fscanf cannot read).
+  constexpr int kNoReads = 4;  // glibc's _IO_NO_READS flag
+  if ((f->_flags & kNoReads) == 0) real_seek_at_open.get()(f, 0, SEEK_CUR);
   return f;
 }
 
@@ -63,7 +102,6 @@ using GetsChkFn = char* (*)(char*, size_t, int, FILE*);
 using ReadChkFn = size_t (*)(void*, size_t, size_t, size_t, FILE*);
 using SeekFn = int (*)(FILE*, long, int);
 using SeekoFn = int (*)(FILE*, off_t, int);
-using Seeko64Fn = int (*)(FILE*, off64_t, int);
 
 #define REAL(type, name) constinit RealSymbol<type> real_##name{#name, true};
 REAL(FopenFn, fopen)
@@ -190,25 +228,25 @@ HPCSENS_EXPORT int hpcsens_isoc99_vfscanf(FILE* f, const char* fmt, va_list ap)
 HPCSENS_EXPORT int hpcsens_isoc99_fscanf(FILE* f, const char* fmt, ...) __asm__("__isoc99_fscanf");
 
 HPCSENS_EXPORT int hpcsens_vfscanf(FILE* f, const char* fmt, va_list ap) {
-  return timed(call::fscanf, counted(f), [&] { return real_vfscanf.get()(f, fmt, ap); }, kNoBytes);
+  return timed(call::fscanf, counted(f), [&] { return real_vfscanf.get()(f, fmt, ap); }, consumed(f));
 }
 HPCSENS_EXPORT int hpcsens_fscanf(FILE* f, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   const int n = timed(call::fscanf, counted(f), [&] { return real_vfscanf.get()(f, fmt, ap); },
-                      kNoBytes);
+                      consumed(f));
   va_end(ap);
   return n;
 }
 HPCSENS_EXPORT int hpcsens_isoc99_vfscanf(FILE* f, const char* fmt, va_list ap) {
   return timed(call::fscanf, counted(f),
-               [&] { return real___isoc99_vfscanf.get()(f, fmt, ap); }, kNoBytes);
+               [&] { return real___isoc99_vfscanf.get()(f, fmt, ap); }, consumed(f));
 }
 HPCSENS_EXPORT int hpcsens_isoc99_fscanf(FILE* f, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   const int n = timed(call::fscanf, counted(f),
-                      [&] { return real___isoc99_vfscanf.get()(f, fmt, ap); }, kNoBytes);
+                      [&] { return real___isoc99_vfscanf.get()(f, fmt, ap); }, consumed(f));
   va_end(ap);
   return n;
 }

@@ -9,6 +9,7 @@
 #include "preload/clock.h"
 #include "preload/pmpi.h"
 #include "preload/real_symbol.h"
+#include "preload/persistent_sends.h"
 #include "preload/recv_completion.h"
 
 #define HPCSENS_EXPORT __attribute__((visibility("default")))
@@ -57,9 +58,12 @@ std::int64_t own(const void* counts, const void* comm) noexcept;
 std::int64_t sumw(const void* counts, const void* types, const void* comm) noexcept;
 std::int64_t sumnw(const void* counts, const void* types, const void* comm) noexcept;
 bool inplace(const void* buf) noexcept;
-// Bytes received according to an mpif.h / `use mpi` integer status array; the posted count x
-// type size for MPI_STATUS_IGNORE and for mpi_f08 (`f08`: its status is another type).
-std::int64_t rcv(bool f08, const void* status, const void* count, const void* type) noexcept;
+// Bytes received according to a Fortran status (an mpif.h / `use mpi` integer array or an
+// mpi_f08 TYPE(MPI_Status), laid out alike: recv_completion.h); the posted count x type size
+// for MPI_STATUS_IGNORE.
+std::int64_t rcv(const void* status, const void* count, const void* type) noexcept;
+// True for the Fortran MPI_STATUS_IGNORE (or a null status).
+bool status_ignored(const void* status) noexcept;
 int world_rank(const void* rank, const void* comm) noexcept;
 }  // namespace fb
 

@@ -2,57 +2,18 @@
 // (counted once), the added MPI calls, non-blocking receives sized at completion, ring partners,
 // message-size histograms, MPI_Pcontrol phases and named regions (C and Fortran), and the same
 // programs running without hpcsens through the region stub library.
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
+#include "tests/preload/mpirun_fixture.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-class MeasureMpirun : public ::testing::Test {
- protected:
-  void SetUp() override {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    char tmpl[] = "/tmp/hpcsens-measure-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  int sh(const std::string& cmd) {
-    const int st = std::system(("timeout -k 5 90 " + cmd + " > " + dir_ + "/log 2>&1").c_str());
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  }
-  int mpirun(int np, const std::string& prog, bool preload = true, const std::string& extra = "",
-             const std::string& out = "") {
-    std::string x = preload ? std::string(" -x LD_PRELOAD=") + HPCSENS_PRELOAD_LIB +
-                                  " -x HPCSENS_OUT=" + (out.empty() ? dir_ : out) +
-                                  " -x HPCSENS_RUN_ID=m1 " + extra
-                            : "";
-    return sh(std::string(HPCSENS_MPIRUN) + " -np " + std::to_string(np) + " --oversubscribe" +
-              x + " " + prog + " " + dir_);
-  }
-  std::string log() const {
-    std::ifstream in(dir_ + "/log");
-    return std::string((std::istreambuf_iterator<char>(in)), {});
-  }
-  json record() const {
-    std::ifstream in(dir_ + "/m1.json");
-    return json::parse(in);
-  }
-  std::string dir_;
-};
-
-std::uint64_t u(const json& j, const char* a, const char* b) { return j.at(a).at(b).get<std::uint64_t>(); }
+using hpcsens::test::u;
+class MeasureMpirun : public hpcsens::test::MpirunFixture {};
 
 TEST_F(MeasureMpirun, CProgramStdioPartnersReceivesCallsAndRegions) {
   ASSERT_EQ(mpirun(4, PROG_MEASURE_C), 0) << log();

@@ -1,6 +1,6 @@
 ! Test program: Fortran `use mpi` receives that post more than is sent. Rank 0 sends 10 integers
 ! twice to rank 1, which posts 25 each time: once with a status (40 bytes arrive, as the status
-! says), once with MPI_STATUS_IGNORE (nothing to read: the posted 100 bytes are counted).
+! says), once with MPI_STATUS_IGNORE (the preload hands MPI a status of its own: 40 again).
 program prog_frecv
   use mpi
   implicit none
