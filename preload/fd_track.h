@@ -2,14 +2,16 @@
 // Which file descriptors are regular files opened by the program (POSIX open/creat, or a stdio
 // stream on a regular file), as fixed bitmaps: the I/O wrappers test a bit, nothing more.
 //
-// Descriptors at or above kMaxTrackedFd cannot be tracked; a file opened there is counted as a
-// drop (said once in the record), so the loss is visible instead of silent.
+// The bitmaps cover 2^20 descriptors, Linux's default fs.nr_open: no process can hold a higher one
+// unless an administrator raised that sysctl. They are zero-initialised static storage, so only the
+// pages holding a set bit become resident (a few KiB), whatever the range. A file opened at or
+// above kMaxTrackedFd is counted as a drop (said once in the record): visible, never silent.
 #include <atomic>
 #include <cstdint>
 
 namespace hpcsens::preload {
 
-inline constexpr int kMaxTrackedFd = 1 << 16;
+inline constexpr int kMaxTrackedFd = 1 << 20;
 
 class FdSet {
  public:

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "preload/accounting.h"
+#include "preload/fd_track.h"
 #include "preload/msg_report.h"
 #include "preload/record_stream.h"
 #include "preload/regions.h"
@@ -17,6 +18,22 @@
 
 namespace hpcsens::preload {
 namespace {
+
+// The range end is where a file stops being tracked and becomes a counted drop: an mpirun test
+// cannot reach 2^20 descriptors without CAP_SYS_RESOURCE and a raised fs.nr_open.
+TEST(FdSet, TracksUpToTheRangeEndAndRefusesBeyondIt) {
+  static hpcsens::preload::FdSet set;  // 128 KiB: static, as in the preload
+  constexpr int last = hpcsens::preload::kMaxTrackedFd - 1;
+  EXPECT_TRUE(set.add(65600));
+  EXPECT_TRUE(set.add(last));
+  EXPECT_TRUE(set.has(65600));
+  EXPECT_TRUE(set.has(last));
+  EXPECT_FALSE(set.add(last + 1));  // the caller counts this file as a drop
+  EXPECT_FALSE(set.has(last + 1));
+  set.remove(last);
+  EXPECT_FALSE(set.has(last));
+  EXPECT_TRUE(set.has(65600));
+}
 
 TEST(MsgStats, Log2BucketsMatchTheRecordFormat) {
   EXPECT_EQ(size_bucket(0), 0);
