@@ -192,6 +192,13 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
     }
   }
   judge_model(rep, data, id);
+  // A node effect beyond the noise inflates the repetition noise the other rules judge against, so
+  // those rules can say "ok" on exactly the data the node effect makes doubtful.
+  for (const auto& n : rep.node_effects.nodes)
+    if (n.flagged)
+      rep.verdict.caution(fmt::format("node {} runs {:+.1f}% from the model, beyond the same-node noise: the fit mixes "
+                                      "nodes that differ",
+                                      n.node, 100 * n.mean_rel_resid));
   if (rep.emulated)
     rep.warnings.insert(rep.warnings.begin(), "EMULATED: the input runs were produced by the emulated launcher, "
                                               "not measured");

@@ -59,6 +59,11 @@ TEST_F(NodeEffectCli, SlowNodeIsFlaggedWithItsMeanResidualAndCount) {
   EXPECT_EQ(ne["nodes"][1]["flagged"], true);
   EXPECT_NE(fit.out.find("(6 runs, FLAGGED)"), std::string::npos) << fit.out;
   EXPECT_NE(fit.out.find("node node1: its 6 run(s) sit +3.8"), std::string::npos) << fit.out;
+  // The repetition noise (4.4%, inflated by the node effect) would let the verdict say ok.
+  EXPECT_EQ(m["verdict"], "caution") << m.dump(1);
+  bool named = false;
+  for (const auto& r : m["verdict_reasons"]) named = named || r.get<std::string>().find("node node1") == 0;
+  EXPECT_TRUE(named) << m["verdict_reasons"].dump();
 }
 
 TEST_F(NodeEffectCli, NodesWithinTheNoiseAreNotFlagged) {
@@ -66,12 +71,14 @@ TEST_F(NodeEffectCli, NodesWithinTheNoiseAreNotFlagged) {
   const auto fit = run("fit " + path("recs") + " -o " + path("m.json") + " --format json");
   ASSERT_EQ(fit.exit_status, 0) << fit.err;
   std::ifstream in(path("m.json"));
-  const auto ne = nlohmann::json::parse(in)["node_effects"];
+  const auto m = nlohmann::json::parse(in);
+  const auto ne = m["node_effects"];
   for (const auto& n : ne["nodes"]) {
     EXPECT_EQ(n["flagged"], false) << ne.dump();
     EXPECT_LT(std::fabs(n["mean_rel_resid"].get<double>()), 0.001);
   }
   EXPECT_EQ(fit.out.find("FLAGGED"), std::string::npos);
+  for (const auto& r : m["verdict_reasons"]) EXPECT_EQ(r.get<std::string>().find("node "), std::string::npos) << r;
 }
 
 }  // namespace
