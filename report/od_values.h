@@ -1,0 +1,52 @@
+#pragma once
+// Checked reads of simdjson On-Demand values for the record scan: every token is parsed with the
+// rules of the careful reader (record/run_record.cpp, common/json_input.cpp), and keys are checked
+// for duplicates on the way. Anything the scan cannot settle throws Doubt: the caller hands the
+// bytes to the careful reader, whose message is the one users see.
+#include <simdjson.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hpcsens::report::od {
+
+using simdjson::ondemand::field;
+using simdjson::ondemand::value;
+
+// Why the fast scan gave up (used as the message only when the careful reader cannot be run).
+struct Doubt {
+  std::string where, what;
+};
+
+// A key as written, or its unescaped form when it holds an escape (both can name one key).
+std::string_view key_of(field& f);
+
+// Keys seen in one object; add() throws Doubt on a repeat.
+class KeySet {
+ public:
+  void add(std::string_view key, const std::string& where);
+
+ private:
+  std::vector<std::string_view> keys_;
+};
+
+bool is_null(value& v);
+double to_double(value v, const std::string& where, std::string_view key);
+// Integers as record::integer_value reads them: integral numbers within range, floats included.
+std::int64_t to_int64(value v, const std::string& where, std::string_view key, std::int64_t lo, std::int64_t hi);
+std::uint64_t to_u64(value v, const std::string& where, std::string_view key);
+inline int to_int(value v, const std::string& where, std::string_view key) {
+  return static_cast<int>(to_int64(v, where, key, INT32_MIN, INT32_MAX));
+}
+bool to_bool(value v, const std::string& where, std::string_view key);
+std::string_view to_string(value v, const std::string& where, std::string_view key);
+simdjson::ondemand::object to_object(value v, const std::string& where, std::string_view key);
+simdjson::ondemand::array to_array(value v, const std::string& where, std::string_view key);
+
+// Parses the whole value (every number, string and literal) and checks its objects for
+// duplicate keys, keeping nothing.
+void walk(value v, const std::string& where);
+
+}  // namespace hpcsens::report::od
