@@ -18,6 +18,7 @@ using simdjson::ondemand::value;
 // Why the fast scan gave up (used as the message only when the careful reader cannot be run).
 struct Doubt {
   std::string where, what;
+  bool names_file = false;  // `what` is a whole message (from the careful reader)
 };
 
 // A key as written, or its unescaped form when it holds an escape (both can name one key).

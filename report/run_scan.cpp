@@ -237,6 +237,10 @@ RunScan Scanner::run() {
       od::value v;
       if (std::move(r).get(v) != SUCCESS) throw od::Doubt{"ranks", "not valid JSON"};
       rank(v, i++);
+      // The rank's bytes end where the next token (',' or ']') starts.
+      const char* next = nullptr;
+      if (doc.current_location().get(next) != SUCCESS) throw od::Doubt{"ranks", "not valid JSON"};
+      s_.rows.back().length = static_cast<std::uint32_t>(next - text_.data() - s_.rows.back().source);
     }
   }
   const char* after = nullptr;  // in bounds: something follows the record's object
@@ -245,7 +249,7 @@ RunScan Scanner::run() {
   try {
     s_.header = record::run_from_json(json_input::parse_strict(head, path_), path_);
   } catch (const InputError& e) {
-    throw od::Doubt{"", e.what()};
+    throw od::Doubt{"", e.what(), true};
   }
   s_.counter_totals.clear();
   for (std::size_t i = 0; i < counter_totals_.size(); ++i) s_.counter_totals[s_.counter_names[i]] = counter_totals_[i];
@@ -255,18 +259,21 @@ RunScan Scanner::run() {
 
 }  // namespace
 
-RunScan scan_run_record(const std::string& path) {
+RunScan scan_run_record(const std::string& path) { return scan_run_record(path, kCarefulLimit); }
+
+RunScan scan_run_record(const std::string& path, std::size_t careful_limit) {
   auto text = std::make_shared<std::string>(record::read_record_file(path));
   if (text->capacity() - text->size() < simdjson::SIMDJSON_PADDING) text->reserve(text->size() + simdjson::SIMDJSON_PADDING);
   try {
     RunScan s = Scanner(*text, path).run();
     validate_rows(s, path);  // after the scan, as load_run_record validates after parsing
-    s.rank_detail = [text, path](const RankRow& row) { return rank_from_text(*text, row.source, path); };
+    s.rank_detail = [text, path](const RankRow& row) { return rank_from_text(*text, row, path); };
     return s;
   } catch (const od::Doubt& d) {
-    if (text->size() > kCarefulLimit) throw InputError(path + (d.where.empty() ? "" : ": " + d.where), d.what);
+    if (text->size() > careful_limit && d.names_file) throw InputError(d.what);
+    if (text->size() > careful_limit) throw InputError(path + (d.where.empty() ? "" : ": " + d.where), d.what);
   } catch (const simdjson::simdjson_error& e) {
-    if (text->size() > kCarefulLimit) throw InputError(path, std::string("not valid JSON (") + e.what() + ")");
+    if (text->size() > careful_limit) throw InputError(path, std::string("not valid JSON (") + e.what() + ")");
   }
   RunScan s = scan_of(record::run_record_from_text(*text, path));  // its InputError names file + field
   s.measure = measure_only(*text, path);

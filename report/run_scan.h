@@ -26,6 +26,7 @@ struct RankRow {
   double wall_s = 0, mpi_s = 0, io_s = 0, compute_s = 0;
   std::uint64_t io_bytes_read = 0, io_bytes_written = 0;
   std::uint32_t counters_begin = 0;   // this rank's counters: RunScan::counters[begin, next begin)
+  std::uint32_t length = 0;           // its object's bytes in the file (with trailing blanks)
   std::uint64_t source = 0;           // where its object starts in the file (or its index in a RunRecord)
   double min_running = 1;             // least counter_running_fraction (1: none recorded)
   bool any_running = false;
@@ -88,6 +89,9 @@ struct RunScan {
 // file and field); malformed measurement fields (io, msg_sizes, partners, regions) are refused
 // with the rank and field named.
 RunScan scan_run_record(const std::string& path);
+// The same with the size up to which a doubt is settled by the careful reader (default 128 MiB;
+// above it the scan's own message names the file, the rank and the field). Tests pass 0.
+RunScan scan_run_record(const std::string& path, std::size_t careful_limit);
 // The same for a record already in memory (tests, the HTML and JSON paths).
 RunScan scan_of(const record::RunRecord& rec);
 // The per-rank counters of row i as a map (Top-Down, per-rank counter tables).

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common/errors.h"
-#include "common/json_input.h"
+#include "report/record_reader.h"
 
 namespace hpcsens::report {
 
@@ -37,25 +37,9 @@ void validate_rows(const RunScan& s, const std::string& src) {
     throw InputError(src + ": timing", "field 'job_s' must be a finite, non-negative time");
 }
 
-record::RankRecord rank_from_text(const std::string& text, std::uint64_t offset, const std::string& source) {
-  // The object's end: braces outside strings (the scan has checked the bytes are valid JSON).
-  std::size_t i = offset, depth = 0;
-  bool in_string = false;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{') {
-      ++depth;
-    } else if (c == '}' && --depth == 0) {
-      break;
-    }
-  }
-  const std::string_view object(text.data() + offset, std::min(i + 1, text.size()) - offset);
-  return record::rank_from_json(json_input::parse_strict(object, source), source);
+record::RankRecord rank_from_text(const std::string& text, const RankRow& row, const std::string& source) {
+  const std::string_view object(text.data() + row.source, row.length);
+  return read_rank_text(object, text.capacity() - row.source - row.length, source);
 }
 
 }  // namespace hpcsens::report

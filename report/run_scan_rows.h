@@ -10,7 +10,7 @@ namespace hpcsens::report {
 // record::validate's checks and messages, over the rows (the scan keeps no RankRecord).
 void validate_rows(const RunScan& scan, const std::string& source);
 
-// The rank object starting at byte `offset` of `text`, read by the careful reader.
-record::RankRecord rank_from_text(const std::string& text, std::uint64_t offset, const std::string& source);
+// The rank object of `row` from the record's bytes (padded as simdjson wants them).
+record::RankRecord rank_from_text(const std::string& text, const RankRow& row, const std::string& source);
 
 }  // namespace hpcsens::report
