@@ -5,8 +5,11 @@
 
 #include <simdjson.h>
 
+#include <filesystem>
+
 #include "common/errors.h"
 #include "common/json_input.h"
+#include "common/safe_file.h"
 #include "report/measure_scan.h"
 #include "report/od_values.h"
 #include "report/run_scan_rows.h"
@@ -20,6 +23,9 @@ using simdjson::ondemand::json_type;
 // Above this size a doubt is reported by the scan itself: the careful reader would hold the
 // whole record as a DOM (about ten times the file) just to word the message.
 constexpr std::size_t kCarefulLimit = std::size_t{128} << 20;
+// The scan keeps about 100 bytes per rank besides the file, so it reads records past
+// record::kMaxRecordBytes: a 1,000,000-rank record with partners and histograms is ~1.3 GiB.
+constexpr std::size_t kMaxScanBytes = std::size_t{4} << 30;
 
 class Scanner {
  public:
@@ -262,7 +268,9 @@ RunScan Scanner::run() {
 RunScan scan_run_record(const std::string& path) { return scan_run_record(path, kCarefulLimit); }
 
 RunScan scan_run_record(const std::string& path, std::size_t careful_limit) {
-  auto text = std::make_shared<std::string>(record::read_record_file(path));
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a directory, not a run record file");
+  auto text = std::make_shared<std::string>(safe_file::read_input_file(path, kMaxScanBytes));
   if (text->capacity() - text->size() < simdjson::SIMDJSON_PADDING) text->reserve(text->size() + simdjson::SIMDJSON_PADDING);
   try {
     RunScan s = Scanner(*text, path).run();
