@@ -11,11 +11,11 @@ using simdjson::SUCCESS;
 
 // Each member of an object, its key checked against the others.
 template <class F>
-void each_field(od::value v, const std::string& where, std::string_view key, F&& f) {
+void each_field(od::value v, std::string_view where, std::string_view key, F&& f) {
   od::KeySet keys;
   for (auto x : od::to_object(v, where, key)) {
     od::field fl;
-    if (std::move(x).get(fl) != SUCCESS) throw od::Doubt{where, "not valid JSON"};
+    if (std::move(x).get(fl) != SUCCESS) throw od::Doubt{std::string(where), "not valid JSON"};
     const std::string_view k = od::key_of(fl);
     keys.add(k, where);
     f(k, fl.value());
@@ -23,10 +23,10 @@ void each_field(od::value v, const std::string& where, std::string_view key, F&&
 }
 
 template <class F>
-void each_element(od::value v, const std::string& where, std::string_view key, F&& f) {
+void each_element(od::value v, std::string_view where, std::string_view key, F&& f) {
   for (auto x : od::to_array(v, where, key)) {
     od::value e;
-    if (std::move(x).get(e) != SUCCESS) throw od::Doubt{where, "not valid JSON"};
+    if (std::move(x).get(e) != SUCCESS) throw od::Doubt{std::string(where), "not valid JSON"};
     f(e);
   }
 }
@@ -34,29 +34,30 @@ void each_element(od::value v, const std::string& where, std::string_view key, F
 }  // namespace
 
 bool MeasureScan::add(std::string_view key, od::value v, const std::string& file, const std::string& where) {
-  void (MeasureScan::*part)(od::value, const std::string&) = nullptr;
+  void (MeasureScan::*part)(od::value) = nullptr;
   if (key == "io") part = &MeasureScan::add_io;
   else if (key == "msg_sizes") part = &MeasureScan::add_sizes;
   else if (key == "partners") part = &MeasureScan::add_partners;
   else if (key == "partners_other") part = &MeasureScan::add_other;
   else if (key == "regions") part = &MeasureScan::add_regions;
   else if (key != "truncated") return false;
-  const std::string w = where + "." + std::string(key);
   try {
     if (od::is_null(v)) return true;
-    if (part) (this->*part)(v, w);
-    else if (od::to_bool(v, where, key)) ++t_.truncated;
+    if (part) (this->*part)(v);
+    else if (od::to_bool(v, "", key)) ++t_.truncated;
   } catch (const od::Doubt& d) {
-    throw InputError(file + ": " + d.where, d.what.empty() ? "is malformed" : d.what);
+    // Messages are worded here only: the paths below are relative, and built on failure.
+    const std::string at = where + (part ? "." + std::string(key) : "") + (d.where.empty() ? "" : "." + d.where);
+    throw InputError(file + ": " + at, d.what.empty() ? "is malformed" : d.what);
   }
   return true;
 }
 
-void MeasureScan::add_io(od::value v, const std::string& where) {
+void MeasureScan::add_io(od::value v) {
   t_.any = true;
-  each_field(v, where, "io", [&](std::string_view cls, od::value c) {
+  each_field(v, "", "io", [&](std::string_view cls, od::value c) {
     IoClassTotal& total = t_.io[std::string(cls)];
-    const std::string w = where + "." + std::string(cls);
+    const std::string_view w = cls;
     each_field(c, w, cls, [&](std::string_view k, od::value x) {
       if (k == "calls") total.calls += od::to_u64(x, w, k);
       else if (k == "bytes") total.bytes += od::to_u64(x, w, k);
@@ -66,19 +67,20 @@ void MeasureScan::add_io(od::value v, const std::string& where) {
   });
 }
 
-void MeasureScan::add_sizes(od::value v, const std::string& where) {
+void MeasureScan::add_sizes(od::value v) {
   t_.any = true;
-  each_field(v, where, "msg_sizes", [&](std::string_view call, od::value buckets) {
+  each_field(v, "", "msg_sizes", [&](std::string_view call, od::value buckets) {
     auto& h = t_.sizes[std::string(call)];
     std::size_t i = 0;
-    each_element(buckets, where, call, [&](od::value b) {
+    each_element(buckets, "", call, [&](od::value b) {
       if (h.size() <= i) h.resize(i + 1);
-      h[i++] += od::to_u64(b, where + "." + std::string(call), "[" + std::to_string(i) + "]");
+      h[i++] += od::to_u64(b, "", call);
     });
   });
 }
 
-void MeasureScan::add_partners(od::value v, const std::string& where) {
+void MeasureScan::add_partners(od::value v) {
+  const std::string_view where = "";
   t_.any = true;
   each_element(v, where, "partners", [&](od::value p) {
     PartnerPair pair{-1, -1, 0, 0};
@@ -92,7 +94,8 @@ void MeasureScan::add_partners(od::value v, const std::string& where) {
   });
 }
 
-void MeasureScan::add_other(od::value v, const std::string& where) {
+void MeasureScan::add_other(od::value v) {
+  const std::string_view where = "";
   each_field(v, where, "partners_other", [&](std::string_view k, od::value x) {
     if (k == "bytes") t_.other_bytes += od::to_u64(x, where, k);
     else if (k == "messages") t_.other_messages += od::to_u64(x, where, k);
@@ -100,12 +103,12 @@ void MeasureScan::add_other(od::value v, const std::string& where) {
   });
 }
 
-void MeasureScan::add_regions(od::value v, const std::string& where) {
+void MeasureScan::add_regions(od::value v) {
   t_.any = true;
-  each_field(v, where, "regions", [&](std::string_view name, od::value reg) {
+  each_field(v, "", "regions", [&](std::string_view name, od::value reg) {
     RegionTotal& r = t_.regions[std::string(name)];
     ++r.ranks;
-    const std::string w = where + "." + std::string(name);
+    const std::string_view w = name;
     each_field(reg, w, name, [&](std::string_view k, od::value x) {
       if (k == "count") {
         r.count += od::to_u64(x, w, k);

@@ -25,11 +25,11 @@ class MeasureScan {
   struct Heavier {
     bool operator()(const PartnerPair& a, const PartnerPair& b) const { return a.bytes > b.bytes; }
   };
-  void add_io(od::value v, const std::string& where);
-  void add_sizes(od::value v, const std::string& where);
-  void add_partners(od::value v, const std::string& where);
-  void add_other(od::value v, const std::string& where);
-  void add_regions(od::value v, const std::string& where);
+  void add_io(od::value v);
+  void add_sizes(od::value v);
+  void add_partners(od::value v);
+  void add_other(od::value v);
+  void add_regions(od::value v);
 
   MeasureTotals t_;
   std::vector<PartnerPair> pending_;

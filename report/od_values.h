@@ -24,30 +24,33 @@ struct Doubt {
 // A key as written, or its unescaped form when it holds an escape (both can name one key).
 std::string_view key_of(field& f);
 
-// Keys seen in one object; add() throws Doubt on a repeat.
+// Keys seen in one object; add() throws Doubt on a repeat. No allocation below 32 keys (one
+// set per object, several objects per rank).
 class KeySet {
  public:
-  void add(std::string_view key, const std::string& where);
+  void add(std::string_view key, std::string_view where);
 
  private:
-  std::vector<std::string_view> keys_;
+  std::string_view small_[32];
+  std::size_t n_ = 0;
+  std::vector<std::string_view> more_;
 };
 
 bool is_null(value& v);
-double to_double(value v, const std::string& where, std::string_view key);
+double to_double(value v, std::string_view where, std::string_view key);
 // Integers as record::integer_value reads them: integral numbers within range, floats included.
-std::int64_t to_int64(value v, const std::string& where, std::string_view key, std::int64_t lo, std::int64_t hi);
-std::uint64_t to_u64(value v, const std::string& where, std::string_view key);
-inline int to_int(value v, const std::string& where, std::string_view key) {
+std::int64_t to_int64(value v, std::string_view where, std::string_view key, std::int64_t lo, std::int64_t hi);
+std::uint64_t to_u64(value v, std::string_view where, std::string_view key);
+inline int to_int(value v, std::string_view where, std::string_view key) {
   return static_cast<int>(to_int64(v, where, key, INT32_MIN, INT32_MAX));
 }
-bool to_bool(value v, const std::string& where, std::string_view key);
-std::string_view to_string(value v, const std::string& where, std::string_view key);
-simdjson::ondemand::object to_object(value v, const std::string& where, std::string_view key);
-simdjson::ondemand::array to_array(value v, const std::string& where, std::string_view key);
+bool to_bool(value v, std::string_view where, std::string_view key);
+std::string_view to_string(value v, std::string_view where, std::string_view key);
+simdjson::ondemand::object to_object(value v, std::string_view where, std::string_view key);
+simdjson::ondemand::array to_array(value v, std::string_view where, std::string_view key);
 
 // Parses the whole value (every number, string and literal) and checks its objects for
 // duplicate keys, keeping nothing.
-void walk(value v, const std::string& where);
+void walk(value v, std::string_view where);
 
 }  // namespace hpcsens::report::od

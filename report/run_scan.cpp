@@ -37,7 +37,7 @@ class Scanner {
  private:
   void rank(od::value v, std::size_t i);
   void rank_field(std::string_view k, od::value x, RankRow& row, unsigned& required, const std::string& where);
-  void calls(od::value v, const std::string& where, std::string_view key, const RankRow* row);
+  void calls(od::value v, std::string_view key, const RankRow* row);
   void counters(od::value v, const std::string& where);
   void end_rank(const RankRow& row);
   void running(od::value v, const std::string& where, RankRow& row);
@@ -84,21 +84,22 @@ std::uint16_t Scanner::intern(std::string_view s) {
 }
 
 // `row` set: MPI calls, summed per name; null: I/O calls, checked only.
-void Scanner::calls(od::value v, const std::string& where, std::string_view key, const RankRow* row) {
+void Scanner::calls(od::value v, std::string_view key, const RankRow* row) try {
+  const std::string_view where = "";
   od::KeySet names;
   for (auto f : od::to_object(v, where, key)) {
     od::field fl;
-    if (std::move(f).get(fl) != SUCCESS) throw od::Doubt{where, "not valid JSON"};
+    if (std::move(f).get(fl) != SUCCESS) throw od::Doubt{std::string(where), "not valid JSON"};
     const std::string_view name = od::key_of(fl);
     names.add(name, where);
-    const std::string w = where + "." + std::string(key) + "." + std::string(name);
+    const std::string_view w = name;  // relative: rank() words the whole path on failure
     std::uint64_t count = 0, bytes = 0;
     double seconds = 0;
     unsigned seen = 0;
     od::KeySet keys;
     for (auto g : od::to_object(fl.value(), w, name)) {
       od::field c;
-      if (std::move(g).get(c) != SUCCESS) throw od::Doubt{w, "not valid JSON"};
+      if (std::move(g).get(c) != SUCCESS) throw od::Doubt{std::string(w), "not valid JSON"};
       const std::string_view k = od::key_of(c);
       keys.add(k, w);
       od::value x = c.value();
@@ -107,9 +108,12 @@ void Scanner::calls(od::value v, const std::string& where, std::string_view key,
       else if (k == "bytes" && !od::is_null(x)) bytes = od::to_u64(x, w, k);
       else od::walk(x, w);
     }
-    if (seen != 3) throw od::Doubt{w, "missing field 'count' or 'seconds'"};
+    if (seen != 3) throw od::Doubt{std::string(w), "missing field 'count' or 'seconds'"};
     if (row) pending_calls_.push_back({index_of(s_.calls, name, call_hint_), count, bytes, seconds});
   }
+} catch (od::Doubt& d) {
+  d.where = std::string(key) + (d.where.empty() ? "" : "." + d.where);
+  throw;
 }
 
 // The sums that name a rank wait for the end of its object ("rank" sorts after "counters").
@@ -165,8 +169,8 @@ void Scanner::rank_field(std::string_view k, od::value x, RankRow& row, unsigned
   else if (k == "mpi_s") row.mpi_s = od::to_double(x, where, k), required |= 4;
   else if (k == "io_s") row.io_s = od::to_double(x, where, k), required |= 8;
   else if (k == "compute_s") row.compute_s = od::to_double(x, where, k), required |= 16;
-  else if (k == "mpi_calls") calls(x, where, k, &row);
-  else if (k == "io_calls") calls(x, where, k, nullptr);
+  else if (k == "mpi_calls") calls(x, k, &row);
+  else if (k == "io_calls") calls(x, k, nullptr);
   else if (od::is_null(x)) return;  // optional fields: null is the same as absent
   else if (k == "host") (void)od::to_string(x, where, k);
   else if (k == "pid") (void)od::to_int(x, where, k);
@@ -182,7 +186,7 @@ void Scanner::rank_field(std::string_view k, od::value x, RankRow& row, unsigned
   else if (!measure_.add(k, x, path_, where)) od::walk(x, where);
 }
 
-void Scanner::rank(od::value v, std::size_t i) {
+void Scanner::rank(od::value v, std::size_t i) try {
   const std::string where = "ranks[" + std::to_string(i) + "]";
   RankRow row;
   row.event_set = 1;  // ""
@@ -202,6 +206,9 @@ void Scanner::rank(od::value v, std::size_t i) {
   if (required != 31) throw od::Doubt{where, "a required field is missing"};
   end_rank(row);
   s_.rows.push_back(row);
+} catch (od::Doubt& d) {
+  if (d.where.rfind("ranks[", 0) != 0) d.where = "ranks[" + std::to_string(i) + "]" + (d.where.empty() ? "" : "." + d.where);
+  throw;
 }
 
 // A top-level value's own text, to hand the small sections to the careful reader.
