@@ -34,7 +34,7 @@ std::string render(const ReportArgs& a) {
   if (a.format == "json") return report::record_report_json(report::read_run_record(a.path)).dump(1) + "\n";
   if (!a.table.empty()) {
     const auto table = report::parse_csv_table(a.table);  // before reading a large record
-    return report::tidy_csv(report::read_run_record(a.path), table);
+    return report::tidy_csv(report::scan_run_record(a.path), table);
   }
   report::ReportOptions opt;
   opt.format = report::parse_format(a.format);
