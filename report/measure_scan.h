@@ -36,8 +36,4 @@ class MeasureScan {
   std::priority_queue<PartnerPair, std::vector<PartnerPair>, Heavier> top_;  // min-heap of the largest
 };
 
-// Only these fields, from the ranks of the record text `padded` (a file that need not be a
-// complete run record). InputError names `file` when it cannot be read.
-MeasureTotals measure_only(const std::string& padded, const std::string& file);
-
 }  // namespace hpcsens::report

@@ -277,7 +277,11 @@ RunScan scan_run_record(const std::string& path) { return scan_run_record(path, 
 RunScan scan_run_record(const std::string& path, std::size_t careful_limit) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a directory, not a run record file");
-  auto text = std::make_shared<std::string>(safe_file::read_input_file(path, kMaxScanBytes));
+  return scan_run_record_text(safe_file::read_input_file(path, kMaxScanBytes), path, careful_limit);
+}
+
+RunScan scan_run_record_text(std::string bytes, const std::string& path, std::size_t careful_limit) {
+  auto text = std::make_shared<std::string>(std::move(bytes));
   if (text->capacity() - text->size() < simdjson::SIMDJSON_PADDING) text->reserve(text->size() + simdjson::SIMDJSON_PADDING);
   try {
     RunScan s = Scanner(*text, path).run();

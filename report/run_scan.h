@@ -92,8 +92,15 @@ RunScan scan_run_record(const std::string& path);
 // The same with the size up to which a doubt is settled by the careful reader (default 128 MiB;
 // above it the scan's own message names the file, the rank and the field). Tests pass 0.
 RunScan scan_run_record(const std::string& path, std::size_t careful_limit);
+// The same for the bytes of a record already read (`source` names it in messages).
+RunScan scan_run_record_text(std::string text, const std::string& source,
+                             std::size_t careful_limit = std::size_t{128} << 20);
 // The same for a record already in memory (tests, the HTML and JSON paths).
 RunScan scan_of(const record::RunRecord& rec);
+// Only the measurement fields, from the ranks of the record text `padded` (capacity at least
+// 64 bytes beyond its size; a file that need not be a complete run record). InputError names
+// `file` when they cannot be read.
+MeasureTotals measure_only(const std::string& padded, const std::string& file);
 // The per-rank counters of row i as a map (Top-Down, per-rank counter tables).
 std::map<std::string, double> counters_of(const RunScan& scan, std::size_t i);
 
