@@ -9,27 +9,8 @@ namespace {
 
 using simdjson::SUCCESS;
 
-// Each member of an object, its key checked against the others.
-template <class F>
-void each_field(od::value v, std::string_view where, std::string_view key, F&& f) {
-  od::KeySet keys;
-  for (auto x : od::to_object(v, where, key)) {
-    od::field fl;
-    if (std::move(x).get(fl) != SUCCESS) throw od::Doubt{std::string(where), "not valid JSON"};
-    const std::string_view k = od::key_of(fl);
-    keys.add(k, where);
-    f(k, fl.value());
-  }
-}
-
-template <class F>
-void each_element(od::value v, std::string_view where, std::string_view key, F&& f) {
-  for (auto x : od::to_array(v, where, key)) {
-    od::value e;
-    if (std::move(x).get(e) != SUCCESS) throw od::Doubt{std::string(where), "not valid JSON"};
-    f(e);
-  }
-}
+using od::each_element;
+using od::each_field;
 
 }  // namespace
 

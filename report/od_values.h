@@ -53,4 +53,28 @@ simdjson::ondemand::array to_array(value v, std::string_view where, std::string_
 // duplicate keys, keeping nothing.
 void walk(value v, std::string_view where);
 
+// f(key, value) for each member of the object `v` (field `key` of `where`), keys checked
+// against each other.
+template <class F>
+void each_field(value v, std::string_view where, std::string_view key, F&& f) {
+  KeySet keys;
+  for (auto x : to_object(v, where, key)) {
+    field fl;
+    if (std::move(x).get(fl) != simdjson::SUCCESS) throw Doubt{std::string(where), "not valid JSON"};
+    const std::string_view k = key_of(fl);
+    keys.add(k, where);
+    f(k, fl.value());
+  }
+}
+
+// f(value) for each element of the array `v`.
+template <class F>
+void each_element(value v, std::string_view where, std::string_view key, F&& f) {
+  for (auto x : to_array(v, where, key)) {
+    value e;
+    if (std::move(x).get(e) != simdjson::SUCCESS) throw Doubt{std::string(where), "not valid JSON"};
+    f(e);
+  }
+}
+
 }  // namespace hpcsens::report::od

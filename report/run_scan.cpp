@@ -85,32 +85,19 @@ std::uint16_t Scanner::intern(std::string_view s) {
 
 // `row` set: MPI calls, summed per name; null: I/O calls, checked only.
 void Scanner::calls(od::value v, std::string_view key, const RankRow* row) try {
-  const std::string_view where = "";
-  od::KeySet names;
-  for (auto f : od::to_object(v, where, key)) {
-    od::field fl;
-    if (std::move(f).get(fl) != SUCCESS) throw od::Doubt{std::string(where), "not valid JSON"};
-    const std::string_view name = od::key_of(fl);
-    names.add(name, where);
-    const std::string_view w = name;  // relative: rank() words the whole path on failure
+  od::each_field(v, "", key, [&](std::string_view name, od::value call) {
     std::uint64_t count = 0, bytes = 0;
     double seconds = 0;
     unsigned seen = 0;
-    od::KeySet keys;
-    for (auto g : od::to_object(fl.value(), w, name)) {
-      od::field c;
-      if (std::move(g).get(c) != SUCCESS) throw od::Doubt{std::string(w), "not valid JSON"};
-      const std::string_view k = od::key_of(c);
-      keys.add(k, w);
-      od::value x = c.value();
-      if (k == "count") count = od::to_u64(x, w, k), seen |= 1;
-      else if (k == "seconds") seconds = od::to_double(x, w, k), seen |= 2;
-      else if (k == "bytes" && !od::is_null(x)) bytes = od::to_u64(x, w, k);
-      else od::walk(x, w);
-    }
-    if (seen != 3) throw od::Doubt{std::string(w), "missing field 'count' or 'seconds'"};
+    od::each_field(call, name, name, [&](std::string_view k, od::value x) {  // `name`: relative path
+      if (k == "count") count = od::to_u64(x, name, k), seen |= 1;
+      else if (k == "seconds") seconds = od::to_double(x, name, k), seen |= 2;
+      else if (k == "bytes" && !od::is_null(x)) bytes = od::to_u64(x, name, k);
+      else od::walk(x, name);
+    });
+    if (seen != 3) throw od::Doubt{std::string(name), "missing field 'count' or 'seconds'"};
     if (row) pending_calls_.push_back({index_of(s_.calls, name, call_hint_), count, bytes, seconds});
-  }
+  });
 } catch (od::Doubt& d) {
   d.where = std::string(key) + (d.where.empty() ? "" : "." + d.where);
   throw;
@@ -139,28 +126,17 @@ void Scanner::end_rank(const RankRow& row) {
 }
 
 void Scanner::counters(od::value v, const std::string& where) {
-  od::KeySet names;
-  for (auto f : od::to_object(v, where, "counters")) {
-    od::field fl;
-    if (std::move(f).get(fl) != SUCCESS) throw od::Doubt{where, "not valid JSON"};
-    const std::string_view name = od::key_of(fl);
-    names.add(name, where);
-    const double value = od::to_double(fl.value(), where, name);
+  od::each_field(v, where, "counters", [&](std::string_view name, od::value x) {
+    const double value = od::to_double(x, where, name);
     s_.counters.emplace_back(static_cast<std::uint32_t>(index_of(s_.counter_names, name, counter_hint_)), value);
-  }
+  });
 }
 
 void Scanner::running(od::value v, const std::string& where, RankRow& row) {
-  od::KeySet names;
-  for (auto f : od::to_object(v, where, "counter_running_fraction")) {
-    od::field fl;
-    if (std::move(f).get(fl) != SUCCESS) throw od::Doubt{where, "not valid JSON"};
-    const std::string_view name = od::key_of(fl);
-    names.add(name, where);
-    const double fraction = od::to_double(fl.value(), where, name);
-    row.min_running = std::min(row.min_running, fraction);
+  od::each_field(v, where, "counter_running_fraction", [&](std::string_view name, od::value x) {
+    row.min_running = std::min(row.min_running, od::to_double(x, where, name));
     row.any_running = true;
-  }
+  });
 }
 
 void Scanner::rank_field(std::string_view k, od::value x, RankRow& row, unsigned& required, const std::string& where) {

@@ -1,7 +1,6 @@
 #include "report/run_scan_rows.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "common/errors.h"
 #include "report/record_reader.h"
@@ -9,32 +8,10 @@
 namespace hpcsens::report {
 
 void validate_rows(const RunScan& s, const std::string& src) {
-  const record::RunRecord& r = s.header;
-  const auto n = static_cast<std::size_t>(std::max(r.job.nranks, 0));
-  if (s.rows.size() > n)
-    throw InputError(src, "job.nranks is " + std::to_string(r.job.nranks) + " but 'ranks' has " +
-                              std::to_string(s.rows.size()) + " entries");
-  if (s.rows.size() < n && r.complete)
-    throw InputError(src, "job.nranks is " + std::to_string(r.job.nranks) + " but 'ranks' has only " +
-                              std::to_string(s.rows.size()) + " entries in a record marked complete");
-  std::vector<bool> seen(n, false);
-  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+  record::validate_ranks(s.header, s.rows.size(), [&](std::size_t i) {
     const RankRow& k = s.rows[i];
-    const std::string w = src + ": ranks[" + std::to_string(i) + "]";
-    if (k.rank < 0 || static_cast<std::size_t>(k.rank) >= n)
-      throw InputError(w, "field 'rank' is " + std::to_string(k.rank) + ", outside 0.." +
-                              std::to_string(r.job.nranks - 1) + " (job.nranks)");
-    if (seen[static_cast<std::size_t>(k.rank)])
-      throw InputError(w, "field 'rank': rank " + std::to_string(k.rank) + " appears twice");
-    seen[static_cast<std::size_t>(k.rank)] = true;
-    const std::pair<const char*, double> times[] = {
-        {"wall_s", k.wall_s}, {"mpi_s", k.mpi_s}, {"io_s", k.io_s}, {"compute_s", k.compute_s}};
-    for (const auto& [name, v] : times)
-      if (!std::isfinite(v) || v < 0)
-        throw InputError(w, std::string("field '") + name + "' must be a finite, non-negative time");
-  }
-  if (!std::isfinite(r.timing.job_s) || r.timing.job_s < 0)
-    throw InputError(src + ": timing", "field 'job_s' must be a finite, non-negative time");
+    return record::RankCheck{k.rank, k.wall_s, k.mpi_s, k.io_s, k.compute_s};
+  }, src);
 }
 
 record::RankRecord rank_from_text(const std::string& text, const RankRow& row, const std::string& source) {

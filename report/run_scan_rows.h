@@ -7,7 +7,7 @@
 
 namespace hpcsens::report {
 
-// record::validate's checks and messages, over the rows (the scan keeps no RankRecord).
+// record::validate's checks and messages over the rows (the scan keeps no RankRecord).
 void validate_rows(const RunScan& scan, const std::string& source);
 
 // The rank object of `row` from the record's bytes (padded as simdjson wants them).
