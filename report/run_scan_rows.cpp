@@ -53,7 +53,9 @@ void add_rank(RunScan& s, const record::RankRecord& r, std::size_t index) {
     row.min_running = std::min(row.min_running, fraction);
     row.any_running = true;
   }
-  for (const auto& [name, c] : r.mpi_calls) {
+  for (const auto& call : r.mpi_calls) {
+    const std::string& name = call.first;  // a named reference: lambdas may not capture bindings (clang)
+    const record::CallStats& c = call.second;
     auto it = std::find_if(s.calls.begin(), s.calls.end(), [&](const CallTotal& t) { return t.name == name; });
     if (it == s.calls.end()) it = s.calls.insert(s.calls.end(), CallTotal{name});
     it->count += c.count;
