@@ -2,7 +2,7 @@
 // through the preload's streaming writer (preload/record_stream.h, the code rank 0 runs at
 // MPI_Finalize), then reads and reports it with `hpcsens report` (text, summarised view). Prints
 // the size, the times and the peak resident memory of the writer and of the report.
-// Usage: bench_record_scale [NRANKS] [DIR]   (the record is removed afterwards)
+// Usage: bench_record_scale [NRANKS] [DIR] [keep]   (the record is removed afterwards unless "keep")
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -101,10 +101,13 @@ int main(int argc, char** argv) {
   const double report_s = seconds_since(t0);
   rusage ru{};
   getrusage(RUSAGE_CHILDREN, &ru);
-  std::printf("hpcsens report (read + text): exit %d in %.2f s, peak RSS %.1f MiB, %.1f KiB of text\n",
-              WIFEXITED(st) ? WEXITSTATUS(st) : -1, report_s, ru.ru_maxrss / 1024.0,
+  auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + 1e-6 * static_cast<double>(tv.tv_usec); };
+  std::printf("hpcsens report (read + text): exit %d in %.2f s wall (%.2f s user, %.2f s sys), peak RSS %.1f MiB, "
+              "%.1f KiB of text\n",
+              WIFEXITED(st) ? WEXITSTATUS(st) : -1, report_s, secs(ru.ru_utime), secs(ru.ru_stime), ru.ru_maxrss / 1024.0,
               static_cast<double>(std::filesystem::file_size(path + ".txt")) / 1024);
-  std::filesystem::remove(path);
+  if (argc <= 3 || std::string(argv[3]) != "keep") std::filesystem::remove(path);
+  else std::printf("record kept: %s\n", path.c_str());
   std::filesystem::remove(path + ".txt");
   return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
 }

@@ -11,7 +11,7 @@
 #include "common/errors.h"
 #include "common/safe_file.h"
 #include "report/html_report.h"
-#include "report/measure_section.h"
+#include "report/run_scan.h"
 #include "report/record_output.h"
 #include "report/record_reader.h"
 #include "report/run_report.h"
@@ -34,15 +34,13 @@ std::string render(const ReportArgs& a) {
   if (a.format == "json") return report::record_report_json(report::read_run_record(a.path)).dump(1) + "\n";
   if (!a.table.empty()) {
     const auto table = report::parse_csv_table(a.table);  // before reading a large record
-    return report::tidy_csv(report::read_run_record(a.path), table);
+    return report::tidy_csv(report::scan_run_record(a.path), table);
   }
   report::ReportOptions opt;
   opt.format = report::parse_format(a.format);
   opt.all_ranks = a.all;
-  // The record first (its reader's InputError names file + field), then the section of
-  // partners, histograms, regions and stdio (sequenced: `+` would not order the two reads).
-  std::string text = report::render_run_report(report::read_run_record(a.path), opt);
-  return text + report::render_measure_section(a.path, opt.format);
+  // One pass over the file: compact rows and sums, every section from them.
+  return report::render_run_report(report::scan_run_record(a.path), opt);
 }
 }  // namespace
 

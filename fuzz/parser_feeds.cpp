@@ -15,7 +15,10 @@
 #include "model/predict.h"
 #include "mpi/appfile.h"
 #include "record/run_record.h"
+#include "report/measure_section.h"
 #include "report/record_reader.h"
+#include "report/run_report.h"
+#include "report/run_scan.h"
 #include "sweep/journal.h"
 #include "sweep/spec.h"
 
@@ -34,6 +37,35 @@ void feed_mix(std::string_view in) {
 }
 
 void feed_fit_csv(std::string_view in) { model::parse_fit_csv(std::string(in), kSource); }
+
+// The one-pass scan (report/run_scan.h) on the same bytes, deciding alone (no careful reader to
+// fall back on): it refuses what the careful reader refuses, and where that reader accepts, it
+// gives the same report, or refuses a malformed measurement field exactly as the measurement
+// section alone does.
+void feed_record_scan(const std::string& text, const std::string& careful_error) {
+  std::string scan_error, report;
+  try {
+    report = report::render_run_report(report::scan_run_record_text(text, kSource, 0), {});
+  } catch (const InputError& e) {
+    scan_error = e.what();
+  }
+  if (!careful_error.empty()) {
+    if (scan_error.empty()) throw std::logic_error("the scan accepted a record the careful reader refuses");
+    return;
+  }
+  std::string padded = text, section;
+  padded.reserve(text.size() + 64);
+  try {
+    section = report::render_measure_section(report::measure_only(padded, kSource), report::Format::kTable);
+  } catch (const InputError& e) {
+    if (scan_error != e.what()) throw std::logic_error("scan: '" + scan_error + "' vs measurement: '" + e.what() + "'");
+    return;
+  }
+  if (!scan_error.empty()) throw std::logic_error("the scan refused a record the careful reader accepts: " + scan_error);
+  const auto careful = record::run_record_from_text(text, kSource);
+  if (report != report::render_run_report(careful, {}) + section)
+    throw std::logic_error("the scan and the careful reader give different reports");
+}
 
 // Both record readers on the same bytes: they must agree, on the record or on the message.
 void feed_record(std::string_view in) {
@@ -55,6 +87,7 @@ void feed_record(std::string_view in) {
   if (careful_error.empty() && careful.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) !=
                                    fast.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
     throw std::logic_error("record readers read different records");
+  feed_record_scan(text, careful_error);
   if (!careful_error.empty()) throw InputError(careful_error);
 }
 

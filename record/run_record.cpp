@@ -253,16 +253,24 @@ RunRecord run_from_json(const json& j, const std::string& src) {
 }
 
 void validate(const RunRecord& r, const std::string& src) {
-  const auto n = static_cast<std::size_t>(std::max(r.job.nranks, 0));
-  if (r.ranks.size() > n)
-    throw InputError(src, "job.nranks is " + std::to_string(r.job.nranks) + " but 'ranks' has " +
-                              std::to_string(r.ranks.size()) + " entries");
-  if (r.ranks.size() < n && r.complete)
-    throw InputError(src, "job.nranks is " + std::to_string(r.job.nranks) + " but 'ranks' has only " +
-                              std::to_string(r.ranks.size()) + " entries in a record marked complete");
-  std::vector<bool> seen(n, false);
-  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
+  validate_ranks(r, r.ranks.size(), [&](std::size_t i) {
     const RankRecord& k = r.ranks[i];
+    return RankCheck{k.rank, k.wall_s, k.mpi_s, k.io_s, k.compute_s};
+  }, src);
+}
+
+void validate_ranks(const RunRecord& r, std::size_t count, const std::function<RankCheck(std::size_t)>& rank_at,
+                    const std::string& src) {
+  const auto n = static_cast<std::size_t>(std::max(r.job.nranks, 0));
+  if (count > n)
+    throw InputError(src, "job.nranks is " + std::to_string(r.job.nranks) + " but 'ranks' has " +
+                              std::to_string(count) + " entries");
+  if (count < n && r.complete)
+    throw InputError(src, "job.nranks is " + std::to_string(r.job.nranks) + " but 'ranks' has only " +
+                              std::to_string(count) + " entries in a record marked complete");
+  std::vector<bool> seen(n, false);
+  for (std::size_t i = 0; i < count; ++i) {
+    const RankCheck k = rank_at(i);
     const std::string w = src + ": ranks[" + std::to_string(i) + "]";
     if (k.rank < 0 || static_cast<std::size_t>(k.rank) >= n)
       throw InputError(w, "field 'rank' is " + std::to_string(k.rank) + ", outside 0.." +

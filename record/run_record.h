@@ -2,6 +2,7 @@
 // The run record: what one `hpcsens run` measured. Key names are a public interface
 // (design.md, docs/record-format.md); other tools and the sweep/fit pipeline rely on them.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -93,6 +94,14 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source);
 // no more ranks than job.nranks (fewer only in an incomplete record), times finite and not
 // negative. Throws hpcsens::InputError naming `source`, the rank and the field.
 void validate(const RunRecord& r, const std::string& source);
+// The same checks for readers that keep no RankRecord: `count` ranks, rank i's numbers from
+// rank_at(i); `r` supplies job, timing and complete (its `ranks` are not looked at).
+struct RankCheck {
+  int rank = 0;
+  double wall_s = 0, mpi_s = 0, io_s = 0, compute_s = 0;
+};
+void validate_ranks(const RunRecord& r, std::size_t count, const std::function<RankCheck(std::size_t)>& rank_at,
+                    const std::string& source);
 
 // Largest record file read (a 100,000-rank record is about 100 MB).
 inline constexpr std::size_t kMaxRecordBytes = std::size_t{1} << 30;

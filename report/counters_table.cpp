@@ -1,7 +1,8 @@
 // Counter values recorded per rank (PAPI events, software or hardware): summary over ranks and
-// the values per rank. Pure functions of the record.
+// the values per rank. Pure functions of the record's scan.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -18,48 +19,30 @@ std::string counter_cell(double v) {
   return fmt::format("{:.6g}", v);
 }
 
-std::vector<std::string> counter_names(const record::RunRecord& rec) {
-  std::map<std::string, bool> seen;
-  for (const auto& r : rec.ranks)
-    for (const auto& [name, v] : r.counters) seen.emplace(name, true);
-  std::vector<std::string> names;
-  for (const auto& [name, b] : seen) names.push_back(name);
+std::vector<std::string> sorted_names(const RunScan& s) {
+  std::vector<std::string> names = s.counter_names;
+  std::sort(names.begin(), names.end());
   return names;
 }
 
 }  // namespace
 
-Table counter_summary_table(const record::RunRecord& rec) {
-  struct Agg {
-    std::size_t n = 0;
-    double sum = 0, min = std::numeric_limits<double>::infinity(), max = -std::numeric_limits<double>::infinity();
-    int min_rank = -1, max_rank = -1;
-  };
-  std::map<std::string, Agg> by_name;
-  for (const auto& r : rec.ranks) {
-    for (const auto& [name, v] : r.counters) {
-      Agg& a = by_name[name];
-      ++a.n;
-      a.sum += v;
-      if (v < a.min) a.min = v, a.min_rank = r.rank;
-      if (v > a.max) a.max = v, a.max_rank = r.rank;
-    }
-  }
+Table counter_summary_table(const RunScan& s) {
   Table t;
-  t.title = fmt::format("Counters over {} ranks{}", rec.ranks.size(),
-                        rec.emulated ? " (EMULATED record)" : "");
+  t.title = fmt::format("Counters over {} ranks{}", s.rows.size(),
+                        s.header.emulated ? " (EMULATED record)" : "");
   t.header = {"counter", "ranks", "min", "min on rank", "mean", "max", "max on rank", "sum"};
   t.numeric = {false, true, true, true, true, true, true, true};
-  for (const auto& [name, a] : by_name)
-    t.rows.push_back({name, std::to_string(a.n), counter_cell(a.min), std::to_string(a.min_rank),
-                      counter_cell(a.sum / static_cast<double>(a.n)), counter_cell(a.max),
+  for (const auto& [name, a] : s.counter_totals)
+    t.rows.push_back({name, std::to_string(a.ranks), counter_cell(a.min), std::to_string(a.min_rank),
+                      counter_cell(a.sum / static_cast<double>(a.ranks)), counter_cell(a.max),
                       std::to_string(a.max_rank), counter_cell(a.sum)});
   return t;
 }
 
-std::vector<Table> counter_rank_tables(const record::RunRecord& rec, const std::vector<std::size_t>& indices,
+std::vector<Table> counter_rank_tables(const RunScan& s, const std::vector<std::size_t>& indices,
                                        std::size_t per_table) {
-  const auto names = counter_names(rec);
+  const auto names = sorted_names(s);
   std::vector<Table> out;
   for (std::size_t first = 0; first < names.size(); first += per_table) {
     const std::size_t last = std::min(names.size(), first + per_table);
@@ -74,17 +57,23 @@ std::vector<Table> counter_rank_tables(const record::RunRecord& rec, const std::
       t.numeric.push_back(true);
     }
     for (std::size_t i : indices) {
-      const auto& r = rec.ranks[i];
-      std::vector<std::string> row = {std::to_string(r.rank)};
+      const auto counters = counters_of(s, i);
+      std::vector<std::string> row = {std::to_string(s.rows[i].rank)};
       for (std::size_t c = first; c < last; ++c) {
-        const auto it = r.counters.find(names[c]);
-        row.push_back(it == r.counters.end() ? "-" : counter_cell(it->second));
+        const auto it = counters.find(names[c]);
+        row.push_back(it == counters.end() ? "-" : counter_cell(it->second));
       }
       t.rows.push_back(std::move(row));
     }
     out.push_back(std::move(t));
   }
   return out;
+}
+
+Table counter_summary_table(const record::RunRecord& rec) { return counter_summary_table(scan_of(rec)); }
+std::vector<Table> counter_rank_tables(const record::RunRecord& rec, const std::vector<std::size_t>& indices,
+                                       std::size_t per_table) {
+  return counter_rank_tables(scan_of(rec), indices, per_table);
 }
 
 }  // namespace hpcsens::report

@@ -1,8 +1,9 @@
 #pragma once
 // One self-contained HTML page: the charting library (Chart.js from Debian's libjs-chart.js),
-// our glue script and style are compiled into the binary and inlined; the page's content is one
-// JSON document (sections of text, charts and tables) that the glue script draws. Nothing is
-// loaded from the network and nothing from the input is ever inserted as HTML.
+// our glue script and style are compiled into the binary and inlined. The page's content is one
+// JSON document (sections of text, charts and tables), written out as plain HTML (readable with
+// JavaScript off: report/html_static.h); the glue script draws the charts into it. Nothing is
+// loaded from the network and nothing from the input is ever inserted unescaped.
 #include <string>
 #include <vector>
 

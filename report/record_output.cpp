@@ -24,22 +24,30 @@ std::string csv_line(const std::vector<std::string>& cells) {
   return out + "\n";
 }
 
-std::string ranks_csv(const RunRecord& rec) {
+// Every rank in full, one at a time: a 1,000,000-rank record is never held whole.
+template <class F>
+void each_rank(const RunScan& s, F&& f) {
+  for (const auto& row : s.rows) f(s.rank_detail(row));
+}
+
+std::string ranks_csv(const RunScan& s) {
   std::string out = csv_line({"rank", "host", "pid", "wall_s", "compute_s", "mpi_s", "io_s", "io_bytes_read",
                               "io_bytes_written", "complete", "counters_status", "event_set", "multiplexed"});
-  for (const auto& r : rec.ranks)
+  each_rank(s, [&](const record::RankRecord& r) {
     out += csv_line({std::to_string(r.rank), r.host, std::to_string(r.pid), num(r.wall_s), num(r.compute_s),
                      num(r.mpi_s), num(r.io_s), std::to_string(r.io_bytes_read), std::to_string(r.io_bytes_written),
                      r.complete ? "true" : "false", r.counters_status, r.event_set,
                      r.multiplexed ? "true" : "false"});
+  });
   return out;
 }
 
-std::string summary_csv(const RunRecord& rec) {
-  const auto im = imbalance_of(rec);
+std::string summary_csv(const RunScan& s) {
+  const RunRecord& rec = s.header;
+  const auto im = imbalance_of(s);
   std::vector<std::pair<std::string, std::string>> rows = {
       {"nranks", std::to_string(rec.job.nranks)},
-      {"ranks_recorded", std::to_string(rec.ranks.size())},
+      {"ranks_recorded", std::to_string(s.rows.size())},
       {"job_s", num(rec.timing.job_s)},
       {"job_sync_s", rec.timing.job_sync_s ? num(*rec.timing.job_sync_s) : ""},
       {"barrier_s", num(rec.timing.barrier_s)},
@@ -58,27 +66,28 @@ std::string summary_csv(const RunRecord& rec) {
   return out;
 }
 
-std::string calls_csv(const RunRecord& rec) {
+std::string calls_csv(const RunScan& s) {
   std::string out = csv_line({"rank", "class", "call", "count", "seconds", "bytes"});
-  for (const auto& r : rec.ranks) {
+  each_rank(s, [&](const record::RankRecord& r) {
     for (const auto& [name, c] : r.mpi_calls)
       out += csv_line({std::to_string(r.rank), "mpi", name, std::to_string(c.count), num(c.seconds),
                        std::to_string(c.bytes)});
     for (const auto& [name, c] : r.io_calls)
       out += csv_line({std::to_string(r.rank), "io", name, std::to_string(c.count), num(c.seconds),
                        std::to_string(c.bytes)});
-  }
+  });
   return out;
 }
 
-std::string counters_csv(const RunRecord& rec) {
+std::string counters_csv(const RunScan& s) {
   std::string out = csv_line({"rank", "counter", "value", "multiplexed", "running_fraction"});
-  for (const auto& r : rec.ranks)
+  each_rank(s, [&](const record::RankRecord& r) {
     for (const auto& [name, v] : r.counters) {
       const auto f = r.counter_running_fraction.find(name);
       out += csv_line({std::to_string(r.rank), name, num(v), r.multiplexed ? "true" : "false",
                        f == r.counter_running_fraction.end() ? "" : num(f->second)});
     }
+  });
   return out;
 }
 
@@ -90,20 +99,41 @@ const std::vector<std::string>& topdown_fields() {
   return f;
 }
 
-std::string topdown_csv(const RunRecord& rec) {
+// One rank's Top-Down result; `table` caches the event table of `looked_up`.
+nlohmann::json topdown_of(const record::RankRecord& r, topdown::TopdownTable& table, std::string& looked_up) {
+  if (r.event_set != looked_up) table = topdown::table_by_name(looked_up = r.event_set);
+  auto m = topdown::compute_metrics(table, r.event_set, r.counters);
+  if (r.counters_status != "ok") m.ok = false, m.why_not = r.counters_status;
+  nlohmann::json j = {{"ok", m.ok && m.mismeasured.empty()}, {"why_not", m.why_not},
+                      {"flagged_path", m.ok ? topdown::path_text(topdown::flagged_path(m)) : ""},
+                      {"stall_ratios", m.method == topdown::Method::kStallRatios}};
+  std::string why = m.why_not;
+  for (const auto& s : m.mismeasured) why += (why.empty() ? "mismeasured: " : "; ") + s;
+  j["why_not"] = why;
+  const std::optional<double>* vals[] = {&m.retiring, &m.bad_speculation, &m.frontend_bound, &m.backend_bound,
+                                         &m.memory_bound, &m.core_bound, &m.fetch_latency, &m.fetch_bandwidth,
+                                         &m.branch_mispredicts, &m.machine_clears, &m.frontend_stalls,
+                                         &m.backend_stalls, &m.smt_contention, &m.ipc, &m.ghz};
+  for (std::size_t k = 0; k < topdown_fields().size(); ++k)
+    if (*vals[k] && std::isfinite(**vals[k])) j[topdown_fields()[k]] = **vals[k];
+  return j;
+}
+
+std::string topdown_csv(const RunScan& s) {
   std::vector<std::string> header = {"rank", "event_set", "ok", "why_not", "flagged_path"};
   for (const auto& f : topdown_fields()) header.push_back(f);
   std::string out = csv_line(header);
-  const auto per_rank = topdown_per_rank(rec);
-  for (std::size_t i = 0; i < rec.ranks.size(); ++i) {
-    const auto& m = per_rank[i];
-    std::vector<std::string> row = {std::to_string(rec.ranks[i].rank), rec.ranks[i].event_set,
+  std::string looked_up;
+  topdown::TopdownTable table = topdown::table_by_name(looked_up);
+  each_rank(s, [&](const record::RankRecord& r) {
+    const auto m = topdown_of(r, table, looked_up);
+    std::vector<std::string> row = {std::to_string(r.rank), r.event_set,
                                     m["ok"].get<bool>() ? "true" : "false", m["why_not"].get<std::string>(),
                                     m["flagged_path"].get<std::string>()};
     for (const auto& f : topdown_fields())
       row.push_back(m.contains(f) && m[f].is_number() ? num(m[f].get<double>()) : "");
     out += csv_line(row);
-  }
+  });
   return out;
 }
 
@@ -114,24 +144,7 @@ std::vector<nlohmann::json> topdown_per_rank(const RunRecord& rec) {
   out.reserve(rec.ranks.size());
   std::string looked_up;
   topdown::TopdownTable table = topdown::table_by_name(looked_up);
-  for (const auto& r : rec.ranks) {
-    if (r.event_set != looked_up) table = topdown::table_by_name(looked_up = r.event_set);
-    auto m = topdown::compute_metrics(table, r.event_set, r.counters);
-    if (r.counters_status != "ok") m.ok = false, m.why_not = r.counters_status;
-    nlohmann::json j = {{"ok", m.ok && m.mismeasured.empty()}, {"why_not", m.why_not},
-                        {"flagged_path", m.ok ? topdown::path_text(topdown::flagged_path(m)) : ""},
-                        {"stall_ratios", m.method == topdown::Method::kStallRatios}};
-    std::string why = m.why_not;
-    for (const auto& s : m.mismeasured) why += (why.empty() ? "mismeasured: " : "; ") + s;
-    j["why_not"] = why;
-    const std::optional<double>* vals[] = {&m.retiring, &m.bad_speculation, &m.frontend_bound, &m.backend_bound,
-                                           &m.memory_bound, &m.core_bound, &m.fetch_latency, &m.fetch_bandwidth,
-                                           &m.branch_mispredicts, &m.machine_clears, &m.frontend_stalls,
-                                           &m.backend_stalls, &m.smt_contention, &m.ipc, &m.ghz};
-    for (std::size_t k = 0; k < topdown_fields().size(); ++k)
-      if (*vals[k] && std::isfinite(**vals[k])) j[topdown_fields()[k]] = **vals[k];
-    out.push_back(std::move(j));
-  }
+  for (const auto& r : rec.ranks) out.push_back(topdown_of(r, table, looked_up));
   return out;
 }
 
@@ -144,16 +157,18 @@ CsvTable parse_csv_table(const std::string& name) {
   throw InputError("--table", "unknown table '" + name + "' (expected ranks, summary, calls, counters or topdown)");
 }
 
-std::string tidy_csv(const RunRecord& rec, CsvTable table) {
+std::string tidy_csv(const RunScan& s, CsvTable table) {
   switch (table) {
-    case CsvTable::kRanks: return ranks_csv(rec);
-    case CsvTable::kSummary: return summary_csv(rec);
-    case CsvTable::kCalls: return calls_csv(rec);
-    case CsvTable::kCounters: return counters_csv(rec);
+    case CsvTable::kRanks: return ranks_csv(s);
+    case CsvTable::kSummary: return summary_csv(s);
+    case CsvTable::kCalls: return calls_csv(s);
+    case CsvTable::kCounters: return counters_csv(s);
     case CsvTable::kTopdown: break;
   }
-  return topdown_csv(rec);
+  return topdown_csv(s);
 }
+
+std::string tidy_csv(const RunRecord& rec, CsvTable table) { return tidy_csv(scan_of(rec), table); }
 
 nlohmann::json record_report_json(const RunRecord& rec) {
   nlohmann::json j = record::to_json(rec);

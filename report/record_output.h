@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "record/run_record.h"
+#include "report/run_scan.h"
 
 namespace hpcsens::report {
 
@@ -20,6 +21,8 @@ enum class CsvTable { kRanks, kSummary, kCalls, kCounters, kTopdown };
 // "ranks" | "summary" | "calls" | "counters" | "topdown"; else InputError naming --table.
 CsvTable parse_csv_table(const std::string& name);
 std::string tidy_csv(const record::RunRecord& rec, CsvTable table);
+// The same from the record's scan (the ranks read back one at a time).
+std::string tidy_csv(const RunScan& scan, CsvTable table);
 
 // One Top-Down result per rank (rec.ranks order), the event table looked up once per set.
 std::vector<nlohmann::json> topdown_per_rank(const record::RunRecord& rec);

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/json_input.h"
+
 
 namespace hpcsens::report {
 namespace {
@@ -219,6 +221,19 @@ record::RunRecord fast_read(const simdjson::padded_string& text) {
 }
 
 }  // namespace
+
+record::RankRecord read_rank_text(std::string_view object, std::size_t padding, const std::string& source) {
+  if (padding >= simdjson::SIMDJSON_PADDING) {
+    thread_local simdjson::dom::parser parser;  // one per report, not one per rank
+    element e;
+    try {
+      if (parser.parse(object.data(), object.size(), false).get(e) == simdjson::SUCCESS && !has_duplicate_keys(e))
+        return rank_of(e);
+    } catch (const NotFast&) {
+    }
+  }
+  return record::rank_from_json(json_input::parse_strict(object, source), source);
+}
 
 record::RunRecord read_run_record(const std::string& path) {
   // Read once, bounded and regular-file only (a FIFO or /dev/zero must not hang us), and hand the

@@ -5,6 +5,7 @@
 // record::load_run_record, whose error names the file and field, so the messages stay the ones
 // the record module defines and this reader never has to duplicate them.
 #include <string>
+#include <string_view>
 
 #include "record/run_record.h"
 
@@ -15,5 +16,9 @@ namespace hpcsens::report {
 record::RunRecord read_run_record(const std::string& path);
 // The same for the bytes of a record file already read (`path` names it in errors).
 record::RunRecord read_run_record_text(const std::string& text, const std::string& path);
+
+// One rank object (as record::rank_from_json reads it) from its bytes, `padding` readable bytes
+// following them; errors name `source`.
+record::RankRecord read_rank_text(std::string_view object, std::size_t padding, const std::string& source);
 
 }  // namespace hpcsens::report

@@ -7,7 +7,9 @@
 #include <map>
 #include <numeric>
 
+#include "report/measure_section.h"
 #include "topdown/bottleneck.h"
+#include "topdown/event_tables.h"
 
 namespace hpcsens::report {
 namespace {
@@ -15,18 +17,43 @@ namespace {
 using record::RankRecord;
 using record::RunRecord;
 
-std::vector<std::size_t> ordered_by_compute(const RunRecord& rec, std::size_t n, bool slowest) {
-  std::vector<std::size_t> idx(rec.ranks.size());
+std::vector<std::size_t> ordered_by_compute(const RunScan& s, std::size_t n, bool slowest) {
+  std::vector<std::size_t> idx(s.rows.size());
   std::iota(idx.begin(), idx.end(), 0);
   n = std::min(n, idx.size());
   std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n), idx.end(),
                     [&](std::size_t a, std::size_t b) {
-                      const double ca = rec.ranks[a].compute_s, cb = rec.ranks[b].compute_s;
+                      const double ca = s.rows[a].compute_s, cb = s.rows[b].compute_s;
                       if (ca != cb) return slowest ? ca > cb : ca < cb;
-                      return rec.ranks[a].rank < rec.ranks[b].rank;
+                      return s.rows[a].rank < s.rows[b].rank;
                     });
   idx.resize(n);
   return idx;
+}
+
+// Top-Down needs the counters of every rank only where an event set has a Top-Down table;
+// otherwise its section is one line that depends on the statuses and the event set's name, and
+// the first rank with an event set stands for all.
+RunRecord topdown_input(const RunScan& s) {
+  RunRecord rec = s.header;
+  bool tables = false;
+  for (const auto& name : s.names) tables = tables || !topdown::table_by_name(name).name.empty();
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    const RankRow& row = s.rows[i];
+    if (!tables && !rec.ranks.empty() && rec.ranks.front().event_set.empty() && !s.names[row.event_set].empty())
+      rec.ranks.clear();  // the stand-in is the first rank that names its event set
+    if (!tables && !rec.ranks.empty()) continue;
+    record::RankRecord r;
+    r.rank = row.rank;
+    r.compute_s = row.compute_s;
+    r.event_set = s.names[row.event_set];
+    r.counters_status = s.names[row.counters_status];
+    r.multiplexed = row.multiplexed;
+    if (row.any_running) r.counter_running_fraction["min"] = row.min_running;
+    if (tables) r.counters = counters_of(s, i);
+    rec.ranks.push_back(std::move(r));
+  }
+  return rec;
 }
 
 topdown::TableFormat topdown_format(Format f) {
@@ -40,7 +67,8 @@ topdown::TableFormat topdown_format(Format f) {
 
 // Top-Down: CSV and Markdown as topdown renders them; text through this module's tables so it
 // fits 120 columns like every other table.
-std::string topdown_text(const RunRecord& rec, const ReportOptions& opt) {
+std::string topdown_text(const RunScan& s, const ReportOptions& opt) {
+  const RunRecord rec = topdown_input(s);
   if (opt.format != Format::kTable) return topdown::bottleneck_section(rec, topdown_format(opt.format), opt.all_ranks);
   const auto d = topdown::bottleneck_data(rec, false, opt.all_ranks);
   std::string out;
@@ -53,15 +81,13 @@ std::string topdown_text(const RunRecord& rec, const ReportOptions& opt) {
 }
 
 // Counter values: min/mean/max over ranks always; per rank when every rank is listed.
-std::string counter_section(const RunRecord& rec, const ReportOptions& opt) {
-  bool any = false;
-  for (const auto& r : rec.ranks) any = any || !r.counters.empty();
-  if (!any) return "";
-  std::string out = render(counter_summary_table(rec), opt.format);
-  if (opt.all_ranks || rec.ranks.size() <= opt.full_table_max) {
-    std::vector<std::size_t> all(rec.ranks.size());
+std::string counter_section(const RunScan& s, const ReportOptions& opt) {
+  if (s.counters.empty()) return "";
+  std::string out = render(counter_summary_table(s), opt.format);
+  if (opt.all_ranks || s.rows.size() <= opt.full_table_max) {
+    std::vector<std::size_t> all(s.rows.size());
     std::iota(all.begin(), all.end(), 0);
-    for (const auto& t : counter_rank_tables(rec, all)) out += render(t, opt.format);
+    for (const auto& t : counter_rank_tables(s, all)) out += render(t, opt.format);
   }
   return out;
 }
@@ -102,42 +128,40 @@ std::string top_calls(const RankRecord& rank, std::size_t top) {
   return join(parts, "; ");
 }
 
-std::vector<std::size_t> slowest_ranks(const RunRecord& rec, std::size_t n) {
-  return ordered_by_compute(rec, n, true);
-}
-
-std::vector<std::size_t> fastest_ranks(const RunRecord& rec, std::size_t n) {
-  return ordered_by_compute(rec, n, false);
-}
-
+std::vector<std::size_t> slowest_ranks(const RunScan& s, std::size_t n) { return ordered_by_compute(s, n, true); }
+std::vector<std::size_t> fastest_ranks(const RunScan& s, std::size_t n) { return ordered_by_compute(s, n, false); }
+std::vector<std::size_t> slowest_ranks(const RunRecord& rec, std::size_t n) { return slowest_ranks(scan_of(rec), n); }
+std::vector<std::size_t> fastest_ranks(const RunRecord& rec, std::size_t n) { return fastest_ranks(scan_of(rec), n); }
 std::string render_run_report(const RunRecord& rec, const ReportOptions& opt) {
-  std::string out = render(job_table(rec), opt.format);
+  return render_run_report(scan_of(rec), opt);
+}
+
+std::string render_run_report(const RunScan& rec, const ReportOptions& opt) {
+  std::string out = render(job_table(rec.header), opt.format);
   out += render(summary_table(rec), opt.format);
   bool any_incomplete = false;
-  for (const auto& r : rec.ranks) any_incomplete = any_incomplete || !r.complete;
+  for (const auto& r : rec.rows) any_incomplete = any_incomplete || !r.complete;
   const std::string mark = any_incomplete ? " (* = incomplete: rank did not reach MPI_Finalize)" : "";
-  if (rec.ranks.empty()) {
+  if (rec.rows.empty()) {
     out += "No rank records: no MPI ranks reported.\n\n";
-  } else if (opt.all_ranks || rec.ranks.size() <= opt.full_table_max) {
-    std::vector<std::size_t> all(rec.ranks.size());
+  } else if (opt.all_ranks || rec.rows.size() <= opt.full_table_max) {
+    std::vector<std::size_t> all(rec.rows.size());
     std::iota(all.begin(), all.end(), 0);
     out += render(rank_table(rec, all, "Ranks" + mark), opt.format);
   } else {
     out += render(rank_table(rec, slowest_ranks(rec, opt.extremes),
                              fmt::format("Slowest {} ranks by compute of {} (--all lists every rank){}",
-                                         std::min(opt.extremes, rec.ranks.size()), rec.ranks.size(), mark)),
+                                         std::min(opt.extremes, rec.rows.size()), rec.rows.size(), mark)),
                   opt.format);
     out += render(rank_table(rec, fastest_ranks(rec, opt.extremes),
-                             fmt::format("Fastest {} ranks by compute", std::min(opt.extremes, rec.ranks.size()))),
+                             fmt::format("Fastest {} ranks by compute", std::min(opt.extremes, rec.rows.size()))),
                   opt.format);
     out += render(distribution_table(rec), opt.format);
   }
-  bool any_calls = false;
-  for (const auto& r : rec.ranks) any_calls = any_calls || !r.mpi_calls.empty();
-  if (any_calls) out += render(mpi_call_table(rec, opt.all_ranks ? 0 : 10), opt.format);
+  if (!rec.calls.empty()) out += render(mpi_call_table(rec, opt.all_ranks ? 0 : 10), opt.format);
   out += counter_section(rec, opt);
   out += topdown_text(rec, opt);
-  return out;
+  return out + render_measure_section(rec.measure, opt.format);
 }
 
 }  // namespace hpcsens::report

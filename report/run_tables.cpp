@@ -1,5 +1,5 @@
 // The tables of a run record: job facts, summary (timing bounds, imbalance), ranks, the
-// distribution over ranks and MPI time by call. Pure functions of the record.
+// distribution over ranks and MPI time by call. Pure functions of the record's scan.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -13,6 +13,13 @@ namespace {
 
 using record::RankRecord;
 using record::RunRecord;
+
+std::vector<mpi::RankTimes> times_of(const RunScan& s) {
+  std::vector<mpi::RankTimes> times;
+  times.reserve(s.rows.size());
+  for (const auto& r : s.rows) times.push_back({r.rank, r.wall_s, r.compute_s});
+  return times;
+}
 
 // Rank numbers as text, at most `limit` of them, then "(+N more)".
 std::string rank_list(const std::vector<int>& ranks, std::size_t limit = 16) {
@@ -33,6 +40,8 @@ record::Imbalance imbalance_of(const RunRecord& rec) {
   for (const auto& r : rec.ranks) times.push_back({r.rank, r.wall_s, r.compute_s});
   return mpi::imbalance_of(times);
 }
+
+record::Imbalance imbalance_of(const RunScan& s) { return mpi::imbalance_of(times_of(s)); }
 
 Table job_table(const RunRecord& rec) {
   Table t;
@@ -58,8 +67,9 @@ Table job_table(const RunRecord& rec) {
   return t;
 }
 
-Table summary_table(const RunRecord& rec) {
-  const auto im = imbalance_of(rec);
+Table summary_table(const RunScan& s) {
+  const RunRecord& rec = s.header;
+  const auto im = imbalance_of(s);
   Table t;
   t.title = "Summary";
   t.header = {"metric", "value", "unit"};
@@ -72,7 +82,7 @@ Table summary_table(const RunRecord& rec) {
                     rec.timing.job_sync_s ? "s" : "s (clocks not comparable)"});
   t.rows.push_back({"barrier cost (the two timing barriers)", fixed(rec.timing.barrier_s, 6), "s"});
   t.rows.push_back({"timing method", rec.timing.method, ""});
-  if (!rec.ranks.empty()) {  // no ranks, no statistics (not zeros)
+  if (!s.rows.empty()) {  // no ranks, no statistics (not zeros)
     t.rows.push_back({"compute per rank: mean", fixed(im.mean_s, 6), "s"});
     t.rows.push_back({"compute per rank: min", fixed(im.min_s, 6), "s"});
     t.rows.push_back({"compute per rank: max", fixed(im.max_s, 6), "s"});
@@ -84,7 +94,7 @@ Table summary_table(const RunRecord& rec) {
   }
   std::uint64_t read = 0, written = 0;
   double io_s = 0;
-  for (const auto& r : rec.ranks) {
+  for (const auto& r : s.rows) {
     read += r.io_bytes_read;
     written += r.io_bytes_written;
     io_s += r.io_s;
@@ -92,24 +102,24 @@ Table summary_table(const RunRecord& rec) {
   t.rows.push_back({"I/O time, all ranks", fixed(io_s, 6), "s"});
   t.rows.push_back({"I/O bytes read / written, all ranks", fmt::format("{} / {}", read, written), "bytes"});
   std::vector<int> incomplete;
-  for (const auto& r : rec.ranks)
+  for (const auto& r : s.rows)
     if (!r.complete) incomplete.push_back(r.rank);
   t.rows.push_back({"incomplete ranks (no MPI_Finalize)", incomplete.empty() ? "none" : rank_list(incomplete),
                     "rank"});
-  if (rec.job.nranks > 0 && static_cast<std::size_t>(rec.job.nranks) > rec.ranks.size())
+  if (rec.job.nranks > 0 && static_cast<std::size_t>(rec.job.nranks) > s.rows.size())
     t.rows.push_back({"ranks without any record",
-                      std::to_string(static_cast<std::size_t>(rec.job.nranks) - rec.ranks.size()), "ranks"});
+                      std::to_string(static_cast<std::size_t>(rec.job.nranks) - s.rows.size()), "ranks"});
   return t;  // counters_status is in the job table; a long reason would widen every row here
 }
 
-Table rank_table(const RunRecord& rec, const std::vector<std::size_t>& indices, const std::string& title) {
+Table rank_table(const RunScan& s, const std::vector<std::size_t>& indices, const std::string& title) {
   Table t;
   t.title = title;
   t.header = {"rank", "host", "wall [s]", "compute [s]", "MPI [s]", "I/O [s]", "MPI [%]", "top MPI calls"};
   t.numeric = {true, false, true, true, true, true, true, false};
   t.rows.reserve(indices.size());
   for (std::size_t i : indices) {
-    const RankRecord& r = rec.ranks[i];
+    const RankRecord r = s.rank_detail(s.rows[i]);  // the few ranks listed in full
     const double pct = r.wall_s > 0 ? 100.0 * r.mpi_s / r.wall_s : 0.0;
     std::string rank = std::to_string(r.rank);
     if (!r.complete) rank += "*";
@@ -119,18 +129,18 @@ Table rank_table(const RunRecord& rec, const std::vector<std::size_t>& indices, 
   return t;
 }
 
-Table distribution_table(const RunRecord& rec) {
+Table distribution_table(const RunScan& s) {
   std::vector<double> compute, wall, mpi;
-  compute.reserve(rec.ranks.size());
-  wall.reserve(rec.ranks.size());
-  mpi.reserve(rec.ranks.size());
-  for (const auto& r : rec.ranks) {
+  compute.reserve(s.rows.size());
+  wall.reserve(s.rows.size());
+  mpi.reserve(s.rows.size());
+  for (const auto& r : s.rows) {
     compute.push_back(r.compute_s);
     wall.push_back(r.wall_s);
     mpi.push_back(r.mpi_s);
   }
   Table t;
-  t.title = fmt::format("Distribution over {} ranks", rec.ranks.size());
+  t.title = fmt::format("Distribution over {} ranks", s.rows.size());
   t.header = {"quantity", "min [s]", "q1 [s]", "median [s]", "q3 [s]", "max [s]"};
   t.numeric = {false, true, true, true, true, true};
   auto row = [&](const char* name, std::vector<double>& v) {
@@ -144,30 +154,13 @@ Table distribution_table(const RunRecord& rec) {
   return t;
 }
 
-Table mpi_call_table(const RunRecord& rec, std::size_t top) {
-  struct Agg {
-    std::uint64_t count = 0, bytes = 0;
-    double seconds = 0, max_s = -1;
-    int max_rank = -1;
-  };
-  std::map<std::string, Agg> by_name;
+Table mpi_call_table(const RunScan& s, std::size_t top) {
+  std::vector<CallTotal> rows = s.calls;
   double all_mpi = 0;
-  for (const auto& r : rec.ranks) {
-    for (const auto& [name, s] : r.mpi_calls) {
-      Agg& a = by_name[name];
-      a.count += s.count;
-      a.bytes += s.bytes;
-      a.seconds += s.seconds;
-      if (s.seconds > a.max_s) {
-        a.max_s = s.seconds;
-        a.max_rank = r.rank;
-      }
-      all_mpi += s.seconds;
-    }
-  }
-  std::vector<std::pair<std::string, Agg>> rows(by_name.begin(), by_name.end());
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+  for (const auto& c : rows) all_mpi += c.seconds;
+  std::sort(rows.begin(), rows.end(), [](const CallTotal& a, const CallTotal& b) {
+    return a.seconds != b.seconds ? a.seconds > b.seconds : a.name < b.name;
+  });
   const std::size_t shown = top == 0 ? rows.size() : std::min(top, rows.size());
   Table t;
   t.title = shown < rows.size() ? fmt::format("MPI time by call ({} of {} calls; --all lists every call)", shown,
@@ -176,14 +169,21 @@ Table mpi_call_table(const RunRecord& rec, std::size_t top) {
   t.header = {"call", "calls", "time [s]", "mean per rank [s]", "max per rank [s]", "max on rank",
               "bytes", "share of MPI [%]"};
   t.numeric = {false, true, true, true, true, true, true, true};
-  const double n = rec.ranks.empty() ? 1.0 : static_cast<double>(rec.ranks.size());
+  const double n = s.rows.empty() ? 1.0 : static_cast<double>(s.rows.size());
   for (std::size_t i = 0; i < shown; ++i) {
-    const auto& [name, a] = rows[i];
-    t.rows.push_back({name, std::to_string(a.count), fixed(a.seconds, 4), fixed(a.seconds / n, 4),
+    const CallTotal& a = rows[i];
+    t.rows.push_back({a.name, std::to_string(a.count), fixed(a.seconds, 4), fixed(a.seconds / n, 4),
                       fixed(a.max_s, 4), std::to_string(a.max_rank), std::to_string(a.bytes),
                       fixed(all_mpi > 0 ? 100.0 * a.seconds / all_mpi : 0.0, 1)});
   }
   return t;
 }
+
+Table summary_table(const RunRecord& rec) { return summary_table(scan_of(rec)); }
+Table rank_table(const RunRecord& rec, const std::vector<std::size_t>& indices, const std::string& title) {
+  return rank_table(scan_of(rec), indices, title);
+}
+Table distribution_table(const RunRecord& rec) { return distribution_table(scan_of(rec)); }
+Table mpi_call_table(const RunRecord& rec, std::size_t top) { return mpi_call_table(scan_of(rec), top); }
 
 }  // namespace hpcsens::report

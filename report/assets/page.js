@@ -1,5 +1,7 @@
-// hpcsens report page: draws the charts and tables described by the JSON in #hpcsens-data with
-// Chart.js (inlined above this script). Text goes in with textContent only, never as HTML.
+// hpcsens report page: the tables and text are already in the HTML (readable without JavaScript);
+// this draws the charts described by the JSON in #hpcsens-data with Chart.js (inlined above this
+// script) into their placeholders, above the table of their numbers. Text goes in with
+// textContent only, never as HTML.
 (function () {
   'use strict';
   var errors = 0;
@@ -25,40 +27,6 @@
                                                                                            : String(+v.toPrecision(6));
     return String(v);
   }
-  function table(t) {
-    var wrap = el('div', 'table-wrap');
-    if (t.title) wrap.appendChild(el('h3', null, t.title));
-    var tab = el('table'), head = el('tr');
-    t.header.forEach(function (h) { head.appendChild(el('th', null, h)); });
-    tab.appendChild(head);
-    t.rows.forEach(function (r) {
-      var tr = el('tr');
-      r.forEach(function (c, i) { tr.appendChild(el('td', t.numeric && t.numeric[i] ? 'num' : null, fmt(c))); });
-      tab.appendChild(tr);
-    });
-    wrap.appendChild(tab);
-    return wrap;
-  }
-  // The numbers behind a chart, as a table under it.
-  function numbers(c) {
-    var t = {header: [], rows: [], numeric: []};
-    if (c.labels) {
-      t.header = [c.x].concat(c.series.map(function (s) { return s.name; }));
-      t.numeric = [false].concat(c.series.map(function () { return true; }));
-      c.labels.forEach(function (l, i) { t.rows.push([l].concat(c.series.map(function (s) { return s.data[i]; }))); });
-    } else {
-      t.header = ['series', c.x, c.y];
-      t.numeric = [false, true, true];
-      c.series.forEach(function (s) {
-        if (s.hidden_in_table) return;
-        s.data.forEach(function (p) { t.rows.push([s.name + (p.label ? ' ' + p.label : ''), p.x, p.y]); });
-      });
-    }
-    var d = el('details', 'numbers');
-    d.appendChild(el('summary', null, 'Numbers behind this chart (' + t.rows.length + ' rows)'));
-    d.appendChild(table(t));
-    return d;
-  }
   function dataset(c, s, i) {
     var color = palette[(s.color !== undefined ? s.color : i) % palette.length];
     var d = {label: s.name, data: s.data, backgroundColor: color, borderColor: color};
@@ -79,14 +47,13 @@
     if (log) a.type = 'logarithmic';
     return a;
   }
-  function chart(c) {
-    var box = el('div', 'chart');
+  function chart(box, c) {
     var canvas = el('canvas');
     var holder = el('div', 'canvas-holder');
     holder.style.height = (c.height || 320) + 'px';
     holder.appendChild(canvas);
-    box.appendChild(holder);
-    var emulated = page.emulated || c.emulated;
+    box.insertBefore(holder, box.firstChild);
+    var emulated = c.emulated;
     var title = c.title + (emulated ? ' \u2014 EMULATED' : '');
     var horizontal = !!c.horizontal;
     var x = axis(c.x, c.logx, c.stacked), y = axis(c.y, c.logy, c.stacked);
@@ -118,46 +85,20 @@
       }
     };
     new Chart(canvas, cfg);  // eslint-disable-line no-new
-    if (c.note) box.appendChild(el('p', 'note', c.note));
-    box.appendChild(numbers(c));
-    return box;
+    // Drawn: the chart shows its own title, and its numbers fold away under it.
+    Array.prototype.forEach.call(box.querySelectorAll('.chart-title'), function (t) { t.hidden = true; });
+    var numbers = box.querySelector('details.numbers');
+    if (numbers) numbers.open = false;
   }
-  function tree(nodes) {
-    var ul = el('ul', 'tree');
-    nodes.forEach(function (n) {
-      var li = el('li', n.flagged ? 'flagged' : null);
-      li.appendChild(el('span', 'node', n.name + ': ' + (n.value === null ? '-' : (100 * n.value).toFixed(1) + ' %') +
-                                    (n.flagged ? '  \u2190 flagged' : '')));
-      if (n.children && n.children.length) li.appendChild(tree(n.children));
-      ul.appendChild(li);
-    });
-    return ul;
-  }
-
   var drawn = 0, expected = 0;
-  var root = document.getElementById('report');
-  document.title = page.title;
-  root.appendChild(el('h1', null, page.title));
-  if (page.emulated) root.appendChild(el('p', 'banner', 'EMULATED: the numbers on this page come from a model ' +
-                                                       '(the emulated launcher), not from a measurement.'));
-  (page.notes || []).forEach(function (n) { root.appendChild(el('p', 'lead', n)); });
-  page.sections.forEach(function (s) {
-    var sec = el('section');
-    sec.appendChild(el('h2', null, s.title));
-    (s.warnings || []).forEach(function (w) { sec.appendChild(el('p', 'warning', w)); });
-    (s.text || []).forEach(function (t) { sec.appendChild(el('p', null, t)); });
-    (s.charts || []).forEach(function (c) {
-      expected += 1;
-      try { sec.appendChild(chart(c)); drawn += 1; } catch (e) {
-        errors += 1;
-        sec.appendChild(el('p', 'warning', 'chart "' + c.title + '" failed: ' + e));
-        if (window.console) console.error(e);
-      }
-    });
-    if (s.tree) sec.appendChild(tree(s.tree));
-    (s.pre || []).forEach(function (t) { sec.appendChild(el('pre', null, t)); });
-    (s.tables || []).forEach(function (t) { sec.appendChild(table(t)); });
-    root.appendChild(sec);
+  Array.prototype.forEach.call(document.querySelectorAll('div.chart[data-chart]'), function (box) {
+    var c = page.charts[Number(box.getAttribute('data-chart'))];
+    expected += 1;
+    try { chart(box, c); drawn += 1; } catch (e) {
+      errors += 1;
+      box.insertBefore(el('p', 'warning', 'chart "' + (c ? c.title : '?') + '" failed: ' + e), box.firstChild);
+      if (window.console) console.error(e);
+    }
   });
   document.body.setAttribute('data-charts', String(drawn));
   document.body.setAttribute('data-charts-expected', String(expected));

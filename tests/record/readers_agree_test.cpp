@@ -1,5 +1,6 @@
-// The two record readers (record::load_run_record via nlohmann, report::read_run_record via
-// simdjson) must accept the same records and refuse the same ones with the same message.
+// The record readers (record::load_run_record via nlohmann, report::read_run_record via the
+// simdjson DOM, report::scan_run_record via simdjson On-Demand) must accept the same records and
+// refuse the same ones with the same message.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "common/errors.h"
 #include "record/run_record.h"
 #include "report/record_reader.h"
+#include "report/run_scan.h"
 
 namespace hpcsens {
 namespace {
@@ -41,7 +43,7 @@ class ReadersAgree : public ::testing::Test {
   void SetUp() override { path_ = fs::temp_directory_path() / ("hpcsens-agree-" + std::to_string(::getpid()) + ".json"); }
   void TearDown() override { fs::remove(path_); }
 
-  // Both readers' messages ("" when accepted).
+  // Both readers' messages ("" when accepted); the scan must say what the careful reader says.
   std::pair<std::string, std::string> read_both(const std::string& text) {
     std::ofstream(path_) << text;
     auto message = [](auto&& read) {
@@ -52,8 +54,9 @@ class ReadersAgree : public ::testing::Test {
         return std::string(e.what());
       }
     };
-    return {message([&] { record::load_run_record(path_.string()); }),
-            message([&] { report::read_run_record(path_.string()); })};
+    const std::string careful = message([&] { record::load_run_record(path_.string()); });
+    EXPECT_EQ(message([&] { report::scan_run_record(path_.string()); }), careful) << text;
+    return {careful, message([&] { report::read_run_record(path_.string()); })};
   }
   fs::path path_;
 };
@@ -86,6 +89,18 @@ TEST_F(ReadersAgree, OnEveryMalformedRecordWithTheFieldNamed) {
       {"rank as string", with({{"@RANK1@", "\"1\""}}), "field 'rank' has the wrong type"},
       {"calls not objects", with({{"@EXTRA@", R"(, "mpi_calls": {"MPI_Recv": 3})"}}), "MPI_Recv"},
       {"control bytes in a key", with({{"@EXTRA@", ", \"x\": 1, \"x\": 2"}}), "duplicate key 'x'"},
+      {"duplicate call name", with({{"@EXTRA@", R"(, "mpi_calls": {"A": {"count": 1, "seconds": 1}, "A": {"count": 1, "seconds": 1}})"}}),
+       "duplicate key 'A'"},
+      {"duplicate counter", with({{"@EXTRA@", R"(, "counters": {"C": 1, "C": 2})"}}), "duplicate key 'C'"},
+      {"duplicate key deep in an unknown field", with({{"@EXTRA@", R"(, "mine": [{"a": {"b": 1, "b": 2}}])"}}),
+       "duplicate key 'b'"},
+      {"escaped duplicate key", with({{"@EXTRA@", R"(, "\u0077all_s": 7)"}}), "duplicate key 'wall_s'"},
+      {"duplicate ranks", with({}).insert(1, R"("ranks": [], )"), "duplicate key 'ranks'"},
+      {"text after the record", with({}) + " {}", "not valid JSON"},
+      {"rank listed twice", with({{"@RANK1@", "0"}}), "rank 0 appears twice"},
+      {"fewer ranks than nranks", with({{"\"nranks\": 2", "\"nranks\": 3"}}), "'ranks' has only 2 entries"},
+      {"calls null", with({{"@EXTRA@", R"(, "io_calls": null)"}}), "io_calls"},
+      {"bad literal in an unknown field", with({{"@EXTRA@", R"(, "mine": [tru])"}}), "not valid JSON"},
   };
   for (const auto& c : cases) {
     const auto [a, b] = read_both(c.text);
@@ -99,6 +114,14 @@ TEST_F(ReadersAgree, AcceptIntegralFloatsWithinRange) {
   const auto [a, b] = read_both(with({{"@COUNT@", "3.0"}, {"@RANK1@", "1.0"}}));
   EXPECT_EQ(a, "");
   EXPECT_EQ(b, "");
+}
+
+TEST_F(ReadersAgree, AcceptEscapedKeysNullOptionalsAndUnknownFields) {
+  const auto [a, b] = read_both(with({{"@EXTRA@", R"(, "\u0070id": null, "t0": null, "counters": null,
+      "mine": {"deep": [1, 2.5e-3, "x\n", true, null, {}]})"}}));
+  EXPECT_EQ(a, "");
+  EXPECT_EQ(b, "");
+  EXPECT_EQ(report::scan_run_record(path_.string()).rows.at(1).rank, 1);
 }
 
 TEST_F(ReadersAgree, RefuseNonRegularFilesWithoutReadingThem) {

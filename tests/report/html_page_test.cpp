@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "report/html_page.h"
 #include "report/html_report.h"
+#include "report/html_static.h"
 #include "report_fixtures.h"
 
 namespace hpcsens::report {
@@ -96,7 +97,39 @@ TEST(HtmlDocument, InputTextCannotEndTheScriptOrInjectMarkup) {
   const std::string page = html::document(run_page(rec, json()));
   EXPECT_EQ(page.find("<script>alert(1)"), std::string::npos);
   EXPECT_EQ(page.find("<img src=x"), std::string::npos);
-  EXPECT_NE(page.find("\\u003c/script>\\u003cscript>alert(1)"), std::string::npos);
+  EXPECT_NE(page.find("&lt;/script&gt;&lt;script&gt;alert(1)"), std::string::npos);  // shown, as text
+}
+
+// Without JavaScript the page still says everything: the tables (and each chart's numbers) are
+// in the HTML text itself, before any script, with a line saying the charts need JavaScript.
+TEST(HtmlDocument, NumbersAreInTheHtmlTextWithoutScript) {
+  const auto rec = testing::small_job(4, false);
+  const std::string page = html::document(run_page(rec, json()));
+  const std::string body = page.substr(0, page.find("<script"));
+  EXPECT_NE(body.find("<noscript>"), std::string::npos);
+  EXPECT_NE(body.find("charts need JavaScript"), std::string::npos);
+  // Rank 3's compute time in the rank table, and the job time bound in the summary.
+  EXPECT_NE(body.find("<td class=\"num\">9.3333</td>"), std::string::npos) << body;
+  EXPECT_NE(body.find("<td class=\"num\">" + fixed(rec.timing.job_s, 6) + "</td>"), std::string::npos);
+  // Every chart is a placeholder holding its title and the table of its numbers.
+  const auto chart = body.find("<div class=\"chart\" data-chart=\"0\">");
+  ASSERT_NE(chart, std::string::npos);
+  EXPECT_LT(chart, body.find("Numbers behind this chart"));
+  EXPECT_NE(body.find("<th>compute [s]</th>", chart), std::string::npos) << body.substr(chart, 2000);
+  // The script's data holds the charts only: the tables are not sent twice.
+  const std::string data = page.substr(page.find("id=\"hpcsens-data\">"));
+  EXPECT_EQ(data.substr(0, data.find("</script>")).find("\"tables\""), std::string::npos);
+}
+
+TEST(HtmlDocument, CellsReadAsTheScriptPrintedThem) {
+  EXPECT_EQ(html::cell_text(json(1234567.0)), "1.2346e+6");
+  EXPECT_EQ(html::cell_text(json(0.0001234)), "1.2340e-4");
+  EXPECT_EQ(html::cell_text(json(12.3456789)), "12.3457");
+  EXPECT_EQ(html::cell_text(json(0.5)), "0.5");
+  EXPECT_EQ(html::cell_text(json(0)), "0");
+  EXPECT_EQ(html::cell_text(json()), "-");
+  EXPECT_EQ(html::cell_text(json::array({1, 2.5})), "1 to 2.5");
+  EXPECT_EQ(html::cell_text(json{{"x", 1}, {"y", 2}}), "1, 2");
 }
 
 TEST(HtmlDocument, LoadsNothingFromAnywhere) {

@@ -153,6 +153,29 @@ TEST_F(HtmlRender, WorkloadMix) {
   expect_renders("mix", 2, 1600);
 }
 
+// No script runs (a policy forbidding scripts stands in for JavaScript switched off: headless
+// Chromium's --dump-dom needs scripting itself): the browser shows the tables, each chart's
+// numbers and the line saying the charts need JavaScript; no chart is drawn.
+TEST_F(HtmlRender, ReadableWithoutJavaScript) {
+  const auto rec = small_job(8, true);
+  const auto input = (dir_ / "run.json").string();
+  std::ofstream(input) << with_rank_extras(record::to_json(rec)).dump();
+  std::string html = write_page(input, "run-no-js");
+  html.insert(html.find("<head>") + 6, "<meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'\">");
+  std::ofstream(dir_ / "run-no-js.html") << html;
+  auto argv = chromium(dir_ / "profile");
+  argv.push_back("--dump-dom");
+  argv.push_back("file://" + (dir_ / "run-no-js.html").string());
+  const auto dom = run_process(argv, 120);
+  ASSERT_EQ(dom.exit_status, 0) << dom.err;
+  EXPECT_EQ(attribute(dom.out, "data-charts"), -1);  // the script did not run
+  EXPECT_NE(dom.out.find("The charts need JavaScript"), std::string::npos);
+  EXPECT_NE(dom.out.find("<td class=\"num\">9.3333</td>"), std::string::npos);  // rank 3's compute time
+  EXPECT_NE(dom.out.find("Numbers behind this chart"), std::string::npos);
+  EXPECT_NE(dom.out.find("Rank x rank matrix"), std::string::npos);  // a chart's title, shown as text
+  EXPECT_EQ(dom.out.find("<canvas"), std::string::npos);
+}
+
 TEST_F(HtmlRender, UnknownSchemaIsOneLineExitTwo) {
   const auto input = (dir_ / "other.json").string();
   std::ofstream(input) << R"({"schema": "something.else"})";

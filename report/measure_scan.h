@@ -1,0 +1,39 @@
+#pragma once
+// The schema_minor 2 fields of a rank object (io, msg_sizes, partners, partners_other, regions,
+// truncated; docs/record-format.md) summed over ranks while the record is scanned, so the
+// report's measurement section needs no second pass and no per-rank memory.
+#include <queue>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/od_values.h"
+#include "report/run_scan.h"
+
+namespace hpcsens::report {
+
+class MeasureScan {
+ public:
+  // Adds `v` when `key` is one of the fields above and returns true; false for any other key.
+  // A malformed field throws InputError naming `file`, the rank (`where`) and the field.
+  bool add(std::string_view key, od::value v, const std::string& file, const std::string& where);
+  // Ends a rank: its partner list is attributed to `rank` (keys come in any order).
+  void end_rank(std::int64_t rank);
+  MeasureTotals finish();
+
+ private:
+  struct Heavier {
+    bool operator()(const PartnerPair& a, const PartnerPair& b) const { return a.bytes > b.bytes; }
+  };
+  void add_io(od::value v);
+  void add_sizes(od::value v);
+  void add_partners(od::value v);
+  void add_other(od::value v);
+  void add_regions(od::value v);
+
+  MeasureTotals t_;
+  std::vector<PartnerPair> pending_;
+  std::priority_queue<PartnerPair, std::vector<PartnerPair>, Heavier> top_;  // min-heap of the largest
+};
+
+}  // namespace hpcsens::report

@@ -1,0 +1,101 @@
+#include "report/run_scan_rows.h"
+
+#include <algorithm>
+
+#include "common/errors.h"
+#include "report/record_reader.h"
+
+namespace hpcsens::report {
+
+void validate_rows(const RunScan& s, const std::string& src) {
+  record::validate_ranks(s.header, s.rows.size(), [&](std::size_t i) {
+    const RankRow& k = s.rows[i];
+    return record::RankCheck{k.rank, k.wall_s, k.mpi_s, k.io_s, k.compute_s};
+  }, src);
+}
+
+record::RankRecord rank_from_text(const std::string& text, const RankRow& row, const std::string& source) {
+  const std::string_view object(text.data() + row.source, row.length);
+  return read_rank_text(object, text.capacity() - row.source - row.length, source);
+}
+
+}  // namespace hpcsens::report
+
+namespace hpcsens::report {
+namespace {
+
+std::uint16_t intern(std::vector<std::string>& names, const std::string& s) {
+  const auto it = std::find(names.begin(), names.end(), s);
+  if (it != names.end()) return static_cast<std::uint16_t>(it - names.begin());
+  names.push_back(s);
+  return static_cast<std::uint16_t>(names.size() - 1);
+}
+
+std::uint32_t counter_index(RunScan& s, const std::string& name) {
+  const auto it = std::find(s.counter_names.begin(), s.counter_names.end(), name);
+  if (it != s.counter_names.end()) return static_cast<std::uint32_t>(it - s.counter_names.begin());
+  s.counter_names.push_back(name);
+  return static_cast<std::uint32_t>(s.counter_names.size() - 1);
+}
+
+void add_rank(RunScan& s, const record::RankRecord& r, std::size_t index) {
+  RankRow row;
+  row.rank = r.rank;
+  row.complete = r.complete;
+  row.multiplexed = r.multiplexed;
+  row.event_set = intern(s.names, r.event_set);
+  row.counters_status = intern(s.names, r.counters_status);
+  row.wall_s = r.wall_s, row.mpi_s = r.mpi_s, row.io_s = r.io_s, row.compute_s = r.compute_s;
+  row.io_bytes_read = r.io_bytes_read, row.io_bytes_written = r.io_bytes_written;
+  row.counters_begin = static_cast<std::uint32_t>(s.counters.size());
+  row.source = index;
+  for (const auto& [name, fraction] : r.counter_running_fraction) {
+    row.min_running = std::min(row.min_running, fraction);
+    row.any_running = true;
+  }
+  for (const auto& call : r.mpi_calls) {
+    const std::string& name = call.first;  // a named reference: lambdas may not capture bindings (clang)
+    const record::CallStats& c = call.second;
+    auto it = std::find_if(s.calls.begin(), s.calls.end(), [&](const CallTotal& t) { return t.name == name; });
+    if (it == s.calls.end()) it = s.calls.insert(s.calls.end(), CallTotal{name});
+    it->count += c.count;
+    it->bytes += c.bytes;
+    it->seconds += c.seconds;
+    if (c.seconds > it->max_s) it->max_s = c.seconds, it->max_rank = r.rank;
+  }
+  for (const auto& [name, v] : r.counters) {
+    s.counters.emplace_back(counter_index(s, name), v);
+    CounterTotal& a = s.counter_totals[name];
+    ++a.ranks;
+    a.sum += v;
+    if (v < a.min) a.min = v, a.min_rank = r.rank;
+    if (v > a.max) a.max = v, a.max_rank = r.rank;
+  }
+  s.rows.push_back(row);
+}
+
+}  // namespace
+
+RunScan scan_of(const record::RunRecord& rec) {
+  RunScan s;
+  s.names = {"ok", ""};
+  record::RunRecord& h = s.header;
+  h.schema = rec.schema, h.job = rec.job, h.config = rec.config, h.timing = rec.timing;
+  h.imbalance = rec.imbalance, h.counters_status = rec.counters_status, h.complete = rec.complete;
+  h.emulated = rec.emulated, h.extra = rec.extra;
+  s.rows.reserve(rec.ranks.size());
+  for (std::size_t i = 0; i < rec.ranks.size(); ++i) add_rank(s, rec.ranks[i], i);
+  auto ranks = std::make_shared<const std::vector<record::RankRecord>>(rec.ranks);
+  s.rank_detail = [ranks](const RankRow& row) { return (*ranks)[row.source]; };
+  return s;
+}
+
+std::map<std::string, double> counters_of(const RunScan& s, std::size_t i) {
+  const std::size_t end = i + 1 < s.rows.size() ? s.rows[i + 1].counters_begin : s.counters.size();
+  std::map<std::string, double> out;
+  for (std::size_t c = s.rows[i].counters_begin; c < end; ++c)
+    out.emplace(s.counter_names[s.counters[c].first], s.counters[c].second);
+  return out;
+}
+
+}  // namespace hpcsens::report
