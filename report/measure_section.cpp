@@ -14,8 +14,9 @@
 namespace hpcsens::report {
 namespace {
 
-using simdjson::ondemand::object;
-using simdjson::ondemand::value;
+// Named apart from record_reader.cpp's DOM types: a unity build compiles both in one unit.
+using OdObject = simdjson::ondemand::object;
+using OdValue = simdjson::ondemand::value;
 
 struct IoClass {
   std::uint64_t calls = 0, bytes = 0;
@@ -42,7 +43,7 @@ struct Totals {
   bool any = false;
 };
 
-double num(value v) {
+double num(OdValue v) {
   double d = 0;
   if (v.get_double().get(d) != simdjson::SUCCESS) {
     std::uint64_t u = 0;
@@ -50,24 +51,24 @@ double num(value v) {
   }
   return d;
 }
-std::uint64_t unum(value v) {
+std::uint64_t unum(OdValue v) {
   std::uint64_t u = 0;
   if (v.get_uint64().get(u) != simdjson::SUCCESS) u = 0;
   return u;
 }
-std::int64_t inum(value v) {
+std::int64_t inum(OdValue v) {
   std::int64_t i = -1;
   if (v.get_int64().get(i) != simdjson::SUCCESS) i = -1;
   return i;
 }
 
-void add_rank(object rank, Totals& t) {
+void add_rank(OdObject rank, Totals& t) {
   // Keys come in any order ("partners" may precede "rank"): the rank's pairs wait here.
   std::vector<Pair> pairs;
   std::int64_t me = -1;
   for (auto field : rank) {
     std::string_view key = field.unescaped_key().value_unsafe();
-    value v = field.value().value_unsafe();
+    OdValue v = field.value().value_unsafe();
     if (key == "rank") {
       me = inum(v);
     } else if (key == "io") {
@@ -116,7 +117,7 @@ void add_rank(object rank, Totals& t) {
         ++r.ranks;
         for (auto f : reg.value().get_object().value_unsafe()) {
           const std::string_view k = f.unescaped_key().value_unsafe();
-          const value x = f.value().value_unsafe();
+          const OdValue x = f.value().value_unsafe();
           if (k == "count") r.count += unum(x);
           if (k == "wall_s") {
             const double w = num(x);
