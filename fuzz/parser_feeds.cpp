@@ -13,6 +13,7 @@
 #include "model/mix.h"
 #include "model/model_json.h"
 #include "model/predict.h"
+#include "mpi/appfile.h"
 #include "record/run_record.h"
 #include "report/record_reader.h"
 #include "sweep/journal.h"
@@ -68,6 +69,22 @@ void feed_model(std::string_view in) {
   model::model_from_json(j, kSource);
 }
 
+// An Open MPI appfile: parsed, then rewritten with a setting in front of every context.
+void feed_appfile(std::string_view in) {
+  mpi::Appfile a;
+  int line = 0;
+  std::string why;
+  if (in.size() > mpi::kMaxAppfileBytes || !mpi::parse_appfile(in, &a, &line, &why))
+    throw InputError(kSource + ":" + std::to_string(line), why);
+  const std::string out = mpi::rewrite_appfile(a, {{"A", "1"}, {"B", "x y"}});
+  mpi::Appfile again;
+  if (!mpi::parse_appfile(out, &again, &line, &why)) {
+    if (why.find("longer than") != std::string::npos) return;  // our prefix took a line over the limit
+    throw std::logic_error("the rewritten appfile cannot be read: " + why);
+  }
+  if (again.contexts.size() != a.contexts.size()) throw std::logic_error("the rewritten appfile has other contexts");
+}
+
 // The journal reader takes a path: hand it the bytes through an anonymous memory file.
 void feed_journal(std::string_view in) {
   const int fd = ::memfd_create("journal", MFD_CLOEXEC);
@@ -89,6 +106,7 @@ const std::vector<ParserFeed>& parser_feeds() {
   static const std::vector<ParserFeed> feeds = {
       {"spec", feed_spec},     {"system", feed_system}, {"mix", feed_mix},         {"fit_csv", feed_fit_csv},
       {"record", feed_record}, {"model", feed_model},   {"journal", feed_journal},
+      {"appfile", feed_appfile},
   };
   return feeds;
 }

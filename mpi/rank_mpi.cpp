@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "mpi/elf_needed.h"
+#include "mpi/mpmd_programs.h"
 
 namespace hpcsens::mpi {
 
@@ -40,9 +41,9 @@ std::string find_executable(const std::string& name, std::string_view path_env) 
   if (name.find('/') != std::string::npos) return name;
   while (true) {
     const auto colon = path_env.find(':');
-    std::string dir(path_env.substr(0, colon));
-    if (dir.empty()) dir = ".";
-    const std::string candidate = dir + "/" + name;
+    const std::string_view dir = path_env.substr(0, colon);
+    std::string candidate(dir.empty() ? std::string_view(".") : dir);
+    candidate.append("/").append(name);
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
     if (colon == std::string_view::npos) return {};
     path_env.remove_prefix(colon + 1);
@@ -58,15 +59,11 @@ bool links_open_mpi(const std::vector<std::string>& needed) {
 RankMpi detect_rank_mpi(LauncherKind kind, const std::vector<std::string>& argv) {
   const char* path = std::getenv("PATH");
   if (kind == LauncherKind::kMpichHydra) {
-    // An Open MPI program started by Hydra still loads Open MPI: judge by the program when we
-    // can find it (the first argument that is an executable file; option values are not).
-    for (size_t i = 1; i < argv.size(); ++i) {
-      if (argv[i].empty() || argv[i][0] == '-') continue;
-      const std::string exe = find_executable(argv[i], path ? path : "/usr/bin:/bin");
-      std::error_code ec;
-      if (exe.empty() || !std::filesystem::is_regular_file(exe, ec) || ::access(exe.c_str(), X_OK) != 0)
-        continue;
-      return links_open_mpi(elf_needed_libraries_of_file(exe)) ? RankMpi::kOpenMpi : RankMpi::kMpich;
+    // An Open MPI program started by Hydra still loads Open MPI: judge by the first context's
+    // program we can find (option values are not executable files).
+    for (const auto& words : app_contexts(argv)) {
+      const std::string exe = context_program(words, path ? path : "/usr/bin:/bin");
+      if (!exe.empty()) return links_open_mpi(elf_needed_libraries_of_file(exe)) ? RankMpi::kOpenMpi : RankMpi::kMpich;
     }
     return RankMpi::kMpich;
   }

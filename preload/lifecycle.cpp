@@ -66,7 +66,7 @@ std::string env_or(const char* name, const std::string& fallback) {
   return (v != nullptr && *v != '\0') ? std::string(v) : fallback;
 }
 
-void warn(const std::string& what) { std::fprintf(stderr, "hpcsens: warning: %s\n", what.c_str()); }
+void warn(const std::string& what) { std::fprintf(stderr, "hpcsens: warning: %s\n", text::escape_for_message(what).c_str()); }
 
 // Outside bytes (not necessarily UTF-8), encoded losslessly for the record.
 std::vector<std::string> own_command_line() {
@@ -230,7 +230,9 @@ void after_init() noexcept {
     s.start_utc = text::encode_outside(env_or(env::kStartUtc, utc_iso8601(std::time(nullptr))));
     s.run_id = shared_run_id(s);
     // Counter set-up is slow, so it happens before t0 and only the start is inside the span.
-    const std::string spec = env_or(env::kEvents, "default");
+    // The event names reach the record (counter keys, status, notes) and warnings: stored
+    // losslessly like every outside string. Identity for every real PAPI name (ASCII, no '\').
+    const std::string spec = text::encode_outside(env_or(env::kEvents, "default"));
     s.papi.prepare(topdown::plan_events(spec, topdown::detect_cpu()));
     if (s.rank == 0 && s.papi.warn()) warn("counters: " + s.papi.status() + "; the job runs on");
     std::atexit(at_exit);

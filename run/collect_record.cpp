@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "common/errors.h"
 #include "common/json_input.h"
@@ -201,6 +203,40 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
     }
   }
   return c;
+}
+
+// The launcher can exit while ranks it is tearing down (abort, exit without finalize) are still
+// writing partial records. They need not be in the job's process group (Open MPI gives ranks
+// groups of their own), so watch the files instead: without a full record, wait until the
+// partial files (and their temporaries) stop changing, 300 ms of quiet, 3 s at most.
+void settle_partial_files(const std::string& out_dir, const std::string& run_id) {
+  using clock = std::chrono::steady_clock;
+  const fs::path full = fs::path(out_dir) / (run_id + env::kRecordSuffix);
+  const std::string prefix = run_id + ".rank";
+  auto snapshot = [&] {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      // Also the temporaries safe_file writes first (".<run_id>.rankN.partial.json.tmp...").
+      if (name.rfind(prefix, 0) == 0 || name.rfind("." + prefix, 0) == 0) names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  std::error_code ec;
+  const auto give_up = clock::now() + std::chrono::seconds(3);
+  auto last = snapshot();
+  auto quiet_since = clock::now();
+  while (!fs::exists(full, ec) && clock::now() < give_up &&
+         clock::now() - quiet_since < std::chrono::milliseconds(300)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto now = snapshot();
+    if (now != last) {
+      last = std::move(now);
+      quiet_since = clock::now();
+    }
+  }
 }
 
 }  // namespace hpcsens::run

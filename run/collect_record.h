@@ -23,6 +23,10 @@ struct Collected {
   bool no_ranks = false;    // neither a record nor any partial rank file exists
 };
 
+// Waits (3 s at most) until the partial files of a run without a full record stop changing:
+// the launcher can exit while ranks it tears down are still writing them.
+void settle_partial_files(const std::string& out_dir, const std::string& run_id);
+
 // Partial files of this run: "<out_dir>/<run_id>.rank<N>.partial.json", sorted by name.
 std::vector<std::string> partial_rank_files(const std::string& out_dir, const std::string& run_id);
 

@@ -24,6 +24,7 @@
 #include "common/text_escape.h"
 #include "mpi/launcher.h"
 #include "mpi/rank_mpi.h"
+#include "run/appfile_job.h"
 #include "run/collect_record.h"
 #include "run/job_control.h"
 
@@ -141,40 +142,6 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<mpi::EnvVar>
   return pid;
 }
 
-// The launcher can exit while ranks it is tearing down (abort, exit without finalize) are still
-// writing partial records. They need not be in the job's process group (Open MPI gives ranks
-// groups of their own), so watch the files instead: without a full record, wait until the
-// partial files (and their temporaries) stop changing, 300 ms of quiet, 3 s at most.
-void settle_partial_files(const std::string& out_dir, const std::string& run_id) {
-  using clock = std::chrono::steady_clock;
-  const fs::path full = fs::path(out_dir) / (run_id + env::kRecordSuffix);
-  const std::string prefix = run_id + ".rank";
-  auto snapshot = [&] {
-    std::vector<std::string> names;
-    std::error_code ec;
-    for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      // Also the temporaries safe_file writes first (".<run_id>.rankN.partial.json.tmp...").
-      if (name.rfind(prefix, 0) == 0 || name.rfind("." + prefix, 0) == 0) names.push_back(name);
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-  };
-  std::error_code ec;
-  const auto give_up = clock::now() + std::chrono::seconds(3);
-  auto last = snapshot();
-  auto quiet_since = clock::now();
-  while (!fs::exists(full, ec) && clock::now() < give_up &&
-         clock::now() - quiet_since < std::chrono::milliseconds(300)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    auto now = snapshot();
-    if (now != last) {
-      last = std::move(now);
-      quiet_since = clock::now();
-    }
-  }
-}
-
 // The job's command as stored in the record: every argument encoded losslessly (a Latin-1 file
 // name is not UTF-8 and JSON must be).
 std::vector<std::string> encoded(const std::vector<std::string>& argv) {
@@ -186,6 +153,55 @@ std::vector<std::string> encoded(const std::vector<std::string>& argv) {
 
 std::string encoded_command_json(const std::vector<std::string>& argv) {
   return nlohmann::json(encoded(argv)).dump();
+}
+
+// The launch line with the preload and its settings for every rank, or false (said as a
+// warning; the job then runs unmeasured): no preload for the ranks' MPI, app contexts built
+// against different MPIs, an appfile that cannot take the settings.
+bool plan_measured(const RunRequest& req, mpi::LauncherKind kind, AppfileJob& appfile, const std::string& run_id,
+                   const std::string& start_utc, std::string& out_dir, RunResult& result, mpi::LaunchPlan* plan) {
+  if (const auto mixed = mpi::mixed_mpi_problem(mpi::programs_mpi(contexts_of(appfile, req.argv))); !mixed.empty()) {
+    warn(result, req.quiet, mixed + "; one preload cannot serve both, so the job runs unmeasured");
+    result.error = "no record: " + mixed;
+    result.error_warned = true;
+    return false;
+  }
+  // The preload is ABI-specific: the one built against the MPI the ranks will load.
+  const mpi::RankMpi rank_mpi = mpi::detect_rank_mpi(kind, req.argv);
+  const std::string preload = find_preload_library(rank_mpi);
+  if (preload.empty()) {
+    warn(result, req.quiet,
+         fmt::format("{} (for {} jobs) not found in {}; running unmeasured{}",
+                     mpi::preload_file_name(rank_mpi), mpi::rank_mpi_name(rank_mpi),
+                     std::getenv("HPCSENS_PRELOAD_DIR") ? "$HPCSENS_PRELOAD_DIR" : "../lib/ next to hpcsens",
+                     rank_mpi == mpi::RankMpi::kMpich
+                         ? " (was hpcsens built without MPICH's headers?)" : ""));
+    result.error = "no record: preload library not found";
+    return false;
+  }
+  out_dir = fs::absolute(out_dir).lexically_normal().string();
+  std::string ld_preload = preload;
+  if (const char* existing = std::getenv(env::kPreload); existing && *existing)
+    ld_preload += std::string(":") + existing;
+  const std::vector<mpi::EnvVar> vars = {
+      {env::kOutDir, out_dir},
+      {env::kRunId, run_id},
+      {env::kEvents, req.events.empty() ? "default" : req.events},
+      {env::kCommand, encoded_command_json(req.argv)},
+      {env::kLauncher, result.launcher},
+      {env::kStartUtc, start_utc},
+      {env::kPreload, ld_preload},
+  };
+  *plan = mpi::plan_launch(kind, req.argv, vars);
+  if (!appfile.present) return true;
+  if (auto err = inject_into_appfile(appfile, *plan, vars, out_dir, run_id); !err.empty()) {
+    warn(result, req.quiet, "cannot put the preload settings into a copy of appfile " + appfile.user_path + " (" +
+                                err + "); running the job unmeasured");
+    result.error = "no record: the appfile copy could not be written";
+    result.error_warned = true;
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -270,6 +286,16 @@ RunResult run_job(const RunRequest& req) {
 
   const mpi::LauncherKind kind = mpi::detect_launcher(req.argv[0]);
   result.launcher = std::string(mpi::launcher_name(kind));
+  // A bad appfile is bad input: refused before anything is created.
+  AppfileJob appfile;
+  try {
+    appfile = read_appfile_of(kind, req.argv);
+  } catch (const InputError& e) {
+    result.exit_status = kExitBadInput;
+    result.refused = true;
+    result.error = e.what();
+    return result;
+  }
 
   // Anything that prevents measuring makes us run the job as the user gave it.
   bool measure = kind != mpi::LauncherKind::kUnknown;
@@ -291,36 +317,9 @@ RunResult run_job(const RunRequest& req) {
     result.error_warned = true;  // the warning above is the one line the user sees
     measure = false;
   }
-  // The preload is ABI-specific: the one built against the MPI the ranks will load.
-  const mpi::RankMpi rank_mpi = mpi::detect_rank_mpi(kind, req.argv);
-  const std::string preload = find_preload_library(rank_mpi);
-  if (measure && preload.empty()) {
-    warn(result, req.quiet,
-         fmt::format("{} (for {} jobs) not found in {}; running unmeasured{}",
-                     mpi::preload_file_name(rank_mpi), mpi::rank_mpi_name(rank_mpi),
-                     std::getenv("HPCSENS_PRELOAD_DIR") ? "$HPCSENS_PRELOAD_DIR" : "../lib/ next to hpcsens",
-                     rank_mpi == mpi::RankMpi::kMpich
-                         ? " (was hpcsens built without MPICH's headers?)" : ""));
-    result.error = "no record: preload library not found";
-    measure = false;
-  }
   mpi::LaunchPlan plan;
-  if (measure) {
-    out_dir = fs::absolute(out_dir).lexically_normal().string();
-    std::string ld_preload = preload;
-    if (const char* existing = std::getenv(env::kPreload); existing && *existing)
-      ld_preload += std::string(":") + existing;
-    const std::vector<mpi::EnvVar> vars = {
-        {env::kOutDir, out_dir},
-        {env::kRunId, run_id},
-        {env::kEvents, req.events.empty() ? "default" : req.events},
-        {env::kCommand, encoded_command_json(req.argv)},
-        {env::kLauncher, result.launcher},
-        {env::kStartUtc, start_utc},
-        {env::kPreload, ld_preload},
-    };
-    plan = mpi::plan_launch(kind, req.argv, vars);
-  } else {
+  if (measure) measure = plan_measured(req, kind, appfile, run_id, start_utc, out_dir, result, &plan);
+  if (!measure) {
     // Unchanged argv, nothing added to the environment (the unknown kind also explains why).
     plan = mpi::plan_launch(kind == mpi::LauncherKind::kUnknown ? kind : mpi::LauncherKind::kSingleton,
                             req.argv, {});
@@ -336,6 +335,7 @@ RunResult run_job(const RunRequest& req) {
     SignalForwarding forwarding;
     pid = spawn(plan.argv, plan.launcher_env, &took_terminal, &exec_error);
     if (pid < 0) {
+      remove_appfile_copy(appfile, out_dir);
       result.exit_status = 127;
       result.error = "cannot start the job: " + exec_error;
       return result;
@@ -344,6 +344,7 @@ RunResult run_job(const RunRequest& req) {
     result.exit_status = wait_for(pid, req.timeout_s, took_terminal, &result.timed_out, &raw_status);
   }
   if (took_terminal) give_terminal_to(::getpgrp());
+  remove_appfile_copy(appfile, out_dir);
   if (!exec_error.empty()) {  // exec failed: the shell-like 126/127 is already the exit status
     result.error = exec_error;
     return result;

@@ -43,10 +43,23 @@ class EmulatedExecutor : public Executor {
   const Session& session_;
 };
 
+// Journals the identity of a forked run module. A full disk must not leave the fork unwaited:
+// the failure is said and the attempt goes on.
+void journal_child(Journal* journal, int pid) {
+  if (journal == nullptr) return;
+  const ProcessIdentity id = identify_process(pid);
+  if (id.pid == 0) return;  // already gone
+  try {
+    journal->append({{"type", "child"}, {"pid", id.pid}, {"start", id.start_ticks}, {"boot", id.boot_id}});
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hpcsens sweep: warning: {} (the run module's pid {} is not journalled)\n", e.what(), pid);
+  }
+}
+
 class MeasuredExecutor : public Executor {
  public:
-  MeasuredExecutor(const SweepSpec& spec, const KnobSet& knobs, const SweepOptions& opt, Session& s)
-      : spec_(spec), knobs_(knobs), opt_(opt), session_(s) {}
+  MeasuredExecutor(const SweepSpec& spec, const KnobSet& knobs, const SweepOptions& opt, Session& s, Journal* j)
+      : spec_(spec), knobs_(knobs), opt_(opt), session_(s), journal_(j) {}
   void new_point() override { calibration_ = nlohmann::json(); }
 
   Outcome run(const Attempt& a) override {
@@ -61,7 +74,7 @@ class MeasuredExecutor : public Executor {
     req.config = config;
     req.timeout_s = spec_.timeout_s;
     req.run_id = a.run.id + "-a" + std::to_string(a.number);
-    const run::RunResult res = run_isolated(opt_.run_job, req);
+    const run::RunResult res = run_isolated(opt_.run_job, req, [this](int pid) { journal_child(journal_, pid); });
     Outcome out;
     out.exit_status = res.exit_status;
     out.timed_out = res.timed_out;
@@ -103,15 +116,16 @@ class MeasuredExecutor : public Executor {
   const KnobSet& knobs_;
   const SweepOptions& opt_;
   Session& session_;
+  Journal* journal_;
   nlohmann::json calibration_;
 };
 
 }  // namespace
 
 std::unique_ptr<Executor> make_executor(const SweepSpec& spec, const KnobSet& knobs, const SweepOptions& opt,
-                                        Session& session) {
+                                        Session& session, Journal* journal) {
   if (spec.emulation) return std::make_unique<EmulatedExecutor>(spec, session);
-  return std::make_unique<MeasuredExecutor>(spec, knobs, opt, session);
+  return std::make_unique<MeasuredExecutor>(spec, knobs, opt, session, journal);
 }
 
 }  // namespace hpcsens::sweep

@@ -45,8 +45,10 @@ class Executor {
 // The point's settings and the run's identity, merged into its record.
 nlohmann::json run_config(const PlannedRun& run, const Point& p, const SweepSpec& spec);
 
+// With `journal`, every run module forked for an attempt is journalled ("child": pid, start
+// time, boot id) so that --resume can see it outlive a kill -9 of the sweep.
 std::unique_ptr<Executor> make_executor(const SweepSpec& spec, const KnobSet& knobs, const SweepOptions& opt,
-                                        Session& session);
+                                        Session& session, Journal* journal = nullptr);
 
 // Runs every pending run of the plan (retrying failures, skipping a run after its retries)
 // until done or stopped by a signal. Throws for failures of the sweep itself.

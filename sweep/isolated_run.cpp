@@ -75,7 +75,7 @@ class StopWatcher {
 
 }  // namespace
 
-run::RunResult run_isolated(const JobRunner& runner, const run::RunRequest& req) {
+run::RunResult run_isolated(const JobRunner& runner, const run::RunRequest& req, const ChildStarted& started) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   std::fflush(stdout);
@@ -89,6 +89,7 @@ run::RunResult run_isolated(const JobRunner& runner, const run::RunRequest& req)
     child_main(runner, req, fds[1], parent);
   }
   ::close(fds[1]);
+  if (started) started(pid);
   std::string text;
   {
     StopWatcher watcher;

@@ -11,9 +11,13 @@
 namespace hpcsens::sweep {
 
 using JobRunner = std::function<run::RunResult(const run::RunRequest&)>;
+// Told the child's pid right after the fork (the sweep journals it: the child is not exec'd, so
+// /proc/<pid>/environ does not show the sweep token). Must not throw.
+using ChildStarted = std::function<void(int pid)>;
 
 // The child closes the sweep's lock descriptors (a job that outlives a kill -9 must not hold
-// them; --resume finds it by the sweep token in its environment instead).
-run::RunResult run_isolated(const JobRunner& runner, const run::RunRequest& req);
+// them; --resume finds it by the sweep token in its environment, and the child by its journalled
+// pid and start time).
+run::RunResult run_isolated(const JobRunner& runner, const run::RunRequest& req, const ChildStarted& started = {});
 
 }  // namespace hpcsens::sweep

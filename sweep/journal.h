@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/safe_file.h"
+#include "sweep/process_identity.h"
 #include "sweep/sysfs_io.h"
 
 namespace hpcsens::sweep {
@@ -65,6 +66,8 @@ struct JournalState {
   std::map<std::string, int> failed_attempts;
   bool finished = false;
   int unparsable = 0;
+  // The run modules the sweep forked (one per attempt): --resume refuses while one lives.
+  std::vector<ProcessIdentity> children;
 };
 
 // Reads <dir>/journal.jsonl through the checked directory: it must be a regular file owned by

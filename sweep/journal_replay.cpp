@@ -43,6 +43,13 @@ class LineReader {
       fail(key, "must be an integer within [0, 1000000]");
     return int(it->get<long long>());
   }
+  unsigned long long count(const char* key) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) fail(key, "missing");
+    if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<long long>() >= 0))
+      fail(key, "must be a non-negative integer");
+    return it->get<unsigned long long>();
+  }
 
  private:
   const std::string& path_;
@@ -104,6 +111,14 @@ void replay_line(const LineReader& r, const nlohmann::json& j, JournalState& s) 
     s.skipped.insert(r.str("id", true));
   } else if (type == "finished") {
     s.finished = true;
+  } else if (type == "child") {
+    ProcessIdentity c;
+    const auto pid = r.count("pid");
+    if (pid == 0 || pid > (1u << 22)) r.fail("pid", "must be a process id (1 to 4194304)");
+    c.pid = int(pid);
+    c.start_ticks = r.count("start");
+    c.boot_id = r.str("boot", true);
+    s.children.push_back(c);
   }
 }
 

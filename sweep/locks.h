@@ -26,7 +26,7 @@ class FileLock {
   void note(const std::string& text) const;
 
  private:
-  friend FileLock take_lock(const safe_file::Dir&, const std::string&, const std::string&);
+  friend FileLock take_lock(const safe_file::Dir&, const std::string&, const std::string&, std::string*);
   int fd_ = -1;
   std::string path_;
 };
@@ -35,9 +35,11 @@ class FileLock {
 // job) closes them, so a job that outlives a kill -9 of the sweep does not keep them.
 const std::vector<int>& held_lock_fds();
 
-// Takes an exclusive flock on dir/name (created 0600, never through a symlink). Throws
-// InputError("<what>", "... held by pid N ...") when another process holds it.
-FileLock take_lock(const safe_file::Dir& dir, const std::string& name, const std::string& what);
+// Takes an exclusive flock on dir/name (created 0600, never through a symlink). When another
+// process holds it: with `busy_note`, returns a lock that is not held and the holder's note in
+// *busy_note; without, throws InputError("<what>", "... held by pid N ...").
+FileLock take_lock(const safe_file::Dir& dir, const std::string& name, const std::string& what,
+                   std::string* busy_note = nullptr);
 
 // The sweep directory's lock (file .hpcsens-sweep.lock in it). Notes our pid.
 FileLock lock_sweep_dir(const safe_file::Dir& dir);
@@ -45,10 +47,25 @@ FileLock lock_sweep_dir(const safe_file::Dir& dir);
 // Where machine-wide locks live: $HPCSENS_LOCK_DIR (tests), else /run/hpcsens.
 std::string machine_lock_dir();
 
-// The machine-wide lock for knobs under `sysfs_root`, taken for the sweep in `sweep_dir`
-// (absolute). Refused while another sweep holds it, and while a dead sweep's lock names a
-// directory whose journal still has knobs changed (until `hpcsens sweep --restore` there).
-FileLock lock_machine(const std::string& sysfs_root, const std::string& sweep_dir);
+// Who a sweep is: its directory (absolute) and its token (journal header, HPCSENS_SWEEP_TOKEN).
+struct SweepIdentity {
+  std::string dir;
+  std::string token;
+};
+
+// The machine-wide lock for knobs under `sysfs_root`, taken for sweep `who`. Refused while
+// another sweep holds it, and while the lock's note names another sweep whose journal still has
+// knobs changed: a dead sweep (until `hpcsens sweep --restore` there), or a multi-node sweep
+// whose node task changed this node's knobs and ended (that sweep may still run elsewhere).
+FileLock lock_machine(const std::string& sysfs_root, const SweepIdentity& who);
+
+// One node's part of a multi-node sweep (`--apply-point`): this node's machine-wide lock for
+// `who`. Where the lock is held by our own sweep (its controller runs on this node) the task
+// goes on without it (the returned lock is not held); another sweep's lock, live or left with
+// knobs changed, refuses the task before it changes anything. Otherwise the lock is taken and
+// noted as ours: when the task ends the note stays, and marks the node's knobs as this sweep's
+// until its journal says they are restored.
+FileLock lock_node_for_sweep(const std::string& sysfs_root, const SweepIdentity& who);
 
 // Marks the machine lock clean (knobs restored): a later sweep need not look at our journal.
 void release_machine(FileLock& lock);

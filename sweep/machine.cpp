@@ -39,6 +39,18 @@ void run_commands(const std::vector<Argv>& cmds) {
   }
 }
 
+// The per-node srun: a node task exits 2 when another sweep holds that node's knobs (it said
+// so on stderr); that stops the sweep, which then restores what the other nodes applied.
+void apply_on_every_node(const Argv& cmd, int point) {
+  const auto r = run_child(cmd, 60, false, nullptr);
+  if (r.exit_status == kExitBadInput)
+    throw InputError("point " + std::to_string(point), "a node refused to apply it (another sweep holds its knobs; "
+                                                       "see the node's message above): " + shell_join(cmd));
+  if (r.exit_status != 0)
+    throw std::runtime_error("knob command failed (" +
+                             (r.error.empty() ? "exit " + std::to_string(r.exit_status) : r.error) + "): " + shell_join(cmd));
+}
+
 void manual_step(const MemoryConfig& m) {
   fmt::print(stderr, "\nhpcsens sweep: manual step for memory configuration '{}': {}\n"
                      "press Enter when done (end of input stops the sweep)\n", m.name, m.manual);
@@ -51,7 +63,7 @@ void manual_step(const MemoryConfig& m) {
 Machine::Machine(const SweepSpec& spec, const KnobSet& knobs, const SweepOptions& opt, Session& session)
     : spec_(spec), knobs_(knobs), opt_(opt), session_(session), emulated_(spec.emulation.has_value()),
       nnodes_(slurm_nnodes()) {
-  if (knobs_.changes_machine() && !emulated_) lock_ = lock_machine(spec.sysfs_root, session.abs_dir);
+  if (knobs_.changes_machine() && !emulated_) lock_ = lock_machine(spec.sysfs_root, {session.abs_dir, session.state.token});
 }
 
 void Machine::save_originals(Journal& journal) {
@@ -83,8 +95,8 @@ void Machine::enter(const Point& p, Journal& journal) {
   journal.append({{"type", "apply"}, {"utc", utc_now()}, {"point", point_json(p, spec_)}});
   session_.state.knobs_dirty = true;
   if (nnodes_ > 1 && knobs_.changes_machine() && !emulated_)
-    run_commands({per_node_apply_command(nnodes_, opt_.hpcsens_exe, std::filesystem::absolute(spec_.source).string(),
-                                         p.index, session_.abs_dir)});
+    apply_on_every_node(per_node_apply_command(nnodes_, opt_.hpcsens_exe, std::filesystem::absolute(spec_.source).string(),
+                                               p.index, session_.abs_dir), p.index);
   else
     run_commands(knobs_.apply(io_, p));
   current_ = p.index;

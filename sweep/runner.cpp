@@ -124,7 +124,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   try {
     journal_start(session, journal, spec, plan);
     machine.save_originals(journal);
-    const auto executor = make_executor(spec, knobs, opt, session);
+    const auto executor = make_executor(spec, knobs, opt, session, &journal);
     run_pending(spec, plan, session, journal, machine, *executor);
   } catch (const InputError& e) {
     failure = e.what();
@@ -151,7 +151,7 @@ int restore_dir(const std::string& dir, bool machine_wide) {
   }
   FileLock machine_lock;
   if (machine_wide && (!s.state.originals.empty() || !s.state.restore_actions.empty() || s.state.per_node_nnodes > 0))
-    machine_lock = lock_machine(s.state.sysfs_root, s.abs_dir);
+    machine_lock = lock_machine(s.state.sysfs_root, {s.abs_dir, s.state.token});
   Journal journal(s.fd);
   const auto r = restore_journalled(s.state, journal, s.abs_dir);
   for (const auto& f : r.restored) fmt::print(stderr, "restored {} = {}\n", f.path, f.value);
@@ -193,6 +193,12 @@ int apply_point_here(const SweepSpec& spec, int point, const std::string& dir) {
                                           std::to_string(plan.points.size()) + ")");
   char host[256] = "localhost";
   ::gethostname(host, sizeof host - 1);
+  // This node's knobs, before anything is created or changed: another sweep's (live, or left
+  // changed) refuse us; our controller's lock on its own node lets us on. The controller's
+  // environment (srun --export=ALL) carries its token.
+  const char* token = std::getenv(kTokenVariable);
+  const FileLock node_lock =
+      lock_node_for_sweep(spec.sysfs_root, {std::filesystem::absolute(dir).lexically_normal().string(), token ? token : ""});
   // Each node locks only its own directory: the nodes of one allocation apply at the same time.
   Session s = lock_directory(dir + "/nodes/" + host, true);
   Journal journal(s.fd);

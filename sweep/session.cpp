@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -63,10 +64,17 @@ void find_lost_records(Session& s, const Plan& plan) {
   }
 }
 
+// Processes of earlier attempts: those that carry the token in their environment (jobs,
+// calibrators: exec'd with it) and the journalled run modules (forks of the sweep, whose
+// /proc/<pid>/environ is the sweep's own from before it set the token).
 void check_previous_processes(const Session& s) {
-  if (s.state.token.empty()) return;
-  const auto pids = processes_of_sweep(s.state.token);
+  std::vector<int> pids;
+  if (!s.state.token.empty()) pids = processes_of_sweep(s.state.token);
+  for (const auto& c : s.state.children)
+    if (still_running(c) && c.pid != ::getpid() && std::find(pids.begin(), pids.end(), c.pid) == pids.end())
+      pids.push_back(c.pid);
   if (pids.empty()) return;
+  std::sort(pids.begin(), pids.end());
   std::string list;
   for (int p : pids) list += (list.empty() ? "" : ", ") + std::to_string(p);
   throw InputError(s.dir, "a process of the previous attempt of this sweep still runs (pid " + list +

@@ -53,6 +53,17 @@ inline Result on_host(const std::string& host, std::vector<std::string> args, co
   return sweep::testing::run(args, cwd, timeout_s);
 }
 
+// The pid of the `hpcsens sweep` (found by `exe`, its binary) whose command line names `spec`,
+// or -1.
+inline pid_t sweep_controller_pid(const std::string& exe, const std::string& spec) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string cmd = get(e.path().string() + "/cmdline");
+    if (cmd.rfind(exe + '\0' + "sweep", 0) == 0 && cmd.find(spec) != std::string::npos)
+      return std::stoi(e.path().filename().string());
+  }
+  return -1;
+}
+
 // A scratch directory on the shared file system, removed unless the test failed.
 class ClusterTest : public ::testing::Test {
  protected:

@@ -44,15 +44,7 @@ int runs_done(const std::string& out) {
   return n;
 }
 
-// The pid of the sweep controller whose command line names `spec` (a child of salloc).
-pid_t controller_pid(const std::string& spec) {
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    const std::string cmd = get(e.path().string() + "/cmdline");
-    if (cmd.rfind(kHpcsens + '\0' + "sweep", 0) == 0 && cmd.find(spec) != std::string::npos)
-      return std::stoi(e.path().filename().string());
-  }
-  return -1;
-}
+pid_t controller_pid(const std::string& spec) { return sweep_controller_pid(kHpcsens, spec); }
 
 using MultiNodeSweep = ClusterTest;
 

@@ -76,6 +76,32 @@ TEST_F(HostileRun, NonUtf8HostNameOfOneRankNeitherHangsNorLosesIt) {
   EXPECT_NE(std::find(hosts.begin(), hosts.end(), "h\\xe9"), hosts.end()) << hosts.dump();
 }
 
+// Event names come from the user (--events, HPCSENS_EVENTS) and reach the record and the
+// warnings: bytes that are not UTF-8, quotes and control characters must neither break the
+// record's JSON nor the job, and stay recoverable (text::encode_outside).
+TEST_F(HostileRun, HostileEventNameIsStoredLosslesslyAndTheJobStatusKept) {
+  const std::string hostile = "bad\xff\"q\x1b[31m\nname";
+  const Args job = {"mpirun", "--oversubscribe", "-np", "2", kExit, "3"};
+  const auto plain = run_process(job, kTimeout);
+  const auto wrapped = wrap(job, {"--events", "perf::TASK-CLOCK," + hostile});
+  ASSERT_FALSE(wrapped.timed_out);
+  EXPECT_EQ(wrapped.exit_status, plain.exit_status) << wrapped.err;
+  EXPECT_EQ(wrapped.exit_status, 3);
+  const std::string path = record_path(wrapped);
+  ASSERT_FALSE(path.empty()) << wrapped.err;
+  std::ifstream in(path);
+  const auto rec = nlohmann::json::parse(in);  // throws, failing the test, if not valid JSON
+  EXPECT_EQ(rec.value("complete", false), true);
+  EXPECT_EQ(rec.at("ranks").size(), 2u);
+  // The name as stored: the invalid byte as \xff, quote and controls kept (JSON escapes them).
+  EXPECT_NE(rec.dump().find("bad\\\\xff\\\"q\\u001b[31m\\nname"), std::string::npos) << rec.dump(1);
+  // The preload's warning names the event escaped, on one line.
+  const auto warning = wrapped.err.find("hpcsens: warning: counters: ");
+  ASSERT_NE(warning, std::string::npos) << wrapped.err;
+  const std::string line = wrapped.err.substr(warning, wrapped.err.find('\n', warning) - warning);
+  EXPECT_NE(line.find("bad\\xff\"q\\x1b[31m\\nname"), std::string::npos) << line;
+}
+
 TEST_F(HostileRun, BadRunIdIsRefusedBeforeTheJob) {
   const fs::path marker = out_.string() + "-marker";
   for (const char* id : {"../escape", "a/b", "bad\nid"}) {

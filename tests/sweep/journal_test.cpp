@@ -1,7 +1,11 @@
 // Journal: append + fsync, torn last line, replay rules that --resume and --restore rely on.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
+
+#include "common/errors.h"
 
 #include "fake_sysfs.h"
 #include "sweep/journal.h"
@@ -58,6 +62,41 @@ TEST(SweepJournal, LostRunIsNoLongerDoneUntilItRunsAgain) {
   lines.push_back({{"type", "run"}, {"id", "a"}, {"status", "ok"}});
   st = replay_journal(lines);
   EXPECT_EQ(st.done, (std::set<std::string>{"a", "b"}));
+}
+
+// The run modules a sweep forked: replayed with their identity; a wrong type is bad input.
+TEST(SweepJournal, ChildLinesKeepPidStartTimeAndBoot) {
+  const auto st = replay_journal(std::vector<nlohmann::json>{
+      {{"type", "child"}, {"pid", 4242}, {"start", 123456789012ULL}, {"boot", "b-1"}}});
+  ASSERT_EQ(st.children.size(), 1u);
+  EXPECT_EQ(st.children[0].pid, 4242);
+  EXPECT_EQ(st.children[0].start_ticks, 123456789012ULL);
+  EXPECT_EQ(st.children[0].boot_id, "b-1");
+  for (const auto& bad : {nlohmann::json{{"type", "child"}, {"pid", "1"}, {"start", 1}, {"boot", "b"}},
+                          nlohmann::json{{"type", "child"}, {"pid", 0}, {"start", 1}, {"boot", "b"}},
+                          nlohmann::json{{"type", "child"}, {"pid", 5}, {"start", -1}, {"boot", "b"}},
+                          nlohmann::json{{"type", "child"}, {"pid", 5}, {"start", 1}}})
+    EXPECT_THROW(replay_journal(std::vector<nlohmann::json>{bad}), InputError) << bad.dump();
+}
+
+// /proc/<pid>/stat: the command name may hold blanks and parentheses; field 22 is the start.
+TEST(ProcessIdentity, StartTimeIsCountedAfterTheCommandsLastParenthesis) {
+  unsigned long long ticks = 0;
+  const std::string fields = " S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 987654 19 20";
+  ASSERT_TRUE(start_ticks_of_stat("77 (a) b (c" + std::string(")") + fields, &ticks));
+  EXPECT_EQ(ticks, 987654u);
+  EXPECT_FALSE(start_ticks_of_stat("77 (short) S 1 2", &ticks));
+  EXPECT_FALSE(start_ticks_of_stat("no parenthesis", &ticks));
+}
+
+TEST(ProcessIdentity, OwnProcessRunsAndAnotherStartTimeDoesNot) {
+  auto me = identify_process(::getpid());
+  ASSERT_EQ(me.pid, ::getpid());
+  EXPECT_FALSE(me.boot_id.empty());
+  EXPECT_TRUE(still_running(me));
+  me.start_ticks += 1;  // a later process that reused the pid
+  EXPECT_FALSE(still_running(me));
+  EXPECT_EQ(identify_process(0).pid, 0);
 }
 
 }  // namespace

@@ -154,6 +154,49 @@ TEST(SweepGuard, ResumeIsRefusedWhileAProcessOfThePreviousAttemptLives) {
   EXPECT_EQ(run({kHpcsens, "sweep", "--resume", out, "--no-fit"}, t.path()).status, 0);
 }
 
+// The run module is a fork of the sweep (not exec'd), so its /proc/<pid>/environ is the sweep's
+// own from before the token was set: only its journalled pid and start time show it. Here the
+// job ignores SIGTERM, so after a kill -9 of the sweep the run module waits for it, orphaned.
+TEST(SweepGuard, ResumeSeesTheRunModuleAKilledSweepForked) {
+  TempDir t;
+  private_lock_dir(t);
+  const std::string slow = t.path() + "/slow", out = t.path() + "/out";
+  put(slow, "");
+  put(t.path() + "/spec.yaml", "job: {command: [sh, -c, 'trap \"\" TERM; if [ -e " + slow + " ]; then sleep 6; fi; "
+                               "exec mpirun -np 1 --oversubscribe " + kStream + " --array-bytes 4000000 --ntimes 3']}\n"
+                               "calibration: {stream: false}\nretries: 0\n");
+  const auto p = spawn({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
+  int child = 0;
+  ASSERT_TRUE(eventually([&] {
+    for (const auto& e : journal_of(out))
+      if (e.value("type", "") == "child") child = e["pid"].get<int>();
+    return child > 0 && !processes_of_token(out).empty();
+  }, 30)) << get(p.err_path);
+  ::kill(p.pid, SIGKILL);
+  wait_for(p, 10);
+  // Alive: /proc has it and it is not a zombie waiting for its new parent to reap it.
+  const auto alive = [&] {
+    const std::string stat = get("/proc/" + std::to_string(child) + "/stat");
+    const auto close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+  };
+  // The orphaned run module lives, and the token check alone cannot see it.
+  ASSERT_TRUE(alive());
+  EXPECT_EQ(get("/proc/" + std::to_string(child) + "/environ").find("HPCSENS_SWEEP_TOKEN="), std::string::npos);
+  const auto refused = run({kHpcsens, "sweep", "--resume", out, "--no-fit"}, t.path());
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("a process of the previous attempt of this sweep still runs (pid "), std::string::npos)
+      << refused.err;
+  const std::string pids = refused.err.substr(refused.err.find("(pid ") + 5);
+  EXPECT_NE(pids.substr(0, pids.find(')')).find(std::to_string(child)), std::string::npos) << refused.err;
+  // Once the orphan ends (its job does, after the sleep), --resume goes on.
+  fs::remove(slow);
+  ASSERT_TRUE(eventually([&] { return !alive(); }, 30));
+  const auto resumed = run({kHpcsens, "sweep", "--resume", out, "--no-fit"}, t.path(), 60);
+  EXPECT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_EQ(ok_runs(out).size(), 1u);
+}
+
 // Plain --resume runs what is missing; runs skipped after their retries only with the flag.
 TEST(SweepGuard, ResumeRetriesSkippedRunsOnlyWhenAsked) {
   TempDir t;

@@ -1,0 +1,38 @@
+#pragma once
+// `mpirun --app FILE` jobs: mpirun applies none of its command-line `-x` settings to an appfile's
+// contexts, so hpcsens reads the user's appfile (a bounded regular file), writes a private copy
+// with the preload settings in front of every context line into the run's checked output
+// directory (common/safe_file), runs mpirun on the copy, and removes it after the job.
+#include <string>
+#include <vector>
+
+#include "mpi/appfile.h"
+#include "mpi/launcher.h"
+#include "mpi/mpmd_programs.h"
+
+namespace hpcsens::run {
+
+struct AppfileJob {
+  bool present = false;    // argv names an appfile (Open MPI only)
+  std::string user_path;   // as the user gave it
+  mpi::Appfile file;
+  std::string copy_name;   // our copy in the output directory, once written
+};
+
+// Reads the appfile argv names, if any. Throws InputError naming the file (and line) for a
+// file that is not a regular file, too large, or that cannot be read as an appfile.
+AppfileJob read_appfile_of(mpi::LauncherKind kind, const std::vector<std::string>& argv);
+
+// The words of each app context: the appfile's context lines, else argv split at ':'.
+std::vector<std::vector<std::string>> contexts_of(const AppfileJob& job, const std::vector<std::string>& argv);
+
+// Writes the rewritten copy into out_dir and points plan.argv at it; the settings too long or
+// odd for a line go into mpirun's environment and are exported by name. "" or why not (the
+// job then runs unmeasured).
+std::string inject_into_appfile(AppfileJob& job, mpi::LaunchPlan& plan, const std::vector<mpi::EnvVar>& vars,
+                                const std::string& out_dir, const std::string& run_id);
+
+// Removes the copy (after the job).
+void remove_appfile_copy(const AppfileJob& job, const std::string& out_dir);
+
+}  // namespace hpcsens::run
