@@ -1,5 +1,4 @@
 #include "model/analysis.h"
-#include "model/number_format.h"
 
 #include <fmt/core.h>
 
@@ -10,6 +9,7 @@
 #include "model/identifiability.h"
 #include "model/model_choice.h"
 #include "model/node_effects.h"
+#include "model/number_format.h"
 #include "model/validation.h"
 
 namespace hpcsens::model {

@@ -1,5 +1,4 @@
 #include "model/fit_output.h"
-#include "model/number_format.h"
 
 #include <fmt/core.h>
 
@@ -9,6 +8,7 @@
 #include "common/errors.h"
 #include "model/fit_tables.h"
 #include "model/model_json.h"
+#include "model/number_format.h"
 
 namespace hpcsens::model {
 namespace {

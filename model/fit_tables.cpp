@@ -1,11 +1,11 @@
 #include "model/fit_tables.h"
-#include "model/number_format.h"
 
 #include <fmt/core.h>
 
 #include <cmath>
 
 #include "common/errors.h"
+#include "model/number_format.h"
 
 namespace hpcsens::model {
 namespace {

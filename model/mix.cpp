@@ -1,5 +1,4 @@
 #include "model/mix.h"
-#include "model/yaml_position.h"
 
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
@@ -12,6 +11,7 @@
 #include "common/errors.h"
 #include "common/safe_file.h"
 #include "model/model_json.h"
+#include "model/yaml_position.h"
 
 namespace hpcsens::model {
 namespace {

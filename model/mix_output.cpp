@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "common/errors.h"
-#include "model/number_format.h"
 #include "model/fit_tables.h"
 #include "model/mix.h"
+#include "model/number_format.h"
 
 namespace hpcsens::model {
 namespace {

@@ -1,6 +1,5 @@
 // Model choice for --model auto (docs/methodology.md, "Model selection").
 #include "model/model_choice.h"
-#include "model/number_format.h"
 
 #include <fmt/core.h>
 
@@ -10,6 +9,7 @@
 #include "common/errors.h"
 #include "model/diagnostics.h"
 #include "model/identifiability.h"
+#include "model/number_format.h"
 #include "model/validation.h"
 
 namespace hpcsens::model {

@@ -1,5 +1,4 @@
 #include "model/predict.h"
-#include "model/yaml_position.h"
 
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
@@ -15,6 +14,7 @@
 #include "common/safe_file.h"
 #include "model/dataset.h"
 #include "model/glpk_guard.h"
+#include "model/yaml_position.h"
 
 namespace hpcsens::model {
 namespace {

@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "common/errors.h"
-#include "model/number_format.h"
 #include "model/fit_output.h"
+#include "model/number_format.h"
 
 namespace hpcsens::model {
 namespace {

@@ -1,10 +1,11 @@
 #include "model/sensitivity.h"
-#include "model/number_format.h"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include "model/number_format.h"
 
 namespace hpcsens::model {
 namespace {

@@ -1,5 +1,4 @@
 #include "model/verdict.h"
-#include "model/number_format.h"
 
 #include <fmt/core.h>
 
@@ -7,6 +6,8 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+
+#include "model/number_format.h"
 
 namespace hpcsens::model {
 namespace {
