@@ -2,6 +2,8 @@
 #   bin/hpcsens, bin/hpcsens-stream      the tool and its STREAM calibrator
 #   lib/libhpcsens_preload*.so           the preloads (hpcsens looks in ../lib next to itself;
 #                                        HPCSENS_PRELOAD_DIR overrides for other layouts)
+#   lib/hpcsens/hpcsens-counter-agent    reads the counters for the preloads, found relative to
+#                                        the preload itself (keep it beside the preloads)
 #   libexec/hpcsens/example_*            the example MPI programs, built (the demo runs them)
 #   share/hpcsens/                       demo.sh, example sources and sweep specs
 #   share/doc/hpcsens/                   README and docs/
@@ -13,6 +15,7 @@ set(_examples example_stream example_compute example_imbalance example_fortran e
   example_exit example_abort example_no_finalize)
 install(TARGETS hpcsens hpcsens-stream RUNTIME DESTINATION bin COMPONENT tool)
 install(TARGETS hpcsens_preload LIBRARY DESTINATION lib COMPONENT tool)
+install(TARGETS hpcsens-counter-agent RUNTIME DESTINATION lib/hpcsens COMPONENT tool)
 if(TARGET hpcsens_preload_mpich)
   install(TARGETS hpcsens_preload_mpich LIBRARY DESTINATION lib COMPONENT tool)
 endif()

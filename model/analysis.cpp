@@ -107,7 +107,9 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
   rep.loocv_err = loocv_errors(rep.spec, pts, times, opts.fit);
   rep.diag.loocv_mape = mean_abs(rep.loocv_err);
 
-  rep.notes.push_back(node_effects_note(node_effects(data.node_runs, rep.predicted), data.runs_without_node));
+  rep.node_effects = judge_node_effects(data.node_runs, rep.predicted, run_to_run_noise(rep.points));
+  rep.notes.push_back(node_effects_note(rep.node_effects, data.runs_without_node));
+  for (auto& w : node_effect_warnings(rep.node_effects)) rep.warnings.push_back(std::move(w));
 
   std::vector<double> cpu, mem, lat;
   for (const auto& p : pts) cpu.push_back(p.cpu_ghz), mem.push_back(p.mem_gbs), lat.push_back(p.lat_ns.value_or(0));

@@ -9,6 +9,7 @@
 #include "model/dataset.h"
 #include "model/diagnostics.h"
 #include "model/fitter.h"
+#include "model/node_effects.h"
 #include "model/overlap_bounds.h"
 #include "model/per_rank.h"
 #include "model/sensitivity.h"
@@ -73,6 +74,7 @@ struct ModelReport {
   double noise = NAN;                      // run-to-run noise (relative), NaN without repetitions
   std::vector<Elasticity> elasticities;    // per varied rate at the baseline
   std::string sensitivity;                 // the same in one sentence
+  NodeEffects node_effects;                // per-node mean residual, flagged against the noise
 };
 
 // The configuration with the highest CPU rate, then the highest memory rate: the machine as

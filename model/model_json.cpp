@@ -110,6 +110,7 @@ json to_json(const ModelReport& rep) {
       {"verdict_reasons", rep.verdict.reasons},
       {"notes", rep.notes},
       {"noise", std::isfinite(rep.noise) ? json(rep.noise) : json(nullptr)},
+      {"node_effects", node_effects_json(rep.node_effects)},
       {"elasticities", elasticities_json(rep.elasticities)},
       {"sensitivity", rep.sensitivity},
       {"robust", robust_name(rep.robust)},

@@ -10,11 +10,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "preload/mpi_abi.h"
+#include "preload/own_arguments.h"
 
 extern char** environ;
 
@@ -68,9 +68,7 @@ __attribute__((constructor)) void leave_foreign_mpi_alone() {
   const std::string rest = preload ? preload_without_self(preload) : std::string();
   if (!rest.empty()) env.push_back("LD_PRELOAD=" + rest);
   env.push_back(std::string(kReexecMark) + "=1");
-  std::vector<std::string> args;
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  for (std::string a; std::getline(in, a, '\0');) args.push_back(a);
+  std::vector<std::string> args = own_arguments();
   if (args.empty()) return;
   std::vector<char*> cargs, cenv;
   for (auto& a : args) cargs.push_back(a.data());

@@ -1,5 +1,6 @@
 #include "preload/lifecycle.h"
 
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,8 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -23,16 +22,16 @@
 #include "preload/clock.h"
 #include "preload/fd_track.h"
 #include "preload/job_facts.h"
-#include "preload/papi_session.h"
+#include "preload/counter_client.h"
 #include "preload/pmpi.h"
 #include "preload/msg_report.h"
+#include "preload/own_arguments.h"
 #include "preload/rank_report.h"
 #include "preload/record_gather.h"
 #include "preload/record_stream.h"
 #include "preload/recv_completion.h"
 #include "preload/regions.h"
 #include "record/run_record.h"
-#include "topdown/event_plan.h"
 
 namespace hpcsens::preload {
 namespace {
@@ -50,7 +49,7 @@ struct State {
   std::string start_utc;
   std::string mpi_library;
   double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
-  PapiSession papi;
+  CounterClient papi;
   TickClock ticks;
   const ThreadCounts* main_slot = nullptr;  // the thread that called MPI_Init
 };
@@ -70,10 +69,8 @@ void warn(const std::string& what) { std::fprintf(stderr, "hpcsens: warning: %s\
 
 // Outside bytes (not necessarily UTF-8), encoded losslessly for the record.
 std::vector<std::string> own_command_line() {
-  std::vector<std::string> args;
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string arg;
-  while (std::getline(in, arg, '\0')) args.push_back(text::encode_outside(arg));
+  std::vector<std::string> args = own_arguments();
+  for (auto& a : args) a = text::encode_outside(a);
   return args;
 }
 
@@ -126,7 +123,9 @@ nlohmann::json preload_notes(const State& s) {
           {"counters_scope", "thread that called MPI_Init"},
           {"threads_note", "mpi_s sums every thread's time inside MPI, so with several threads it "
                            "can exceed wall_s; mpi_s_main_thread is the MPI_Init thread's alone"},
-          {"call_clock", s.ticks.uses_tsc() ? "tsc" : "clock_monotonic"}};
+          {"call_clock", s.ticks.uses_tsc() ? "tsc" : "clock_monotonic"},
+          {"counter_agent_vmhwm_kib", s.papi.agent_vmhwm_kib()},
+          {"counter_agent_private_kib", s.papi.agent_private_kib()}};
 }
 
 // Tells `hpcsens run` why there is no record (it would otherwise see only "no record"): a
@@ -232,8 +231,9 @@ void after_init() noexcept {
     // Counter set-up is slow, so it happens before t0 and only the start is inside the span.
     // The event names reach the record (counter keys, status, notes) and warnings: stored
     // losslessly like every outside string. Identity for every real PAPI name (ASCII, no '\').
+    // The counter agent plans and counts them (PAPI stays out of this process).
     const std::string spec = text::encode_outside(env_or(env::kEvents, "default"));
-    s.papi.prepare(topdown::plan_events(spec, topdown::detect_cpu()));
+    s.papi.prepare(counter_agent_path(), spec, static_cast<pid_t>(::syscall(SYS_gettid)));
     if (s.rank == 0 && s.papi.warn()) warn("counters: " + s.papi.status() + "; the job runs on");
     std::atexit(at_exit);
   } catch (...) {

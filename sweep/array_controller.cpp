@@ -1,10 +1,16 @@
 // The controller of a slurm-array sweep: submits the pending runs as one job array (or, after a
 // restart, re-attaches to the array its journal names), then journals each record as it
 // arrives, until every run has its record or its outcome, or the array is gone from the queue.
+// Runs whose task left the queue with neither (cancelled, preempted, node lost, time limit) count
+// a failed attempt and go into the next submission, until their retries are spent.
 // Journal lines: array_submitting (before sbatch), array_submitted (its job id), and one "run"
 // line per arrival, the same line a local sweep writes, so --resume and the summary just work.
+// Whether an array is still queued is asked by its job name, so a job id Slurm no longer knows
+// reads as gone; when Slurm does not answer at all nothing is resubmitted (that could start a
+// run twice): the controller waits, then stops with the array left running.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -15,7 +21,6 @@
 
 #include "common/errors.h"
 #include "record/run_record.h"
-#include "sweep/launch_argv.h"
 #include "sweep/slurm_array.h"
 #include "sweep/stop.h"
 #include "sweep/subprocess.h"
@@ -48,27 +53,13 @@ std::string job_name(const Session& s, int number) { return "hpcsens-" + s.state
 
 // Runs `argv` without the sweep's token in the environment: sbatch copies the environment into
 // the tasks, and a task carrying the token would look like a live controller to --resume.
-ChildResult run_slurm(const Argv& argv) {
+ChildResult run_slurm(const std::vector<std::string>& argv) {
   const char* t = std::getenv(kTokenVariable);
   const std::string token = t ? t : "";
   ::unsetenv(kTokenVariable);
   auto r = run_child(argv, 60, true, nullptr);
   if (!token.empty()) ::setenv(kTokenVariable, token.c_str(), 1);
   return r;
-}
-
-// The allocation each task needs for the job's own srun line (-n/--ntasks, -N/--nodes).
-Argv allocation_options(const Argv& job) {
-  Argv out;
-  const std::size_t app = application_index(job);
-  for (std::size_t i = 1; i < app && i < job.size(); ++i) {
-    const std::string& a = job[i];
-    const bool has_next = i + 1 < app;
-    if ((a == "-n" || a == "--ntasks") && has_next) out.push_back("--ntasks=" + job[i + 1]);
-    else if ((a == "-N" || a == "--nodes") && has_next) out.push_back("--nodes=" + job[i + 1]);
-    else if (a.rfind("--ntasks=", 0) == 0 || a.rfind("--nodes=", 0) == 0) out.push_back(a);
-  }
-  return out;
 }
 
 // The array's job id from sbatch --parsable ("123" or "123;cluster").
@@ -79,6 +70,9 @@ std::string parse_job_id(const std::string& out) {
   return id;
 }
 
+// How long Slurm may stay silent (squeue failing) before the controller stops waiting.
+constexpr int kSlurmSilenceS = 60;
+
 class Controller {
  public:
   Controller(const SweepSpec& spec, const Plan& plan, const SweepOptions& opt, Session& s, Journal& j)
@@ -88,24 +82,37 @@ class Controller {
   }
 
   void run() {
-    auto subs = journalled_submissions(s_);
-    if (!subs.empty() && subs.back().job_id.empty()) find_lost_submission(subs.back());
-    collect_all(subs);
-    if (subs.empty() || subs.back().job_id.empty() || !alive(subs.back().job_id)) {
-      if (pending().empty()) return;
-      subs.push_back(submit(int(subs.size()), pending()));
-    } else {
-      fmt::print(stderr, "hpcsens sweep: re-attached to array job {} (submission {})\n", subs.back().job_id,
-                 subs.back().number);
+    subs_ = journalled_submissions(s_);
+    if (!subs_.empty() && subs_.back().job_id.empty()) find_lost_submission(subs_.back());
+    for (const auto& sub : subs_) collect(sub);
+    bool attached = !subs_.empty() && !subs_.back().job_id.empty() && queued(subs_.back());
+    if (attached)
+      fmt::print(stderr, "hpcsens sweep: re-attached to array job {} (submission {})\n", subs_.back().job_id,
+                 subs_.back().number);
+    while (!stop_signal()) {
+      if (!attached) {
+        const auto ids = to_submit();
+        if (ids.empty()) return;
+        subs_.push_back(submit(int(subs_.size()), ids));
+      }
+      attached = false;
+      watch(subs_.back());
     }
-    watch(subs.back());
   }
 
  private:
-  std::vector<std::string> pending() const {
+  // The runs still without record or outcome whose retries are not spent; the others skipped.
+  std::vector<std::string> to_submit() {
     std::vector<std::string> ids;
-    for (const auto& r : plan_.runs)
-      if (!s_.state.done.count(r.id) && !s_.state.skipped.count(r.id)) ids.push_back(r.id);
+    for (const auto& r : plan_.runs) {
+      if (s_.state.done.count(r.id) || s_.state.skipped.count(r.id)) continue;
+      if (s_.state.failed_attempts[r.id] > spec_.retries)
+        skip(r.id, "its task left the queue without a record " + std::to_string(s_.state.failed_attempts[r.id]) +
+                       " times (see " + adir_.path() + "/task-*.out)",
+             s_.state.failed_attempts[r.id]);
+      else
+        ids.push_back(r.id);
+    }
     return ids;
   }
   const PlannedRun& run_of(const std::string& id) const {
@@ -114,14 +121,43 @@ class Controller {
     throw std::runtime_error("the journal names run " + id + ", which is not in the plan");
   }
 
-  // Killed between array_submitting and array_submitted: the job name says whether sbatch ran.
+  // The array job ids Slurm has queued (pending, running, completing) under submission's name.
+  // Retries while squeue fails; throws when Slurm stays silent.
+  std::vector<std::string> queued_ids(const Submission& sub) {
+    const std::string name = job_name(s_, sub.number);
+    for (int waited = 0;; ++waited) {
+      // Our own jobs only: another user could queue a job under our (visible) name.
+      const auto r = run_slurm({"squeue", "-h", "--user=" + std::to_string(::getuid()), "--name=" + name, "-o", "%F"});
+      if (r.exit_status == 0) {
+        std::vector<std::string> ids;
+        for (std::size_t at = 0; at < r.out.size();) {
+          const auto end = std::min(r.out.find('\n', at), r.out.size());
+          if (end > at) ids.push_back(r.out.substr(at, end - at));
+          at = end + 1;
+        }
+        return ids;
+      }
+      if (waited >= kSlurmSilenceS || stop_signal())
+        throw std::runtime_error("squeue has failed for " + std::to_string(waited) + " s, so whether submission " +
+                                 std::to_string(sub.number) + " (" + name + ") is queued is unknown; nothing was "
+                                 "resubmitted; hpcsens sweep --resume " + s_.dir + " asks again");
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
+  bool queued(const Submission& sub) {
+    const auto ids = queued_ids(sub);
+    return std::find(ids.begin(), ids.end(), sub.job_id) != ids.end();
+  }
+
+  // Killed between array_submitting and array_submitted: the job name says whether sbatch ran
+  // and the array is still queued. Not queued: either sbatch never ran or the array is done;
+  // either way its records are collected and the runs without one are submitted again.
   void find_lost_submission(Submission& sub) {
-    const auto r = run_slurm({"squeue", "-h", "--name=" + job_name(s_, sub.number), "-o", "%F"});
-    const std::string id = r.out.substr(0, r.out.find('\n'));
-    if (r.exit_status != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) return;
-    sub.job_id = id;
-    journal_.append({{"type", "array_submitted"}, {"submission", sub.number}, {"job_id", id}, {"utc", utc_now()},
-                     {"found_by_name", true}});
+    const auto ids = queued_ids(sub);
+    if (ids.empty() || ids.front().find_first_not_of("0123456789") != std::string::npos) return;
+    sub.job_id = ids.front();
+    journal_.append({{"type", "array_submitted"}, {"submission", sub.number}, {"job_id", sub.job_id},
+                     {"utc", utc_now()}, {"found_by_name", true}});
   }
 
   Submission submit(int number, const std::vector<std::string>& ids) {
@@ -135,12 +171,9 @@ class Controller {
         !err.empty())
       throw std::runtime_error("cannot write " + adir_.child(script) + ": " + err);
     journal_.append({{"type", "array_submitting"}, {"submission", number}, {"ids", ids}, {"utc", utc_now()}});
-    Argv sbatch = {"sbatch", "--parsable", "--job-name=" + job_name(s_, number),
-                   "--array=0-" + std::to_string(ids.size() - 1) + "%" + std::to_string(spec_.array_max_running),
-                   "--output=" + adir_.child("task-" + std::to_string(number) + "-%a.out"), "--chdir=" + s_.abs_dir};
-    for (const auto& o : allocation_options(spec_.command)) sbatch.push_back(o);
-    sbatch.push_back(adir_.child(script));
-    const auto r = run_slurm(sbatch);
+    const auto r = run_slurm(array_sbatch_argv(
+        spec_, {job_name(s_, number), ids.size(), adir_.child("task-" + std::to_string(number) + "-%a.out"),
+                s_.abs_dir, adir_.child(script)}));
     if (r.exit_status != 0) throw std::runtime_error("sbatch exited with status " + std::to_string(r.exit_status) + (r.error.empty() ? "" : ": " + r.error));
     Submission sub{number, parse_job_id(r.out), ids};
     journal_.append({{"type", "array_submitted"}, {"submission", number}, {"job_id", sub.job_id}, {"tasks", ids.size()},
@@ -150,19 +183,6 @@ class Controller {
     return sub;
   }
 
-  bool alive(const std::string& job_id) {
-    const auto r = run_slurm({"squeue", "-h", "-j", job_id, "-o", "%i"});
-    // squeue fails for a job purged long ago ("Invalid job id") and when slurmctld is briefly
-    // away: only a run of failures means the array is gone.
-    if (r.exit_status != 0) return ++squeue_failures_ < 10;
-    squeue_failures_ = 0;
-    return r.out.find_first_not_of(" \n") != std::string::npos;
-  }
-
-  // Every submission's arrivals (a resumed controller may find records of an older array).
-  void collect_all(const std::vector<Submission>& subs) {
-    for (const auto& sub : subs) collect(sub);
-  }
   // Journals the records that arrived and the runs whose task gave up; returns how many remain.
   int collect(const Submission& sub) {
     int remaining = 0;
@@ -193,26 +213,38 @@ class Controller {
       return false;  // written atomically, so a torn file is someone else's: wait for the record
     }
     if (o.value("status", "") != "failed" || o.value("id", "") != id) return false;
-    skip(id, "task " + std::to_string(task) + " on " + o.value("node", "?") + ": " + o.value("error", "failed"));
+    const int attempts = o.value("attempts", 0);
+    const std::string why = "task " + std::to_string(task) + " of array job " + sub.job_id + " on " +
+                            o.value("node", "?") + ", " + std::to_string(attempts) + " attempt(s): " +
+                            o.value("error", "failed");
+    journal_.append({{"type", "run"}, {"id", id}, {"status", "failed"}, {"error", why}, {"attempts", attempts},
+                     {"node", o.value("node", "")}, {"array_job", sub.job_id}, {"array_task", task}, {"utc", utc_now()}});
+    skip(id, why, attempts);
     return true;
   }
-  void skip(const std::string& id, const std::string& why) {
-    journal_.append({{"type", "run"}, {"id", id}, {"status", "failed"}, {"error", why}, {"utc", utc_now()}});
-    journal_.append({{"type", "skipped"}, {"id", id}, {"attempts", spec_.retries + 1}});
+  void skip(const std::string& id, const std::string& why, int attempts) {
+    journal_.append({{"type", "skipped"}, {"id", id}, {"attempts", attempts}, {"reason", why}, {"utc", utc_now()}});
     s_.state.skipped.insert(id);
     fmt::print(stderr, "hpcsens sweep: {} skipped: {}\n", id, why);
+  }
+  // A run whose task left the queue with neither record nor outcome: one failed attempt.
+  void lost(const Submission& sub, const std::string& id) {
+    const std::string why = "array job " + sub.job_id + " left the queue without its record or outcome";
+    journal_.append({{"type", "run"}, {"id", id}, {"status", "failed"}, {"lost", true}, {"error", why},
+                     {"array_job", sub.job_id}, {"utc", utc_now()}});
+    ++s_.state.failed_attempts[id];
+    fmt::print(stderr, "hpcsens sweep: {}: {}\n", id, why);
   }
 
   void watch(const Submission& sub) {
     while (!stop_signal()) {
       if (collect(sub) == 0) return;
-      if (!alive(sub.job_id)) {
-        // The last records may land after the task left the queue: look once more, then give up.
+      if (!queued(sub)) {
+        // The last records may land after the task left the queue: look once more.
         std::this_thread::sleep_for(std::chrono::seconds(1));
         if (collect(sub) == 0) return;
         for (const auto& id : sub.ids)
-          if (!s_.state.done.count(id) && !s_.state.skipped.count(id))
-            skip(id, "array job " + sub.job_id + " ended without its record (see " + adir_.path() + "/task-*.out)");
+          if (!s_.state.done.count(id) && !s_.state.skipped.count(id)) lost(sub, id);
         return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -226,7 +258,7 @@ class Controller {
   Session& s_;
   Journal& journal_;
   safe_file::Dir adir_;
-  int squeue_failures_ = 0;
+  std::vector<Submission> subs_;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "common/errors.h"
+#include "sweep/launch_argv.h"
 #include "sweep/slurm_array.h"
 
 namespace hpcsens::sweep {
@@ -57,7 +58,31 @@ std::string quoted(const std::string& word) {
   return out + "'";
 }
 
+// The allocation each task needs for the job's own srun line (-n/--ntasks, -N/--nodes).
+std::vector<std::string> allocation_options(const std::vector<std::string>& job) {
+  std::vector<std::string> out;
+  const std::size_t app = application_index(job);
+  for (std::size_t i = 1; i < app && i < job.size(); ++i) {
+    const std::string& a = job[i];
+    const bool has_next = i + 1 < app;
+    if ((a == "-n" || a == "--ntasks") && has_next) out.push_back("--ntasks=" + job[i + 1]);
+    else if ((a == "-N" || a == "--nodes") && has_next) out.push_back("--nodes=" + job[i + 1]);
+    else if (a.rfind("--ntasks=", 0) == 0 || a.rfind("--nodes=", 0) == 0) out.push_back(a);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> array_sbatch_argv(const SweepSpec& spec, const ArraySubmit& a) {
+  std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + a.job_name,
+                                   "--array=0-" + std::to_string(a.tasks - 1) + "%" + std::to_string(spec.array_max_running),
+                                   "--output=" + a.output_pattern, "--chdir=" + a.chdir};
+  for (auto& o : allocation_options(spec.command)) argv.push_back(std::move(o));
+  for (auto& o : sbatch_option_words(spec.sbatch)) argv.push_back(std::move(o));
+  argv.push_back(a.script);
+  return argv;
+}
 
 std::string array_batch_script(const std::string& hpcsens, const std::string& spec, int submission,
                                const std::string& dir) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <exception>
 
 #include <fmt/core.h>
 
@@ -53,6 +54,20 @@ const PlannedRun& planned_run(const Plan& plan, const ArrayPlan& ap, int task, c
                              "' is not in the spec's plan (was the spec changed after submission?)");
 }
 
+// What the controller reads when no record comes: why the run failed, where, after how many attempts.
+void write_outcome(const safe_file::Dir& adir, int submission, int task, const std::string& id,
+                   const std::string& node, int attempts, const Outcome& out) {
+  nlohmann::json o = {{"id", id}, {"status", out.ok ? "ok" : "failed"}, {"node", node}, {"attempts", attempts},
+                      {"utc", utc_now()}};
+  if (!out.ok) {
+    o["error"] = out.error;
+    o["exit_status"] = out.exit_status;
+    o["timed_out"] = out.timed_out;
+  }
+  if (auto err = safe_file::write_atomic(adir, array_outcome_name(submission, task), o.dump() + "\n"); !err.empty())
+    fmt::print(stderr, "hpcsens sweep: warning: cannot write the outcome of {}: {}\n", id, err);
+}
+
 }  // namespace
 
 int run_array_task(const SweepSpec& spec, const SweepOptions& opt, int submission, const std::string& dir) {
@@ -77,26 +92,26 @@ int run_array_task(const SweepSpec& spec, const SweepOptions& opt, int submissio
   config["node"] = node;
   config["slurm_array_task"] = task;
   if (const char* j = std::getenv("SLURM_ARRAY_JOB_ID")) config["slurm_array_job_id"] = j;
+  if (const char* v = std::getenv("SLURM_JOB_PARTITION"); v != nullptr && *v != '\0') config["slurm_partition"] = v;
 
   const auto exec = make_executor(spec, knobs, opt, s);
   Outcome out;
   int attempt = 0;
-  while (!out.ok && attempt <= spec.retries) {
+  std::exception_ptr input_error;  // bad input: no further attempt, but the controller is told
+  while (!out.ok && !input_error && attempt <= spec.retries) {
     ++attempt;
     try {
       out = exec->run(Attempt{run, p, attempt, config, run.id + ".json"});
-    } catch (const InputError&) {
-      throw;
+    } catch (const InputError& e) {
+      out.error = e.what();
+      input_error = std::current_exception();
     } catch (const std::exception& e) {
       out.error = e.what();
     }
     if (!out.ok) fmt::print(stderr, "hpcsens sweep: {} attempt {} on {} failed: {}\n", run.id, attempt, node, out.error);
   }
-  nlohmann::json outcome = {{"id", run.id}, {"status", out.ok ? "ok" : "failed"}, {"node", node},
-                            {"attempts", attempt}, {"utc", utc_now()}};
-  if (!out.ok) outcome["error"] = out.error;
-  if (auto err = safe_file::write_atomic(adir, array_outcome_name(submission, task), outcome.dump() + "\n"); !err.empty())
-    fmt::print(stderr, "hpcsens sweep: warning: cannot write the outcome of {}: {}\n", run.id, err);
+  write_outcome(adir, submission, task, run.id, node, attempt, out);
+  if (input_error) std::rethrow_exception(input_error);
   return out.ok ? 0 : 1;
 }
 

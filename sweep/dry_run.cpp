@@ -6,6 +6,7 @@
 
 #include "sweep/journal.h"
 #include "sweep/restore.h"
+#include "sweep/slurm_array.h"
 #include "sweep/sweep_common.h"
 
 namespace hpcsens::sweep {
@@ -92,6 +93,12 @@ void print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, c
                 const std::string& dir) {
   const bool emu = spec.emulation.has_value();
   print_header(spec, knobs, plan, dir);
+  if (spec.execution == Execution::kSlurmArray) {
+    const std::string adir = dir + "/" + kArrayDir;
+    fmt::print("execution: slurm-array; first submission (one argument per word, no shell):\n        {}\n",
+               shell_join(array_sbatch_argv(spec, {"hpcsens-TOKEN-0", plan.runs.size(), adir + "/task-0-%a.out", dir,
+                                                   adir + "/task-0.sh"})));
+  }
   print_saved_files(knobs, opt, dir);
   DryRunSysfs io;
   int current = -1;

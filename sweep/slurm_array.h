@@ -36,6 +36,18 @@ ArrayPlan parse_array_plan(const std::string& text, const std::string& file);
 std::string array_batch_script(const std::string& hpcsens, const std::string& spec, int submission,
                                const std::string& dir);
 
+// One submission's sbatch command line: the controller's own options (--parsable, --job-name,
+// --array=0-(tasks-1)%array_max_running, --output, --chdir), the job's -n/-N as --ntasks/--nodes,
+// then the spec's sbatch options, then the script. Each element is one argv word (no shell).
+struct ArraySubmit {
+  std::string job_name;
+  std::size_t tasks = 0;  // >= 1
+  std::string output_pattern;
+  std::string chdir;
+  std::string script;
+};
+std::vector<std::string> array_sbatch_argv(const SweepSpec& spec, const ArraySubmit& a);
+
 // The controller: submits (or on --resume re-attaches to) the array and waits for its records.
 void run_array_sweep(const SweepSpec& spec, const Plan& plan, const SweepOptions& opt, Session& s, Journal& j);
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sweep/sbatch_options.h"
+
 namespace hpcsens::sweep {
 
 // Plausibility bounds: a value outside them is a typo (MHz for GHz, a stray exponent) or a
@@ -102,6 +104,7 @@ struct SweepSpec {
 
   Execution execution = Execution::kLocal;
   int array_max_running = 4;
+  SbatchOptions sbatch;               // slurm-array only: partition, account, time, qos, extra
 };
 
 // Throws hpcsens::InputError("<file>:<line>: <field>: <problem>").

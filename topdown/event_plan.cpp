@@ -47,10 +47,10 @@ EventPlan plan_events(std::string_view spec, const CpuId& cpu) {
     plan.note = "software events, plus cycles and instructions where a PMU exists";
     return plan;
   }
-  if (spec == "none") {
-    plan.name = "none";
+  if (spec == kEventsNone) {
+    plan.name = kEventsNone;
     plan.available = false;
-    plan.note = "counters disabled (--events none)";
+    plan.note = kEventsNoneNote;
     return plan;
   }
   if (spec == "topdown" || spec == "topdown-l1") {

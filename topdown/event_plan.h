@@ -34,6 +34,10 @@ struct EventPlan {
   std::string refusal_hint;
 };
 
+// The plan of spec "none": nothing counted, and the preload starts no counter agent for it.
+inline constexpr char kEventsNone[] = "none";
+inline constexpr char kEventsNoneNote[] = "counters disabled (--events none)";
+
 // spec: "default", "none", "topdown", "topdown-l1", or a comma-separated list of event names.
 // "topdown" always returns a plan for a known microarchitecture even on a VM without PMU: the
 // preload finds out at run time that PAPI refuses the events and records unavailable_status().

@@ -125,6 +125,8 @@ EOF
     echo "NodeName=node$i NodeAddr=$subnet.$((i + 1)) CPUs=$cpus State=UNKNOWN" >>"$dir/slurm.conf"
   done
   echo "PartitionName=debug Nodes=$nodes Default=YES MaxTime=INFINITE State=UP" >>"$dir/slurm.conf"
+  # A second partition on the same nodes, for tests that name one (slurm-array's sbatch.partition).
+  echo "PartitionName=batch Nodes=$nodes Default=NO MaxTime=INFINITE State=UP" >>"$dir/slurm.conf"
   # PMIx's per-step directories go to node-local storage: in the shared /tmp the nodes collide.
   echo "PMIxCliTmpDirBase=$dir/local/pmix" >"$dir/mpi.conf"
   # What a user of this cluster has in the environment: launchers reach the other hosts with our
@@ -220,7 +222,8 @@ wait_ready() {
     local ok=1
     for h in $(hosts_of); do [ -s "$dir/run/$h.init" ] || ok=0; done
     if [ $ok = 1 ]; then
-      idle=$(in_host node0 sinfo -h -o %T -t idle -N 2>/dev/null | grep -c idle)
+      # One line per node and partition: count the nodes, not the lines.
+      idle=$(in_host node0 sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | grep -c .)
       [ "$idle" = "$n" ] && break
     fi
     sleep 0.1

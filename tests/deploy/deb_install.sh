@@ -17,6 +17,7 @@ echo "$info" | grep -q "Package: hpcsens" || fail "no package name: $info"
 echo "$info" | grep -Eq "Depends:.*libc6" || fail "no shlibs dependencies: $info"
 dpkg-deb --contents "$deb" >"$tmp/contents"
 grep -q " ./usr/lib/libhpcsens_preload.so$" "$tmp/contents" || fail "preload not in the package: $(cat "$tmp/contents")"
+grep -q " ./usr/lib/hpcsens/hpcsens-counter-agent$" "$tmp/contents" || fail "counter agent not in the package: $(cat "$tmp/contents")"
 
 root=$tmp/root
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"

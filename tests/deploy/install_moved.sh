@@ -13,7 +13,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cmake --install "$build" --prefix "$tmp/first" >/dev/null
 mv "$tmp/first" "$tmp/moved"
 p=$tmp/moved
-for f in bin/hpcsens bin/hpcsens-stream lib/libhpcsens_preload.so libexec/hpcsens/example_imbalance \
+for f in bin/hpcsens bin/hpcsens-stream lib/libhpcsens_preload.so lib/hpcsens/hpcsens-counter-agent \
+  libexec/hpcsens/example_imbalance \
   share/hpcsens/demo.sh share/hpcsens/examples/sweeps/emulated.yaml share/doc/hpcsens/user-guide.md \
   share/man/man1/hpcsens.1 share/man/man1/hpcsens-run.1 share/modulefiles/hpcsens; do
   [ -e "$p/$f" ] || fail "$f not installed"
@@ -33,6 +34,9 @@ r = json.load(open(sys.argv[1]))
 assert r["job"]["nranks"] == 2 and r["complete"] is True, r["job"]
 for k in r["ranks"]:
     assert k["mpi_calls"]["MPI_Barrier"]["count"] == 1 and k["mpi_calls"]["MPI_Allreduce"]["count"] == 1, k
+    # counters come from the moved tree's counter agent (lib/hpcsens/ beside the preload)
+    assert k["counters"].get("perf::TASK-CLOCK", 0) > 0, (r["counters_status"], k["counters"])
+assert r["counters_status"] == "ok", r["counters_status"]
 PY
 
 # 2. The modulefile, from wherever the tree now is.
@@ -40,9 +44,10 @@ env_out=$(modulecmd bash use "$p/share/modulefiles" 2>/dev/null; MODULEPATH="$p/
 echo "$env_out" | grep -q "PATH=$p/bin" || fail "module load does not put $p/bin on PATH: $env_out"
 echo "$env_out" | grep -q "HPCSENS_PRELOAD=$p/lib/libhpcsens_preload.so" || fail "module load: no HPCSENS_PRELOAD: $env_out"
 
-# 3. HPCSENS_PRELOAD_DIR: the preloads moved out of lib/ (an unusual layout).
+# 3. HPCSENS_PRELOAD_DIR: the preloads moved out of lib/ (an unusual layout), their counter
+#    agent (hpcsens/ beside them) with them.
 mkdir "$tmp/odd"
-mv "$p"/lib/libhpcsens_preload*.so "$tmp/odd/"
+mv "$p"/lib/libhpcsens_preload*.so "$p"/lib/hpcsens "$tmp/odd/"
 "$p/bin/hpcsens" run --out "$tmp/out2" -- mpirun -np 2 --oversubscribe "$p/libexec/hpcsens/example_imbalance" 2 \
   >/dev/null 2>"$tmp/nolib.err" || fail "job without preload must still run"
 grep -q "not found in ../lib/ next to hpcsens; running unmeasured" "$tmp/nolib.err" || fail "no warning: $(cat "$tmp/nolib.err")"

@@ -74,7 +74,7 @@ std::string error_of(const std::string& text) {
 TEST(SweepSpec, BadSpecsNameFileLineAndField) {
   EXPECT_EQ(error_of("job:\n  command: [a]\nrepetitons: 3\n"),
             "bad.yaml:3: repetitons: unknown field (allowed: array_max_running, backends, calibration, emulated, "
-            "events, execution, job, knobs, order, output, repetitions, retries, seed)");
+            "events, execution, job, knobs, order, output, repetitions, retries, sbatch, seed)");
   EXPECT_EQ(error_of("job:\n  command: [a]\nexecution: pbs\n"),
             "bad.yaml:3: execution: must be local or slurm-array, got 'pbs'");
   EXPECT_EQ(error_of("job:\n  command: [a]\nexecution: slurm-array\nknobs:\n  cpu_ghz: [1.2]\n"),

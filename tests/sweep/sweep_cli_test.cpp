@@ -1,6 +1,8 @@
 // The real `hpcsens sweep` binary end to end: emulated sweep -> fit recovers the truth; a real
 // MPI sweep with STREAM calibration; exclusive modes, retries, timeouts, per-node apply, dry
 // run, bad specs (exit 2). Knob restores and resume: sweep_knob_cli_test.cpp.
+#include <algorithm>
+
 #include "sweep_cli_helpers.h"
 
 namespace fs = std::filesystem;
@@ -233,6 +235,28 @@ TEST(SweepCli, SlurmBackendPutsCpuFreqOnTheJobsSrunLine) {
   EXPECT_NE(r.out.find("command srun --cpu-freq=2400000 -n 4 ./app"), std::string::npos);
   EXPECT_NE(r.out.find("calibrate srun --cpu-freq=2400000 -n 4 "), std::string::npos);
   EXPECT_EQ(r.out.find("write "), std::string::npos);  // Slurm needs no sysfs access
+}
+
+// A slurm-array spec's dry run shows the sbatch command line the controller will use, the
+// spec's sbatch options included; a bad option is exit 2 on one line naming file, line, field.
+TEST(SweepCli, SlurmArrayDryRunShowsTheSbatchArgvAndBadOptionsExit2) {
+  TempDir t;
+  const std::string head = "execution: slurm-array\narray_max_running: 2\njob: {command: [srun, -n, '4', ./app]}\n"
+                           "knobs: {cpu_ghz: [1.2, 2.4], cpu_backend: slurm}\n";
+  put(t.path() + "/spec.yaml", head + "sbatch:\n  partition: batch\n  time_limit: '10'\n  extra: [--exclusive]\n");
+  auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", t.path() + "/out", "--dry-run"}, t.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("sbatch --parsable --job-name=hpcsens-TOKEN-0 --array=0-1%2 --output=" + t.path() +
+                       "/out/array/task-0-%a.out --chdir=" + t.path() + "/out --ntasks=4 --partition=batch --time=10 "
+                       "--exclusive " + t.path() + "/out/array/task-0.sh"),
+            std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(t.path() + "/out"));
+  put(t.path() + "/spec.yaml", head + "sbatch:\n  extra: [--exclusive, '--wrap=sh -c id']\n");
+  r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "--dry-run"}, t.path());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(t.path() + "/spec.yaml:6: sbatch.extra[1]: '--wrap' is (or abbreviates) --wrap"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 0) << r.err;  // one line
 }
 
 TEST(SweepCli, BadSpecsExit2NamingFileLineAndField) {

@@ -1,14 +1,20 @@
 // Real PAPI with the perf_event component's software events (they work without a PMU).
-#include "preload/papi_session.h"
+#include "counter_agent/papi_session.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <sys/syscall.h>
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "topdown/event_plan.h"
 
-namespace hpcsens::preload {
+namespace hpcsens::agent {
 namespace {
 
 void spin() {
@@ -120,6 +126,76 @@ TEST(PapiSession, GroupsThatFitTogetherAreCountedWithoutMultiplexing) {
   EXPECT_GT(s.values().at("perf::TASK-CLOCK"), 0.0);
 }
 
+long long thread_cpu_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+// The agent's way of counting: PAPI_attach to a thread it is not running on. The busy thread's
+// task-clock is its CPU time as the thread itself measures it (independent of machine load);
+// this (waiting) thread's own time is not in it.
+TEST(PapiSession, AttachedToAnotherThreadCountsThatThreadsCpuTime) {
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> go{false}, done{false};
+  std::atomic<long long> used{0};
+  std::thread busy([&] {
+    tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    while (!go) std::this_thread::yield();
+    const long long t0 = thread_cpu_ns();
+    volatile double acc = 0;
+    while (thread_cpu_ns() - t0 < 200'000'000)
+      for (int i = 0; i < 10000; ++i) acc = acc + 1.0;
+    used = thread_cpu_ns() - t0;
+    done = true;
+  });
+  while (tid == 0) std::this_thread::yield();
+  PapiSession s;
+  s.prepare(plan({{{"perf::TASK-CLOCK"}, true}}), tid);
+  s.start();
+  go = true;
+  while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  s.stop();
+  busy.join();
+  ASSERT_EQ(s.status(), "ok") << (s.notes().empty() ? "" : s.notes()[0]);
+  const double ns = s.values().at("perf::TASK-CLOCK");
+  EXPECT_GE(ns, 0.95 * static_cast<double>(used));
+  EXPECT_LE(ns, 1.10 * static_cast<double>(used) + 20e6);
+}
+
+// attach_probe.cpp answers only PAPI's permission probe: a hardware event PAPI is asked to count
+// on an attached thread is never replaced by a software one. Without a PMU it stays refused.
+TEST(PapiSession, AttachedHardwareEventsAreNeverStandIns) {
+  if (::access("/sys/bus/event_source/devices/cpu", F_OK) == 0)
+    GTEST_SKIP() << "this machine has a hardware PMU: its instructions event is real";
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> tid{0};
+  std::thread idle([&] {
+    tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  while (tid == 0) std::this_thread::yield();
+  PapiSession s;
+  s.prepare(plan({{{"perf::TASK-CLOCK"}, true}, {{"perf::INSTRUCTIONS"}, false}}), tid);
+  s.start();
+  s.stop();
+  stop = true;
+  idle.join();
+  EXPECT_EQ(s.status(), "ok");
+  EXPECT_EQ(s.values().count("perf::INSTRUCTIONS"), 0u);
+  EXPECT_EQ(s.values().count("perf::TASK-CLOCK"), 1u);
+}
+
+TEST(PapiSession, AttachToANonexistentThreadIsRefusedWithAReason) {
+  PapiSession s;
+  s.prepare(plan({{{"perf::TASK-CLOCK"}, true}}), 0x3ffffff);  // above pid_max: no such thread
+  s.start();
+  s.stop();
+  EXPECT_TRUE(s.warn());
+  EXPECT_NE(s.status(), "ok");
+  EXPECT_TRUE(s.values().empty());
+}
+
 TEST(PapiSession, UnavailablePlanSaysWhy) {
   topdown::EventPlan p;
   p.name = "none";
@@ -135,4 +211,4 @@ TEST(PapiSession, UnavailablePlanSaysWhy) {
 }
 
 }  // namespace
-}  // namespace hpcsens::preload
+}  // namespace hpcsens::agent

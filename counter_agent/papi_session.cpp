@@ -1,8 +1,8 @@
-#include "preload/papi_session.h"
+#include "counter_agent/papi_session.h"
 
 #include <papi.h>
 
-namespace hpcsens::preload {
+namespace hpcsens::agent {
 namespace {
 
 std::string join(const std::vector<std::string>& v) {
@@ -11,16 +11,32 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+// An event set bound to the perf_event component (the only one used) and, for another thread,
+// attached to it. Binding first is what PAPI_attach requires.
+int new_eventset(int* es, pid_t tid) {
+  *es = PAPI_NULL;
+  int rc = PAPI_create_eventset(es);
+  if (rc == PAPI_OK) rc = PAPI_assign_eventset_component(*es, 0);
+  if (rc == PAPI_OK && tid != 0) rc = PAPI_attach(*es, static_cast<unsigned long>(tid));
+  if (rc != PAPI_OK && *es != PAPI_NULL) {
+    PAPI_cleanup_eventset(*es);
+    PAPI_destroy_eventset(es);
+  }
+  return rc;
+}
+
 // Whether every event of `events` can be counted together, tried in a scratch event set.
 struct Refusal {
   std::string event;       // the refused event ("" when PAPI accepted the group)
   std::string papi_error;  // PAPI_strerror of the refusal
   std::string text() const { return event + ": " + papi_error; }
 };
-Refusal try_group(const std::vector<std::string>& events) {
+Refusal try_group(const std::vector<std::string>& events, pid_t tid) {
   int es = PAPI_NULL;
-  if (int rc = PAPI_create_eventset(&es); rc != PAPI_OK)
-    return {join(events), std::string("cannot create event set: ") + PAPI_strerror(rc)};
+  if (int rc = new_eventset(&es, tid); rc != PAPI_OK)
+    return {join(events), (tid != 0 ? "cannot create an event set attached to thread " +
+                           std::to_string(tid) + ": " : std::string("cannot create event set: ")) +
+                              PAPI_strerror(rc)};
   Refusal why;
   for (const auto& e : events) {
     if (int rc = PAPI_add_named_event(es, e.c_str()); rc != PAPI_OK) {
@@ -44,13 +60,9 @@ Refusal try_group(const std::vector<std::string>& events) {
 
 }  // namespace
 
-void PapiSession::fail(const std::string& why) {
-  status_ = why;
-  warn_ = true;
-}
-
-void PapiSession::prepare(const topdown::EventPlan& plan) {
+void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
   event_set_ = plan.name;
+  tid_ = tid;
   if (!plan.available) {
     status_ = plan.note.empty() ? "no counters planned" : plan.note;
     warn_ = plan.name != "none";
@@ -71,7 +83,7 @@ void PapiSession::prepare(const topdown::EventPlan& plan) {
   std::vector<const topdown::EventGroup*> accepted;
   bool refused = false;
   for (const auto& g : plan.groups) {
-    const Refusal why = try_group(g.events);
+    const Refusal why = try_group(g.events, tid_);
     if (why.event.empty()) {
       accepted.push_back(&g);
     } else if (g.required) {
@@ -88,7 +100,7 @@ void PapiSession::prepare(const topdown::EventPlan& plan) {
     if (!refused) fail("no events could be counted");
     return;
   }
-  if (int rc = PAPI_create_eventset(&eventset_); rc != PAPI_OK) {
+  if (int rc = new_eventset(&eventset_, tid_); rc != PAPI_OK) {
     fail(std::string("PAPI: cannot create event set: ") + PAPI_strerror(rc));
     return;
   }
@@ -96,10 +108,9 @@ void PapiSession::prepare(const topdown::EventPlan& plan) {
     std::vector<std::string> all;
     for (const auto* g : accepted) all.insert(all.end(), g->events.begin(), g->events.end());
     // Groups that fit on the counters together are counted all the time, not time-sliced.
-    if (!try_group(all).event.empty()) {
+    if (!try_group(all, tid_).event.empty()) {
       // Otherwise the groups share the counters in time slices; values are scaled estimates.
       int rc = PAPI_multiplex_init();
-      if (rc == PAPI_OK) rc = PAPI_assign_eventset_component(eventset_, 0);
       if (rc == PAPI_OK) rc = PAPI_set_multiplex(eventset_);
       if (rc == PAPI_OK) {
         multiplexed_ = true;
@@ -156,4 +167,4 @@ void PapiSession::stop() {
   PAPI_shutdown();
 }
 
-}  // namespace hpcsens::preload
+}  // namespace hpcsens::agent

@@ -1,0 +1,38 @@
+#pragma once
+// The rank's hardware/software counter session. Never fails the job: whatever PAPI refuses
+// (no PMU, permission, unknown event, too many events) ends up as a readable status instead.
+//
+// What is counted: one thread, `tid` (PAPI_attach: perf_event on that thread id, other threads
+// of its process not included). The counter agent attaches to the rank's MPI_Init thread and
+// counts from just after the init barrier to just before the finalize barrier; tid 0 counts the
+// calling thread itself.
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+#include "counter_agent/counter_readings.h"
+#include "topdown/event_plan.h"
+
+namespace hpcsens::agent {
+
+class PapiSession : public CounterReadings {
+ public:
+  // Sets up `plan` without counting yet (this is slow: PAPI initialisation, trial event sets;
+  // it runs before the init barrier so it stays out of the measured span). Groups are tried one
+  // by one; a required group PAPI refuses makes status() say so, an optional one is dropped with
+  // a note. More than one accepted group means one multiplexed event set.
+  void prepare(const topdown::EventPlan& plan, pid_t tid = 0);
+  // Starts counting what prepare() accepted.
+  void start();
+  // Stops counting and fills values().
+  void stop();
+
+ private:
+  int eventset_ = -1;
+  pid_t tid_ = 0;
+  bool running_ = false;
+  std::vector<std::string> events_;
+};
+
+}  // namespace hpcsens::agent

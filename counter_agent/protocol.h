@@ -1,0 +1,25 @@
+#pragma once
+// What the preload and its counter agent say to each other over their socketpair: one JSON
+// object per message, framed by a 4-byte length. The rank asks, the agent answers every request
+// with its whole state (see docs/methodology.md "Memory").
+//   rank -> agent: {"op":"prepare","spec":S,"tid":T}  {"op":"start"}  {"op":"stop"}
+//   agent -> rank: {"status","warn","notes","multiplexed","event_set","values","vmhwm_kib"}
+// Only set-up and finalize talk: nothing here is on the preload's per-call path.
+#include <string>
+
+namespace hpcsens::agent {
+
+// The agent's file, relative to the directory holding the preload library (build and install).
+inline constexpr char kAgentRelPath[] = "hpcsens/hpcsens-counter-agent";
+// The descriptor the agent finds its end of the socketpair on.
+inline constexpr int kAgentFd = 3;
+// Longest message either side accepts (notes of a large refused plan stay far below it).
+inline constexpr unsigned kMaxMessage = 1u << 20;
+
+// Whole message or false (peer gone, error). Never raises SIGPIPE.
+bool send_message(int fd, const std::string& text);
+// One whole message into *text. timeout_ms < 0 waits for ever. On false, *error says why
+// ("agent closed the connection", "no answer within N s", an errno text).
+bool receive_message(int fd, std::string* text, int timeout_ms, std::string* error);
+
+}  // namespace hpcsens::agent

@@ -1,0 +1,51 @@
+#pragma once
+// The rank's side of its counters: a hpcsens-counter-agent process (counter_agent/) that counts
+// the rank's MPI_Init thread with PAPI from outside, so PAPI and libpfm4 never load into the
+// rank (docs/methodology.md "Memory"). Never fails the job: an agent that is missing,
+// cannot start, is refused by perf_event or stops answering becomes a readable status.
+//
+// What is counted: the thread `tid` (the one that called MPI_Init), from start() to stop().
+#include <sys/types.h>
+
+#include <string>
+
+#include "counter_agent/counter_readings.h"
+
+namespace hpcsens::preload {
+
+class CounterClient : public agent::CounterReadings {
+ public:
+  CounterClient() = default;
+  CounterClient(const CounterClient&) = delete;
+  CounterClient& operator=(const CounterClient&) = delete;
+  ~CounterClient();
+
+  // Spawns `agent` and has it set up the event spec (HPCSENS_EVENTS syntax) for thread `tid`;
+  // slow (PAPI initialisation), so it runs before the init barrier. "none" starts no agent.
+  void prepare(const std::string& agent, const std::string& spec, pid_t tid);
+  // Starts counting (one round trip to the agent).
+  void start();
+  // Stops counting, fills values() and lets the agent go.
+  void stop();
+
+  // The agent's peak resident memory in KiB as it last reported it (-1: no agent ran).
+  long agent_vmhwm_kib() const { return agent_vmhwm_kib_; }
+  // Its private dirty memory in KiB (what one more agent costs the node), -1 likewise.
+  long agent_private_kib() const { return agent_private_kib_; }
+
+ private:
+  bool spawn(const std::string& agent);
+  bool exchange(const std::string& request, int timeout_ms);
+  void end_agent(bool kill_it);
+
+  int fd_ = -1;
+  pid_t pid_ = -1;
+  bool running_ = false;
+  long agent_vmhwm_kib_ = -1;
+  long agent_private_kib_ = -1;
+};
+
+// Where the agent sits relative to the library this code is linked into (the preload).
+std::string counter_agent_path();
+
+}  // namespace hpcsens::preload

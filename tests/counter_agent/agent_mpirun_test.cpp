@@ -1,0 +1,105 @@
+// The counter agent under a real mpirun: the rank's task-clock arrives from the agent and agrees
+// with the rank's own thread CPU time; PAPI and libpfm4 are not in the rank's address space; a
+// missing agent is one warning and a reason in the record, never a failed job; --events none
+// starts no agent. Every process is bounded by `timeout`.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class AgentMpirun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/hpcsens-agent-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // mpirun -np 2 under a 60 s timeout; stdout and stderr kept apart. Returns the exit status.
+  int mpirun(const std::string& preload, const std::string& extra = "") {
+    const std::string cmd = std::string("timeout -k 5 60 ") + HPCSENS_MPIRUN +
+                            " -np 2 --oversubscribe -x LD_PRELOAD=" + preload + " -x HPCSENS_OUT=" +
+                            dir_ + " -x HPCSENS_RUN_ID=r1 " + extra + " " + PROG_CPU + " 200 > " +
+                            dir_ + "/out 2> " + dir_ + "/err";
+    const int st = std::system(cmd.c_str());
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  }
+  std::string file(const std::string& name) const {
+    std::ifstream in(dir_ + "/" + name);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  }
+  nlohmann::json record() const { return nlohmann::json::parse(file("r1.json")); }
+  // rank -> {cpu_ns, papi_mapped} as the program printed them.
+  std::map<int, std::pair<double, int>> printed() const {
+    std::map<int, std::pair<double, int>> m;
+    const std::string out = file("out");
+    const std::regex line(R"(rank (\d+) cpu_ns (\d+) papi_mapped (\d))");
+    for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it)
+      m[std::stoi((*it)[1])] = {std::stod((*it)[2]), std::stoi((*it)[3])};
+    return m;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(AgentMpirun, TaskClockFromTheAgentMatchesTheRanksOwnCpuTime) {
+  ASSERT_EQ(mpirun(HPCSENS_PRELOAD_LIB), 0) << file("err");
+  EXPECT_EQ(file("err").find("hpcsens: warning"), std::string::npos) << file("err");
+  const auto own = printed();
+  ASSERT_EQ(own.size(), 2u) << file("out");
+  const nlohmann::json rec = record();
+  EXPECT_EQ(rec.at("counters_status"), "ok");
+  EXPECT_GT(rec.at("preload").at("counter_agent_vmhwm_kib").get<long>(), 0);
+  for (const auto& r : rec.at("ranks")) {
+    const int rank = r.at("rank");
+    const double task_clock = r.at("counters").at("perf::TASK-CLOCK");
+    const double cpu = own.at(rank).first;
+    // The counted span (just after the init barrier to just before the finalize barrier) holds
+    // the program's measured span and little else.
+    EXPECT_GE(task_clock, 0.95 * cpu) << "rank " << rank;
+    EXPECT_LE(task_clock, 1.10 * cpu + 20e6) << "rank " << rank;
+    EXPECT_EQ(own.at(rank).second, 0) << "rank " << rank << ": PAPI/libpfm4 mapped into the rank";
+  }
+}
+
+TEST_F(AgentMpirun, MissingAgentIsOneWarningAndAReasonNotAFailedJob) {
+  // The preload alone in a directory, without its hpcsens/ beside it.
+  const std::string lone = dir_ + "/lone/libhpcsens_preload.so";
+  fs::create_directories(dir_ + "/lone");
+  fs::copy_file(HPCSENS_PRELOAD_LIB, lone);
+  ASSERT_EQ(mpirun(lone), 0) << file("err");
+  EXPECT_EQ(printed().size(), 2u) << "the job's output must not change: " << file("out");
+  const std::string err = file("err");
+  size_t n = 0;
+  for (auto p = err.find("hpcsens: warning"); p != std::string::npos; p = err.find("hpcsens: warning", p + 1)) ++n;
+  EXPECT_EQ(n, 1u) << err;
+  EXPECT_NE(err.find("cannot start the counter agent " + dir_ + "/lone/hpcsens/hpcsens-counter-agent"),
+            std::string::npos) << err;
+  const nlohmann::json rec = record();
+  EXPECT_NE(rec.at("counters_status").get<std::string>().find("cannot start the counter agent"),
+            std::string::npos) << rec.at("counters_status");
+  for (const auto& r : rec.at("ranks")) EXPECT_TRUE(r.at("counters").empty());
+}
+
+TEST_F(AgentMpirun, EventsNoneStartsNoAgent) {
+  ASSERT_EQ(mpirun(HPCSENS_PRELOAD_LIB, "-x HPCSENS_EVENTS=none"), 0) << file("err");
+  const nlohmann::json rec = record();
+  EXPECT_EQ(rec.at("preload").at("counter_agent_vmhwm_kib"), -1);
+  EXPECT_EQ(file("err").find("hpcsens: warning"), std::string::npos) << file("err");
+}
+
+}  // namespace
