@@ -9,12 +9,11 @@
 #include "model/identifiability.h"
 #include "model/model_choice.h"
 #include "model/node_effects.h"
+#include "model/number_format.h"
 #include "model/validation.h"
 
 namespace hpcsens::model {
 namespace {
-
-std::string pct(double f) { return fmt::format("{:.2f}%", 100 * f); }
 
 // What the constant term of a one-rate model stands for, and which sweep would split it.
 std::string one_rate_note(const ModelSpec& spec, const Point& b, double fixed_s, double share) {
@@ -24,12 +23,12 @@ std::string one_rate_note(const ModelSpec& spec, const Point& b, double fixed_s,
         "'fixed' ({:.4g} s, {} of the run at the baseline) is all time that does not scale with the core clock at the "
         "swept memory configuration ({:g} GB/s): memory traffic, I/O, network and waiting together; a sweep that "
         "also varies the memory bandwidth (memory configurations or uncore frequency) would split it into mem and io",
-        fixed_s, pct(share), b.mem_gbs);
+        fixed_s, percent(share), b.mem_gbs);
   return fmt::format(
       "'fixed' ({:.4g} s, {} of the run at the baseline) is all time that does not scale with the memory bandwidth at "
       "the swept core clock ({:g} GHz): core work, I/O, network and waiting together; a sweep that also varies the "
       "core clock would split it into cpu and io",
-      fixed_s, pct(share), b.cpu_ghz);
+      fixed_s, percent(share), b.cpu_ghz);
 }
 
 // An explicit two-rate model on a one-rate design: say which model would fit.
@@ -129,7 +128,8 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
         "code scales",
         rep.diag.slope));
   if (rep.diag.mape > 0.05)
-    rep.warnings.push_back(fmt::format("MAPE {} is above 5%: treat the work terms with caution", pct(rep.diag.mape)));
+    rep.warnings.push_back(
+        fmt::format("MAPE {} is above 5%: treat the work terms with caution", percent(rep.diag.mape)));
 
   if (auto cov = covariance_at(rep.spec, pts, times, rep.params, opts.fit)) {
     rep.covariance = *cov;
@@ -150,9 +150,10 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
     rep.warnings.push_back("no work values satisfy the overlap constraints even with 32% slack: the times are not "
                            "consistent with any mix of these components");
   else if (rep.bounds.slack > opts.bounds_slack + 1e-12)
-    rep.warnings.push_back(fmt::format("overlap bounds needed a noise allowance of {} (asked {}): the times are "
-                                       "noisier than assumed",
-                                       pct(rep.bounds.slack), pct(opts.bounds_slack)));
+    rep.warnings.push_back(
+        fmt::format("overlap bounds needed a noise allowance of {} (asked {}): the times are "
+                    "noisier than assumed",
+                    percent(rep.bounds.slack), percent(opts.bounds_slack)));
   const Point& b = pts[rep.baseline];
   for (size_t k = 0; k < rep.spec.terms.size(); ++k) {
     TermResult t;

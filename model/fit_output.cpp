@@ -8,13 +8,14 @@
 #include "common/errors.h"
 #include "model/fit_tables.h"
 #include "model/model_json.h"
+#include "model/number_format.h"
 
 namespace hpcsens::model {
 namespace {
 
 constexpr size_t kMaxRankRows = 64;
 
-std::string pct(double f) { return std::isfinite(f) ? fmt::format("{:.2f}%", 100 * f) : "n/a"; }
+std::string percent_or_na(double f) { return std::isfinite(f) ? percent(f) : "n/a"; }
 
 std::string config_line(const ModelReport& r) {
   const Point& b = r.points[r.baseline];
@@ -23,10 +24,11 @@ std::string config_line(const ModelReport& r) {
 }
 
 std::string diagnostics_line(const ModelReport& r) {
-  return fmt::format("MAPE {}  max error {}  slope {:.4f}  intercept {:.4g} s  R² {:.5f}  LOOCV MAPE {}  "
-                     "condition {:.3g}  stderr by {}",
-                     pct(r.diag.mape), pct(r.diag.max_abs_err), r.diag.slope, r.diag.intercept, r.diag.r2,
-                     pct(r.diag.loocv_mape), r.condition_number, r.stderr_method);
+  return fmt::format(
+      "MAPE {}  max error {}  slope {:.4f}  intercept {:.4g} s  R² {:.5f}  LOOCV MAPE {}  "
+      "condition {:.3g}  stderr by {}",
+      percent_or_na(r.diag.mape), percent_or_na(r.diag.max_abs_err), r.diag.slope, r.diag.intercept, r.diag.r2,
+      percent_or_na(r.diag.loocv_mape), r.condition_number, r.stderr_method);
 }
 
 std::string verdict_block(const ModelReport& r, bool markdown) {
@@ -66,12 +68,12 @@ std::string render_table(const ModelReport& r, bool markdown) {
   for (const auto& t : r.terms)
     o += row({term_name(t.term), fmt::format("{:.5g} {}", t.work, term_unit(t.term)), fmt::format("{:.3g}", t.stderr_),
               r.bounds.feasible ? fmt::format("[{:.4g}, {:.4g}]", t.bounds.lo, t.bounds.hi) : "infeasible",
-              fmt::format("{} [{}, {}]", pct(t.share), pct(t.share_lo), pct(t.share_hi))},
+              fmt::format("{} [{}, {}]", percent_or_na(t.share), percent_or_na(t.share_lo), percent_or_na(t.share_hi))},
              tw);
   if (r.overlap_w)
     o += fmt::format("\noverlap fraction w = {:.3f} ± {:.3f} (0: components in series, 1: fully overlapped)\n",
                      *r.overlap_w, *r.overlap_w_stderr);
-  o += fmt::format("\noverlap bounds allow {} noise on each time\n\n", pct(r.bounds.slack));
+  o += fmt::format("\noverlap bounds allow {} noise on each time\n\n", percent_or_na(r.bounds.slack));
   int label_w = 14;  // widen for long sweep labels so the columns stay aligned
   for (const auto& p : r.points) label_w = std::max(label_w, static_cast<int>(p.label.size()));
   const std::vector<int> pw{label_w, 8, 8, 11, 11, 8, 8, 5};
@@ -99,7 +101,9 @@ std::string render_table(const ModelReport& r, bool markdown) {
     const size_t shown = std::min(r.per_rank.size(), kMaxRankRows);
     for (size_t i = 0; i < shown; ++i) {
       const auto& s = r.per_rank[i];
-      o += s.ok ? row({std::to_string(s.rank), pct(s.cpu), pct(s.mem), pct(s.fixed), pct(s.error)}, rw)
+      o += s.ok ? row({std::to_string(s.rank), percent_or_na(s.cpu), percent_or_na(s.mem), percent_or_na(s.fixed),
+                       percent_or_na(s.error)},
+                      rw)
                 : row({std::to_string(s.rank), "n/a", "n/a", "n/a", "too few times"}, rw);
     }
     if (shown < r.per_rank.size())
@@ -109,7 +113,9 @@ std::string render_table(const ModelReport& r, bool markdown) {
     const std::vector<int> gw{6, 8, 8, 8, 20};
     o += row({"count", "cpu", "memory", "fixed", "ranks"}, gw) + rule(5);
     for (const auto& g : r.groups)
-      o += row({std::to_string(g.ranks.size()), pct(g.cpu), pct(g.mem), pct(g.fixed), format_rank_list(g.ranks)}, gw);
+      o += row({std::to_string(g.ranks.size()), percent_or_na(g.cpu), percent_or_na(g.mem), percent_or_na(g.fixed),
+                format_rank_list(g.ranks)},
+               gw);
     o += "\nwhich ranks gain from which resource:\n";
     for (const auto& g : r.groups)
       o += fmt::format("{}ranks {}: {}\n", markdown ? "- " : "  ", format_rank_list(g.ranks), share_sentence(g.cpu, g.mem));

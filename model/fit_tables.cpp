@@ -5,12 +5,10 @@
 #include <cmath>
 
 #include "common/errors.h"
+#include "model/number_format.h"
 
 namespace hpcsens::model {
 namespace {
-
-// Shortest text that reads back as the same double; empty for NaN (a missing value).
-std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
 
 std::string tail(const ModelReport& r) {
   return csv_cell(r.spec.name()) + "," + r.verdict.word + "," + (r.emulated ? "true" : "false");
@@ -22,9 +20,10 @@ std::string points_csv(const ModelReport& r) {
       "verdict,emulated\n";
   for (size_t j = 0; j < r.points.size(); ++j) {
     const auto& p = r.points[j];
-    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(p.label), num(p.cpu_ghz), num(p.mem_gbs),
-                     num(p.time_s), num(r.predicted[j]), num(r.diag.rel_err[j]), num(r.loocv_err[j]), num(p.min_s),
-                     num(p.max_s), p.reps, p.lat_ns ? num(*p.lat_ns) : "", tail(r));
+    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(p.label), csv_number(p.cpu_ghz),
+                     csv_number(p.mem_gbs), csv_number(p.time_s), csv_number(r.predicted[j]),
+                     csv_number(r.diag.rel_err[j]), csv_number(r.loocv_err[j]), csv_number(p.min_s),
+                     csv_number(p.max_s), p.reps, p.lat_ns ? csv_number(*p.lat_ns) : "", tail(r));
   }
   return o;
 }
@@ -39,9 +38,10 @@ std::string terms_csv(const ModelReport& r) {
     for (const auto& x : r.elasticities)
       if (x.rate == rate && rate != Rate::none) e = &x;
     o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", term_name(t.term), csv_cell(term_unit(t.term)),
-                     num(t.work), num(t.stderr_), num(t.bounds.lo), num(t.bounds.hi), num(t.bounds.closed_form_hi),
-                     num(t.share), num(t.share_lo), num(t.share_hi), rate_name(rate), e ? num(e->elasticity) : "",
-                     e ? num(e->low) : "", e ? num(e->high) : "", tail(r));
+                     csv_number(t.work), csv_number(t.stderr_), csv_number(t.bounds.lo), csv_number(t.bounds.hi),
+                     csv_number(t.bounds.closed_form_hi), csv_number(t.share), csv_number(t.share_lo),
+                     csv_number(t.share_hi), rate_name(rate), e ? csv_number(e->elasticity) : "",
+                     e ? csv_number(e->low) : "", e ? csv_number(e->high) : "", tail(r));
   }
   return o;
 }
@@ -58,8 +58,9 @@ std::string ranks_csv(const ModelReport& r) {
     for (size_t g = 0; g < r.groups.size(); ++g)
       for (int k : r.groups[g].ranks)
         if (k == s.rank) group = static_cast<int>(g) + 1;
-    o += s.ok ? fmt::format("{},true,{},{},{},{},{},{},{},{}\n", s.rank, num(s.cpu), num(s.mem), num(s.fixed),
-                            num(s.error), num(-s.cpu), num(-s.mem), group, tail(r))
+    o += s.ok ? fmt::format("{},true,{},{},{},{},{},{},{},{}\n", s.rank, csv_number(s.cpu), csv_number(s.mem),
+                            csv_number(s.fixed), csv_number(s.error), csv_number(-s.cpu), csv_number(-s.mem), group,
+                            tail(r))
               : fmt::format("{},false,,,,,,,,{}\n", s.rank, tail(r));
   }
   return o;

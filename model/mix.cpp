@@ -11,31 +11,32 @@
 #include "common/errors.h"
 #include "common/safe_file.h"
 #include "model/model_json.h"
+#include "model/yaml_position.h"
 
 namespace hpcsens::model {
 namespace {
-
-std::string at(const std::string& path, const YAML::Node& n) { return path + ":" + std::to_string(n.Mark().line + 1); }
 
 void check_keys(const YAML::Node& n, const std::string& path, const std::set<std::string>& known,
                 const std::string& expected) {
   for (const auto& kv : n) {
     if (!kv.first.IsScalar())
-      throw InputError(at(path, kv.first), "a field name must be a plain word, not a list or mapping");
+      throw InputError(yaml_position(path, kv.first), "a field name must be a plain word, not a list or mapping");
     if (!known.count(kv.first.Scalar()))
-      throw InputError(at(path, kv.first) + ": field '" + kv.first.Scalar() + "'", "unknown field (expected " + expected + ")");
+      throw InputError(yaml_position(path, kv.first) + ": field '" + kv.first.Scalar() + "'",
+                       "unknown field (expected " + expected + ")");
   }
 }
 
 std::string need_string(const YAML::Node& n, const char* key, const std::string& path) {
   const YAML::Node v = n[key];
-  if (!v) throw InputError(at(path, n) + ": field '" + key + "'", "missing");
-  if (!v.IsScalar() || v.Scalar().empty()) throw InputError(at(path, v) + ": field '" + key + "'", "must be a non-empty word");
+  if (!v) throw InputError(yaml_position(path, n) + ": field '" + key + "'", "missing");
+  if (!v.IsScalar() || v.Scalar().empty())
+    throw InputError(yaml_position(path, v) + ": field '" + key + "'", "must be a non-empty word");
   return v.Scalar();
 }
 
 double need_positive(const YAML::Node& v, const char* key, const std::string& path, double hi) {
-  const std::string where = at(path, v) + ": field '" + key + "'";
+  const std::string where = yaml_position(path, v) + ": field '" + key + "'";
   if (!v.IsScalar()) throw InputError(where, "not a number (a list or mapping)");
   double d = 0;
   try {
@@ -49,20 +50,20 @@ double need_positive(const YAML::Node& v, const char* key, const std::string& pa
 }
 
 MixApp parse_app(const YAML::Node& n, const std::string& path, const std::filesystem::path& dir) {
-  if (!n.IsMap()) throw InputError(at(path, n), "expected an application mapping with name, model, weight");
+  if (!n.IsMap()) throw InputError(yaml_position(path, n), "expected an application mapping with name, model, weight");
   check_keys(n, path, {"name", "model", "weight", "description"}, "name, model, weight, description");
   MixApp a;
-  a.where = at(path, n);
+  a.where = yaml_position(path, n);
   a.name = need_string(n, "name", path);
   const std::string model = need_string(n, "model", path);
-  if (!n["weight"]) throw InputError(at(path, n) + ": field 'weight'", "missing");
+  if (!n["weight"]) throw InputError(yaml_position(path, n) + ": field 'weight'", "missing");
   a.weight = need_positive(n["weight"], "weight", path, 1e9);
   const std::filesystem::path mp(model);
   a.model_path = mp.is_absolute() ? model : (dir / mp).string();
   try {
     a.model = load_model(a.model_path);
   } catch (const InputError& e) {
-    throw InputError(at(path, n["model"]) + ": field 'model'", e.what());
+    throw InputError(yaml_position(path, n["model"]) + ": field 'model'", e.what());
   }
   return a;
 }
@@ -74,7 +75,8 @@ Mix parse_mix_yaml(const std::string& text, const std::string& path) {
   const YAML::Node list = root["applications"];
   if (!list) throw InputError(path + ": field 'applications'", "missing");
   if (!list.IsSequence() || list.size() == 0)
-    throw InputError(at(path, list) + ": field 'applications'", "expected a non-empty list of {name, model, weight}");
+    throw InputError(yaml_position(path, list) + ": field 'applications'",
+                     "expected a non-empty list of {name, model, weight}");
   Mix m;
   m.path = path;
   if (root["baseline_nodes"]) m.baseline_nodes = need_positive(root["baseline_nodes"], "baseline_nodes", path, 1e7);

@@ -8,16 +8,12 @@
 #include "common/errors.h"
 #include "model/fit_tables.h"
 #include "model/mix.h"
+#include "model/number_format.h"
 
 namespace hpcsens::model {
 namespace {
 
 using nlohmann::json;
-
-json fin(double v) { return std::isfinite(v) ? json(v) : json(); }
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(); }
-std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
-std::string num(const std::optional<double>& v) { return v ? num(*v) : ""; }
 
 json system_json(const MixSystem& s) {
   json apps = json::array();
@@ -27,11 +23,11 @@ json system_json(const MixSystem& s) {
                     {"predicted_s", a.pred.predicted_s},
                     {"fit_low_s", a.pred.fit_low_s},
                     {"fit_high_s", a.pred.fit_high_s},
-                    {"overlap_low_s", opt(a.pred.overlap_low_s)},
-                    {"overlap_high_s", opt(a.pred.overlap_high_s)},
+                    {"overlap_low_s", json_number(a.pred.overlap_low_s)},
+                    {"overlap_high_s", json_number(a.pred.overlap_high_s)},
                     {"speedup", a.pred.speedup},
-                    {"speedup_low", fin(a.pred.speedup_low)},
-                    {"speedup_high", fin(a.pred.speedup_high)},
+                    {"speedup_low", json_number(a.pred.speedup_low)},
+                    {"speedup_high", json_number(a.pred.speedup_high)},
                     {"verdict", a.verdict},
                     {"warnings", a.pred.warnings}});
   json j = {{"name", s.system.name},
@@ -39,8 +35,8 @@ json system_json(const MixSystem& s) {
             {"mem_gbs", s.system.mem_gbs},
             {"cpu_work_factor", s.system.cpu_work_factor},
             {"speedup", s.speedup},
-            {"speedup_low", fin(s.speedup_low)},
-            {"speedup_high", fin(s.speedup_high)},
+            {"speedup_low", json_number(s.speedup_low)},
+            {"speedup_high", json_number(s.speedup_high)},
             {"applications", apps},
             {"warnings", s.warnings}};
   if (s.system.nodes) j["nodes"] = *s.system.nodes;
@@ -78,11 +74,13 @@ std::string render_csv(const MixResult& r) {
     const auto& s = r.systems[i];
     const std::string sys = csv_cell(s.system.name);
     for (const auto& a : s.apps)
-      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},,,,{}\n", sys, i + 1, csv_cell(a.name), num(a.weight),
-                       num(a.pred.predicted_s), num(a.pred.fit_low_s), num(a.pred.fit_high_s), num(a.pred.speedup),
-                       num(a.pred.speedup_low), num(a.pred.speedup_high), a.verdict, emu);
-    o += fmt::format("{},{},(workload),1,,,,{},{},{},,{},{},{},{}\n", sys, i + 1, num(s.speedup), num(s.speedup_low),
-                     num(s.speedup_high), num(s.throughput), num(s.per_price), num(s.per_watt), emu);
+      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},,,,{}\n", sys, i + 1, csv_cell(a.name), csv_number(a.weight),
+                       csv_number(a.pred.predicted_s), csv_number(a.pred.fit_low_s), csv_number(a.pred.fit_high_s),
+                       csv_number(a.pred.speedup), csv_number(a.pred.speedup_low), csv_number(a.pred.speedup_high),
+                       a.verdict, emu);
+    o += fmt::format("{},{},(workload),1,,,,{},{},{},,{},{},{},{}\n", sys, i + 1, csv_number(s.speedup),
+                     csv_number(s.speedup_low), csv_number(s.speedup_high), csv_number(s.throughput),
+                     csv_number(s.per_price), csv_number(s.per_watt), emu);
   }
   return o;
 }

@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "model/diagnostics.h"
 #include "model/identifiability.h"
+#include "model/number_format.h"
 #include "model/validation.h"
 
 namespace hpcsens::model {
@@ -51,8 +52,6 @@ bool extra_terms_significant(const ModelSpec& spec, const std::vector<Point>& pt
   return true;
 }
 
-std::string pct(double f) { return fmt::format("{:.2f}%", 100 * f); }
-
 // --model auto: simplest identifiable model, replaced only by a more complex one that beats
 // it by the margin in LOOCV MAPE.
 ModelSpec choose_among(const std::vector<std::string>& names, const std::vector<Point>& pts,
@@ -90,7 +89,7 @@ ModelSpec choose_among(const std::vector<std::string>& names, const std::vector<
     const bool better = c.significant_extra && c.loocv_mape < best->loocv_mape * (1 - opts.auto_margin_rel) &&
                         best->loocv_mape - c.loocv_mape > opts.auto_margin_abs;
     if (better) {
-      passed_over.push_back(fmt::format("{} (LOOCV MAPE {})", best->model, pct(best->loocv_mape)));
+      passed_over.push_back(fmt::format("{} (LOOCV MAPE {})", best->model, percent(best->loocv_mape)));
       best = &c;
     }
   }
@@ -102,13 +101,14 @@ ModelSpec choose_among(const std::vector<std::string>& names, const std::vector<
   for (const auto& c : rep.candidates) {
     if (&c == best) continue;
     others += fmt::format("{}{} {}", others.empty() ? "" : ", ", c.model,
-                          c.identifiable ? pct(c.loocv_mape) : "not identifiable");
+                          c.identifiable ? percent(c.loocv_mape) : "not identifiable");
   }
   rep.selection_reason = fmt::format(
       "picked {} with LOOCV MAPE {} ({}); a more complex model is chosen only if it lowers the LOOCV MAPE by "
       "at least {:.0f}% relative and {:.1f} percentage points and its extra terms differ from zero by more than "
       "2 standard errors",
-      best->model, pct(best->loocv_mape), others.empty() ? "the only candidate" : "others: " + others, 100 * opts.auto_margin_rel, 100 * opts.auto_margin_abs);
+      best->model, percent(best->loocv_mape), others.empty() ? "the only candidate" : "others: " + others,
+      100 * opts.auto_margin_rel, 100 * opts.auto_margin_abs);
   return parse_model_spec(best->model);
 }
 

@@ -14,6 +14,7 @@
 #include "common/safe_file.h"
 #include "model/dataset.h"
 #include "model/glpk_guard.h"
+#include "model/yaml_position.h"
 
 namespace hpcsens::model {
 namespace {
@@ -25,10 +26,6 @@ void check_range(const char* rate, double v, double lo, double hi, std::vector<s
   if (v < lo / kExtrapolationFactor || v > hi * kExtrapolationFactor)
     warnings.push_back(fmt::format("{} {:g} is far outside the measured range {:g} to {:g}: extrapolating", rate, v,
                                    lo, hi));
-}
-
-std::string at(const std::string& path, const YAML::Node& n) {
-  return path + ":" + std::to_string(n.Mark().line + 1);
 }
 
 // The one rate a one-rate model cannot project: cpu+fixed holds the memory part as measured.
@@ -50,39 +47,42 @@ double yaml_number(const YAML::Node& sys, const char* key, const std::string& pa
   const YAML::Node v = sys[key];
   if (present) *present = bool(v);
   if (!v) {
-    if (required) throw InputError(at(path, sys) + ": field '" + key + "'", "missing");
+    if (required) throw InputError(yaml_position(path, sys) + ": field '" + key + "'", "missing");
     return 0;
   }
-  if (!v.IsScalar()) throw InputError(at(path, v) + ": field '" + key + "'", "not a number (a list or mapping)");
+  if (!v.IsScalar())
+    throw InputError(yaml_position(path, v) + ": field '" + key + "'", "not a number (a list or mapping)");
   double d = 0;
   try {
     d = v.as<double>();
   } catch (const YAML::Exception&) {
-    throw InputError(at(path, v) + ": field '" + key + "'", "'" + v.Scalar() + "' is not a number");
+    throw InputError(yaml_position(path, v) + ": field '" + key + "'", "'" + v.Scalar() + "' is not a number");
   }
   if (!std::isfinite(d) || d <= 0)
-    throw InputError(at(path, v) + ": field '" + key + "'", "must be a finite number greater than zero");
-  check_plausible(d, range, at(path, v) + ": field '" + key + "'");
+    throw InputError(yaml_position(path, v) + ": field '" + key + "'", "must be a finite number greater than zero");
+  check_plausible(d, range, yaml_position(path, v) + ": field '" + key + "'");
   return d;
 }
 
 SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
-  if (!n.IsMap()) throw InputError(at(path, n), "expected a system mapping with name, cpu_ghz, mem_gbs");
+  if (!n.IsMap()) throw InputError(yaml_position(path, n), "expected a system mapping with name, cpu_ghz, mem_gbs");
   static const std::set<std::string> known{"name",  "cpu_ghz", "mem_gbs",         "lat_ns", "description",
                                            "nodes", "price",   "power_w", "cpu_work_factor"};
   for (const auto& kv : n) {
-    if (!kv.first.IsScalar()) throw InputError(at(path, kv.first), "a field name must be a plain word, not a list or mapping");
+    if (!kv.first.IsScalar())
+      throw InputError(yaml_position(path, kv.first), "a field name must be a plain word, not a list or mapping");
     const std::string k = kv.first.as<std::string>();
     if (!known.count(k))
-      throw InputError(at(path, kv.first) + ": field '" + k + "'",
+      throw InputError(yaml_position(path, kv.first) + ": field '" + k + "'",
                        "unknown field (expected name, cpu_ghz, mem_gbs, lat_ns, nodes, price, power_w, "
                        "cpu_work_factor, description)");
   }
   SystemSpec s;
-  s.where = at(path, n);
-  if (!n["name"]) throw InputError(at(path, n) + ": field 'name'", "missing");
+  s.where = yaml_position(path, n);
+  if (!n["name"]) throw InputError(yaml_position(path, n) + ": field 'name'", "missing");
   if (!n["name"].IsScalar() || n["name"].Scalar().empty())
-    throw InputError(at(path, n["name"]) + ": field 'name'", "must be a non-empty word, not a list or mapping");
+    throw InputError(yaml_position(path, n["name"]) + ": field 'name'",
+                     "must be a non-empty word, not a list or mapping");
   s.name = n["name"].as<std::string>();
   s.cpu_ghz = yaml_number(n, "cpu_ghz", path, true, kCpuGhzRange);
   s.mem_gbs = yaml_number(n, "mem_gbs", path, true, kMemGbsRange);

@@ -7,14 +7,12 @@
 
 #include "common/errors.h"
 #include "model/fit_output.h"
+#include "model/number_format.h"
 
 namespace hpcsens::model {
 namespace {
 
 using nlohmann::json;
-
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(); }
-json fin(double v) { return std::isfinite(v) ? json(v) : json(); }
 
 json prediction_json(const Prediction& p) {
   json j = {{"name", p.system.name},
@@ -25,11 +23,11 @@ json prediction_json(const Prediction& p) {
             {"high_s", p.high_s},
             {"fit_low_s", p.fit_low_s},
             {"fit_high_s", p.fit_high_s},
-            {"overlap_low_s", opt(p.overlap_low_s)},
-            {"overlap_high_s", opt(p.overlap_high_s)},
+            {"overlap_low_s", json_number(p.overlap_low_s)},
+            {"overlap_high_s", json_number(p.overlap_high_s)},
             {"speedup", p.speedup},
-            {"speedup_low", fin(p.speedup_low)},
-            {"speedup_high", fin(p.speedup_high)},
+            {"speedup_low", json_number(p.speedup_low)},
+            {"speedup_high", json_number(p.speedup_high)},
             {"cpu_work_factor", p.system.cpu_work_factor},
             {"warnings", p.warnings}};
   if (p.system.lat_ns) j["lat_ns"] = *p.system.lat_ns;

@@ -5,14 +5,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/number_format.h"
+
 namespace hpcsens::model {
 namespace {
 
 // A 10 % better rate: 10 % more clock or bandwidth divides a dividing term by 1.1; 10 % less
 // latency multiplies a latency term by 0.9.
 double saving_factor(bool divides) { return divides ? 1.0 - 1.0 / 1.1 : 0.1; }
-
-std::string pct(double f) { return fmt::format("{:.1f}%", 100 * f); }
 
 const char* better(Rate r) { return r == Rate::lat_ns ? "less" : "more"; }
 
@@ -61,15 +61,16 @@ std::string sensitivity_sentence(const std::vector<Elasticity>& es, const Point&
   for (size_t i = 0; i < sorted.size(); ++i) {
     const auto& e = sorted[i];
     s += fmt::format("{} 10 % {} {} saves {} ({}-{}) of run time", i == 0 ? "," : ";", better(e.rate),
-                     rate_words(e.rate), pct(e.saving_10), pct(e.saving_10_low), pct(e.saving_10_high));
+                     rate_words(e.rate), percent(e.saving_10, 1), percent(e.saving_10_low, 1),
+                     percent(e.saving_10_high, 1));
   }
   return s;
 }
 
 std::string share_sentence(double cpu_share, double mem_share) {
   const double f = saving_factor(true);
-  return fmt::format("10 % more core clock saves {}, 10 % more memory bandwidth saves {}", pct(cpu_share * f),
-                     pct(mem_share * f));
+  return fmt::format("10 % more core clock saves {}, 10 % more memory bandwidth saves {}", percent(cpu_share * f, 1),
+                     percent(mem_share * f, 1));
 }
 
 }  // namespace hpcsens::model

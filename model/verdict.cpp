@@ -7,10 +7,11 @@
 #include <map>
 #include <tuple>
 
+#include "model/number_format.h"
+
 namespace hpcsens::model {
 namespace {
 
-std::string pct(double f) { return fmt::format("{:.1f}%", 100 * f); }
 
 }  // namespace
 
@@ -81,8 +82,9 @@ std::vector<std::string> knobs_without_effect(const ModelSpec& spec, const std::
         "the times changed by only {} while {} varied {:.2f}-fold ({:g} to {:g}), {}: the {} knob probably had no "
         "effect (e.g. Slurm without a cpufreq plugin, a VM, a governor that overrode it); check the measured rate "
         "(calibration.clock, STREAM) before trusting the '{}' work",
-        pct(response), rate_name(info.rate), rhi / rlo, rlo, rhi,
-        std::isfinite(noise) ? "within the run-to-run spread of " + pct(noise) : "less than " + pct(kNoEffectFloor),
+        percent(response, 1), rate_name(info.rate), rhi / rlo, rlo, rhi,
+        std::isfinite(noise) ? "within the run-to-run spread of " + percent(noise, 1)
+                             : "less than " + percent(kNoEffectFloor, 1),
         rate_name(info.rate), info.name));
   }
   return out;
@@ -99,12 +101,13 @@ Verdict judge(const VerdictInput& in) {
   else if (off > kSlopeCaution)
     v.caution(fmt::format("slope of observed against modelled time is {:.3f}, not close to 1", d.slope));
   if (d.mape > kMapeUnreliable)
-    v.unreliable(fmt::format("mean error {} is above {}", pct(d.mape), pct(kMapeUnreliable)));
+    v.unreliable(fmt::format("mean error {} is above {}", percent(d.mape, 1), percent(kMapeUnreliable, 1)));
   else if (std::isfinite(in.noise) && d.mape > kMapeCautionFloor && d.mape > kNoiseFactor * in.noise)
-    v.caution(fmt::format("mean error {} is well above the run-to-run noise {}", pct(d.mape), pct(in.noise)));
+    v.caution(
+        fmt::format("mean error {} is well above the run-to-run noise {}", percent(d.mape, 1), percent(in.noise, 1)));
   else if (!std::isfinite(in.noise) && d.mape > kMapeCautionNoNoise)
-    v.caution(fmt::format("mean error {} is above {} (no repetitions to estimate the noise)", pct(d.mape),
-                          pct(kMapeCautionNoNoise)));
+    v.caution(fmt::format("mean error {} is above {} (no repetitions to estimate the noise)", percent(d.mape, 1),
+                          percent(kMapeCautionNoNoise, 1)));
   if (in.points >= 3 && in.no_effect.empty()) {
     if (d.r2 < kR2Unreliable)
       v.unreliable(fmt::format("R² {:.2f} is near 0: the model explains little of how the times vary", d.r2));
@@ -112,8 +115,10 @@ Verdict judge(const VerdictInput& in) {
       v.caution(fmt::format("R² {:.2f} is below {:.1f}", d.r2, kR2Caution));
   }
   if (std::isfinite(d.loocv_mape) && d.loocv_mape > kLoocvUnreliable)
-    v.unreliable(fmt::format("leave-one-out error {} is above {}: the fit does not predict configurations it has "
-                             "not seen", pct(d.loocv_mape), pct(kLoocvUnreliable)));
+    v.unreliable(
+        fmt::format("leave-one-out error {} is above {}: the fit does not predict configurations it has "
+                    "not seen",
+                    percent(d.loocv_mape, 1), percent(kLoocvUnreliable, 1)));
   for (const auto& s : in.narrow_rates) v.caution("too narrow a rate range: " + s);
   for (const auto& s : in.clock_problems) v.caution(s);
   if (!in.confounded.empty()) v.caution(in.confounded);

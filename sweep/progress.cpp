@@ -2,14 +2,12 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
+
+#include "sweep/sweep_common.h"
 
 namespace hpcsens::sweep {
 namespace {
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 std::string clock_text(double s) {
   const long t = long(s + 0.5);
   char buf[32];
@@ -20,7 +18,7 @@ std::string clock_text(double s) {
 }  // namespace
 
 Progress::Progress(int total, int already_done, bool emulated)
-    : total_(total), start_done_(already_done), emulated_(emulated), tty_(::isatty(2)), start_s_(now_s()) {}
+    : total_(total), start_done_(already_done), emulated_(emulated), tty_(::isatty(2)), start_s_(monotonic_s()) {}
 
 std::string Progress::render(int done, int total, double elapsed_s, int done_this_session, int width) {
   const int filled = total > 0 ? done * width / total : width;
@@ -37,7 +35,7 @@ std::string Progress::render(int done, int total, double elapsed_s, int done_thi
 void Progress::update(int done, const std::string& what, bool finished) {
   if (!tty_ && !finished) return;
   const std::string line = std::string(emulated_ ? "EMULATED " : "") +
-                           render(done, total_, now_s() - start_s_, done - start_done_, 30) + "  " + what;
+                           render(done, total_, monotonic_s() - start_s_, done - start_done_, 30) + "  " + what;
   if (tty_) std::fprintf(stderr, "\r\033[K%s", line.c_str());
   else std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);

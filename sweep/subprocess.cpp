@@ -7,19 +7,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "sweep/sweep_common.h"
+
 namespace hpcsens::sweep {
 namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 int decode_status(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -79,7 +76,7 @@ ChildResult run_child(const std::vector<std::string>& argv, double timeout_s, bo
   ::close(errpipe[0]);
   if (capture_stdout) ::close(pipefd[1]);
 
-  const double start = now_s();
+  const double start = monotonic_s();
   double kill_sent = 0;
   bool out_open = capture_stdout;
   int status = 0;
@@ -87,13 +84,13 @@ ChildResult run_child(const std::vector<std::string>& argv, double timeout_s, bo
     const pid_t w = ::waitpid(pid, &status, WNOHANG);
     if (w == pid) break;
     const bool stop = stop_flag && *stop_flag;
-    const bool late = timeout_s > 0 && now_s() - start > timeout_s;
+    const bool late = timeout_s > 0 && monotonic_s() - start > timeout_s;
     if ((stop || late) && kill_sent == 0) {
       r.timed_out = late && !stop;
       r.stopped = stop;
       ::kill(-pid, SIGTERM);
-      kill_sent = now_s();
-    } else if (kill_sent > 0 && now_s() - kill_sent > 5) {
+      kill_sent = monotonic_s();
+    } else if (kill_sent > 0 && monotonic_s() - kill_sent > 5) {
       ::kill(-pid, SIGKILL);
     }
     if (out_open) {

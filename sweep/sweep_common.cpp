@@ -1,5 +1,6 @@
 #include "sweep/sweep_common.h"
 
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 
@@ -14,6 +15,10 @@ std::string utc_now() {
   char utc[32];
   std::strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return utc;
+}
+
+double monotonic_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::string num(double v) { return fmt::format("{:g}", v); }
