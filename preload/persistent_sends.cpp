@@ -19,14 +19,13 @@ SendEntry g_table[kPersistentSlots];
 std::atomic<int> g_live{0};  // entries ever claimed; 0: every start returns at once
 std::atomic<std::uint64_t> g_drops{0};
 
-std::uintptr_t key_of(const MPI_Request* r) { return request_key(r); }
-unsigned home(std::uintptr_t key) { return request_home(key, kPersistentSlots); }
 MPI_Request c_request(const void* f) { return abi::request_f2c(*static_cast<const MPI_Fint*>(f)); }
 
 // The entry of `key`; claimed for it when `claim` and a free slot is on its probe path.
 SendEntry* lookup(std::uintptr_t key, bool claim) {
   if (key == 0) return nullptr;
-  for (unsigned i = home(key), n = 0; n < kPersistentSlots; i = (i + 1) % kPersistentSlots, ++n) {
+  unsigned i = request_home(key, kPersistentSlots);
+  for (unsigned n = 0; n < kPersistentSlots; i = (i + 1) % kPersistentSlots, ++n) {
     std::uintptr_t k = g_table[i].key.load(std::memory_order_acquire);
     if (k == key) return &g_table[i];
     if (k != 0) continue;
@@ -41,7 +40,7 @@ SendEntry* lookup(std::uintptr_t key, bool claim) {
 }
 
 void start_one(Guard& guard, const MPI_Request* request) {
-  SendEntry* e = lookup(key_of(request), false);
+  SendEntry* e = lookup(request_key(request), false);
   if (e == nullptr || !e->live.load(std::memory_order_acquire)) return;
   guard.add_bytes(e->call, e->hist, e->bytes);
   guard.partner(e->world_rank, e->bytes);
@@ -51,7 +50,7 @@ void start_one(Guard& guard, const MPI_Request* request) {
 
 void remember_send(const MPI_Request* request, int call, int hist, int world_rank,
                    std::uint64_t bytes) noexcept {
-  SendEntry* e = request ? lookup(key_of(request), true) : nullptr;
+  SendEntry* e = request ? lookup(request_key(request), true) : nullptr;
   if (e == nullptr) {
     g_drops.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -75,7 +74,7 @@ void remember_send_f(const void* request, int call, int hist, int world_rank,
 
 void forget_send(const MPI_Request* request) noexcept {
   if (request == nullptr || g_live.load(std::memory_order_relaxed) == 0) return;
-  if (SendEntry* e = lookup(key_of(request), false)) e->live.store(false, std::memory_order_release);
+  if (SendEntry* e = lookup(request_key(request), false)) e->live.store(false, std::memory_order_release);
 }
 
 void forget_send_f(const void* request) noexcept {
