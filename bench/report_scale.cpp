@@ -19,6 +19,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "mpi/imbalance.h"
 #include "mpi/timing_bounds.h"
@@ -89,17 +90,16 @@ struct CliTime {
   double user = 0, sys = 0, rss_mib = 0;
 };
 
-// Wall and CPU time of `hpcsens report FILE [--all]` with stdout to /dev/null.
-CliTime time_cli(const std::string& bin, const std::string& file, bool all) {
-  std::fflush(stdout);  // the child must not repeat our buffered output
+// Runs argv (stdout to /dev/null) and returns its wall, CPU and peak RSS. Called in a freshly
+// exec'd copy of this benchmark: a child forked from the benchmark itself would start with the
+// benchmark's resident pages (the in-process record) and report them as its own peak.
+CliTime run_measured(char** argv) {
+  std::fflush(stdout);
   const auto t = clock_type::now();
   const pid_t pid = ::fork();
   if (pid == 0) {
     std::freopen("/dev/null", "w", stdout);
-    if (all)
-      ::execl(bin.c_str(), bin.c_str(), "report", file.c_str(), "--all", static_cast<char*>(nullptr));
-    else
-      ::execl(bin.c_str(), bin.c_str(), "report", file.c_str(), static_cast<char*>(nullptr));
+    ::execv(argv[0], argv);
     ::_exit(127);
   }
   int status = 0;
@@ -111,9 +111,41 @@ CliTime time_cli(const std::string& bin, const std::string& file, bool all) {
   return {s, secs(ru.ru_utime) + secs(ru.ru_stime), secs(ru.ru_utime), secs(ru.ru_stime), ru.ru_maxrss / 1024.0};
 }
 
+// Wall and CPU time of `hpcsens report FILE [--all]`, measured by `bench_report_scale --measure`.
+CliTime time_cli(const std::string& bin, const std::string& file, bool all) {
+  int fds[2];
+  if (::pipe(fds) != 0) return {};
+  std::fflush(stdout);  // the child must not repeat our buffered output
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    std::vector<const char*> args = {"/proc/self/exe", "--measure", bin.c_str(), "report", file.c_str()};
+    if (all) args.push_back("--all");
+    args.push_back(nullptr);
+    ::execv(args[0], const_cast<char**>(args.data()));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  char buf[256] = {};
+  const ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CliTime r;
+  if (n <= 0 || std::sscanf(buf, "%lf %lf %lf %lf %lf", &r.wall, &r.cpu, &r.user, &r.sys, &r.rss_mib) != 5) return {};
+  return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "--measure") {
+    const CliTime r = run_measured(argv + 2);
+    std::printf("%.6f %.6f %.6f %.6f %.3f\n", r.wall, r.cpu, r.user, r.sys, r.rss_mib);
+    return r.wall < 0 ? 1 : 0;
+  }
   const int nranks = argc > 1 ? std::atoi(argv[1]) : 100000;
   const std::string bin = argc > 2 ? argv[2] : HPCSENS_BIN;
   // A third argument keeps the synthetic record at that path (to profile the CLI by hand).
