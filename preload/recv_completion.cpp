@@ -199,6 +199,8 @@ void FortranCompletion::before_many(Guard& guard, const void* count, const void*
     return;
   }
   for (int i = 0; i < n; ++i) c[i] = abi::request_f2c(f[i]);
+  requests_ = f;
+  count_ = n;
   MPI_Status* kept = nullptr;
   Completion::before_many(guard, n, c, kept);
   // Waitany/Testany pass one status (MPI_STATUS_IGNORE), the others an array.
@@ -222,9 +224,10 @@ void FortranCompletion::after_many(Guard& guard, const void* flag, const void* c
   const auto& h = pmpi::handles();
   const bool ignored = st == nullptr || statuses == h.fortran_statuses_ignore ||
                        statuses == h.f08_statuses_ignore;
+  const auto* idx = static_cast<const MPI_Fint*>(indices);
+  const int base = idx && n != MPI_UNDEFINED ? index_base(idx, n) : 0;
   for (int k = 0; k < n && n != MPI_UNDEFINED; ++k) {
-    // Waitsome/Testsome indices count from 1 in Fortran.
-    const int i = indices ? static_cast<const MPI_Fint*>(indices)[k] - 1 : k;
+    const int i = idx ? idx[k] - base : k;
     if (!found(i)) continue;
     MPI_Status c;
     complete(guard, i, ignored ? nullptr : c_status(st + k * kFortranStatusInts, &c));
@@ -234,10 +237,39 @@ void FortranCompletion::after_many(Guard& guard, const void* flag, const void* c
 void FortranCompletion::after_any(Guard& guard, const void* flag, const void* index,
                                   const void* status) noexcept {
   if (!any_found() || !f_true(flag) || index == nullptr || fint_of(index) == MPI_UNDEFINED) return;
-  const int i = fint_of(index) - 1;  // Waitany/Testany indices count from 1 in Fortran
+  const auto* idx = static_cast<const MPI_Fint*>(index);
+  const int i = *idx - index_base(idx, 1);
   if (!found(i)) return;
   MPI_Status c;
   complete(guard, i, c_status(status, &c));
+}
+
+bool FortranCompletion::completed_now(int i) const noexcept {
+  if (!found(i) || i >= count_) return false;
+  // MPI set it to MPI_REQUEST_NULL: it is no longer the request that was posted (comparing with
+  // MPI_REQUEST_NULL itself would tie this library to one MPI's null object).
+  const MPI_Request now = abi::request_f2c(requests_[i]);
+  return request_key(&now) != hit_[i].key;
+}
+
+// A base fits when every index is in range, no index names a pending receive that is still
+// active, and the indices name every pending receive the call set to MPI_REQUEST_NULL (reported
+// indices are distinct, so equal counts mean equal sets). Both fitting (no receive tells them
+// apart): the standard's 1.
+int FortranCompletion::index_base(const MPI_Fint* indices, int m) const noexcept {
+  int done = 0;
+  for (int i = 0; i < count_ && i < kMaxCompletions; ++i) done += completed_now(i) ? 1 : 0;
+  bool fits[2] = {true, true};
+  int named[2] = {0, 0};
+  for (int b = 0; b < 2; ++b) {
+    for (int k = 0; k < m && fits[b]; ++k) {
+      const int i = indices[k] - b;
+      if (i < 0 || i >= count_ || (found(i) && !completed_now(i))) fits[b] = false;
+      named[b] += found(i) ? 1 : 0;
+    }
+    fits[b] = fits[b] && named[b] == done;
+  }
+  return fits[1] || !fits[0] ? 1 : 0;
 }
 
 }  // namespace hpcsens::preload

@@ -61,7 +61,9 @@ class Completion {
 };
 
 // The Wait/Test families of the Fortran bindings. Every argument is the Fortran one (requests
-// and flags are MPI_Fint/LOGICAL, Waitany/Waitsome indices count from 1). A status is an integer
+// and flags are MPI_Fint/LOGICAL, Waitany/Waitsome indices count from 1, except in MPICH 4.0.x's
+// mpi_f08, which hands back C's 0-based ones: pmodels/mpich#6270, fixed in 4.1; which of the two
+// a call used is read from the requests it set to MPI_REQUEST_NULL). A status is an integer
 // array of MPI_STATUS_SIZE in mpif.h and `use mpi`; Open MPI 4.1's mpi_f08 TYPE(MPI_Status) and
 // MPICH's are laid out the same (Open MPI pads the type to MPI_STATUS_SIZE integers, MPICH's is
 // the C struct, which is what its mpif.h status holds), so MPI_Status_f2c reads all of them.
@@ -78,6 +80,14 @@ class FortranCompletion : private Completion {
   void after_any(Guard& guard, const void* flag, const void* index, const void* status) noexcept;
 
  private:
+  // 1 or 0: what the call's `m` reported indices count from (see the class comment).
+  int index_base(const MPI_Fint* indices, int m) const noexcept;
+  // Request i was a pending receive and MPI has replaced it (by MPI_REQUEST_NULL): this call
+  // completed it.
+  bool completed_now(int i) const noexcept;
+
+  const MPI_Fint* requests_ = nullptr;  // the caller's array, read again after the call
+  int count_ = 0;
   MPI_Fint own_f_[kMaxCompletions * kFortranStatusInts];
 };
 

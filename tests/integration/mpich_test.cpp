@@ -112,6 +112,34 @@ TEST_F(Mpich, HydraMpi4CallsCountedWithBytes) {
   expect_same_stdout(job, r);
 }
 
+// tests/preload/prog_firecv.F90: rank 1 posts ten 100-byte receives, 40 bytes arrive for each,
+// completed by every Wait/Test form. MPICH 4.0.x's mpi_f08 Waitany/Waitsome/Testany/Testsome
+// hand back 0-based indices (pmodels/mpich#6270): 240 of the 400 bytes were counted before.
+void expect_fortran_receives(const json& rec) {
+  for (const auto& r : rec.at("ranks")) {
+    if (r.at("rank") != 1) continue;
+    const json& mpi = r.at("mpi_calls");
+    EXPECT_EQ(mpi.at("MPI_Irecv").at("count"), 10);
+    EXPECT_EQ(mpi.at("MPI_Irecv").at("bytes"), 400);  // posted: 1000
+    EXPECT_EQ(r.at("msg_sizes").at("MPI_Irecv"), json({0, 0, 0, 0, 0, 0, 10}));
+    EXPECT_EQ(mpi.at("MPI_Recv").at("bytes"), 40 + 40 + 80);
+    for (const char* c : {"MPI_Waitany", "MPI_Waitall"}) EXPECT_EQ(mpi.at(c).at("count"), 1) << c;
+  }
+  EXPECT_FALSE(rec.at("preload").contains("drops")) << rec.at("preload");
+}
+
+TEST_F(Mpich, HydraFortranReceivesCountWhatArrived) {
+  for (const std::string prog : {MPICH_PROG_FIRECV, MPICH_PROG_F08IRECV}) {
+    SCOPED_TRACE(prog);
+    const auto r = wrap({kHydra, "-n", "2", prog});
+    ASSERT_FALSE(r.timed_out);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    const json rec = record(r);
+    expect_mpich_job(rec, "mpich-hydra", 2);
+    expect_fortran_receives(rec);
+  }
+}
+
 TEST_F(Mpich, HydraExitStatusPropagates) {
   const auto r = wrap({kHydra, "-n", "2", kProgC, "3"});
   ASSERT_FALSE(r.timed_out);
