@@ -198,9 +198,11 @@ std::vector<std::vector<std::size_t>> group_alike(const std::vector<TopdownMetri
 }
 
 BottleneckData bottleneck_data(const record::RunRecord& rec, bool csv, bool all_ranks) {
-  auto only = [](std::string line) {
+  // The one-line answers quote the record (its counter status, event-set and event names): printed,
+  // they must not drive the terminal, whichever of them came from a hostile file or environment.
+  auto only = [](const std::string& line) {
     BottleneckData d;
-    d.line = std::move(line);
+    d.line = text::escape_for_message(line);
     return d;
   };
   std::vector<TopdownMetrics> ms;
@@ -229,8 +231,7 @@ BottleneckData bottleneck_data(const record::RunRecord& rec, bool csv, bool all_
   // The record-level status names the first rank that could not count; the section collapses
   // to one line only when no rank has usable counts (the others are shown as usual).
   if (rec.counters_status != "ok" && !any_usable) {
-    // The status may quote an event name from the environment: printed, it must not drive the terminal.
-    const std::string st = text::escape_for_message(rec.counters_status);
+    const std::string& st = rec.counters_status;
     std::string line = st.rfind("Top-Down", 0) == 0 ? st : "Top-Down unavailable: " + st;
     // PAPI's "Event does not exist" for a core event means the CPU exposes no such counter,
     // which on x86 servers almost always means a VM without PMU passthrough.
@@ -247,8 +248,7 @@ BottleneckData bottleneck_data(const record::RunRecord& rec, bool csv, bool all_
                 "'; run with --events topdown)");
   }
   if (!any_usable) {
-    const std::string why =
-        ms.front().why_not.empty() ? "no counts" : text::escape_for_message(ms.front().why_not);
+    const std::string why = ms.front().why_not.empty() ? "no counts" : ms.front().why_not;
     return only("Top-Down unavailable: " + why + " (event set " + event_set + ")");
   }
 
