@@ -109,7 +109,8 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
 
   rep.node_effects = judge_node_effects(data.node_runs, rep.predicted, run_to_run_noise(rep.points));
   rep.notes.push_back(node_effects_note(rep.node_effects, data.runs_without_node));
-  for (auto& w : node_effect_warnings(rep.node_effects)) rep.warnings.push_back(std::move(w));
+  const std::vector<std::string> node_warnings = node_effect_warnings(rep.node_effects);
+  rep.warnings.insert(rep.warnings.end(), node_warnings.begin(), node_warnings.end());
 
   std::vector<double> cpu, mem, lat;
   for (const auto& p : pts) cpu.push_back(p.cpu_ghz), mem.push_back(p.mem_gbs), lat.push_back(p.lat_ns.value_or(0));
@@ -195,11 +196,7 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
   judge_model(rep, data, id);
   // A node effect beyond the noise inflates the repetition noise the other rules judge against, so
   // those rules can say "ok" on exactly the data the node effect makes doubtful.
-  for (const auto& n : rep.node_effects.nodes)
-    if (n.flagged)
-      rep.verdict.caution(fmt::format("node {} runs {:+.1f}% from the model, beyond the same-node noise: the fit mixes "
-                                      "nodes that differ",
-                                      n.node, 100 * n.mean_rel_resid));
+  for (const auto& w : node_warnings) rep.verdict.caution(w);
   if (rep.emulated)
     rep.warnings.insert(rep.warnings.begin(), "EMULATED: the input runs were produced by the emulated launcher, "
                                               "not measured");
