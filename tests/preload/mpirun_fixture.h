@@ -24,8 +24,10 @@ class MpirunFixture : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
+  // Runs `cmd` under `timeout` with output in the log; returns the exit status.
   int sh(const std::string& cmd) {
-    const int st = std::system(("timeout -k 5 90 " + cmd + " > " + dir_ + "/log 2>&1").c_str());
+    const std::string bound = "timeout -k 5 " + std::to_string(timeout_s_) + " ";
+    const int st = std::system((bound + cmd + " > " + dir_ + "/log 2>&1").c_str());
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   }
   int mpirun(int np, const std::string& prog, bool preload = true, const std::string& extra = "",
@@ -46,6 +48,7 @@ class MpirunFixture : public ::testing::Test {
     return nlohmann::json::parse(in);
   }
   std::string dir_;
+  int timeout_s_ = 90;  // seconds per command, a bound against hangs
 };
 
 inline std::uint64_t u(const nlohmann::json& j, const char* a, const char* b) {

@@ -12,37 +12,23 @@
 #include <gtest/gtest.h>
 
 #include "record/run_record.h"
+#include "tests/preload/mpirun_fixture.h"
 
 namespace fs = std::filesystem;
 using hpcsens::record::RunRecord;
 
 namespace {
 
-class PreloadMpirun : public ::testing::Test {
+class PreloadMpirun : public hpcsens::test::MpirunFixture {
  protected:
-  void SetUp() override {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    char tmpl[] = "/tmp/hpcsens-preload-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  PreloadMpirun() { timeout_s_ = 60; }
 
-  // Runs `cmd` under a 60 s timeout with output in the log; returns the exit status.
-  int sh(const std::string& cmd) {
-    const int st = std::system(("timeout -k 5 60 " + cmd + " > " + dir_ + "/log 2>&1").c_str());
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  }
+  // Two ranks, record r1.json (the shared fixture's mpirun takes the rank count and names m1).
   int mpirun(const std::string& prog_and_args, const std::string& extra = "",
              const std::string& out = "") {
     return sh(std::string(HPCSENS_MPIRUN) + " -np 2 --oversubscribe -x LD_PRELOAD=" +
               HPCSENS_PRELOAD_LIB + " -x HPCSENS_OUT=" + (out.empty() ? dir_ : out) +
               " -x HPCSENS_RUN_ID=r1 " + extra + " " + prog_and_args);
-  }
-  std::string log() const {
-    std::ifstream in(dir_ + "/log");
-    return std::string((std::istreambuf_iterator<char>(in)), {});
   }
   int warnings() const {
     const std::string l = log();
@@ -55,8 +41,6 @@ class PreloadMpirun : public ::testing::Test {
   RunRecord record(const std::string& name = "r1.json") const {
     return hpcsens::record::load_run_record(dir_ + "/" + name);
   }
-
-  std::string dir_;
 };
 
 const hpcsens::record::CallStats& stats(const auto& map, const std::string& name) {
