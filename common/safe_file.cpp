@@ -7,8 +7,10 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <cstdio>
 #include <ctime>
 
+#include "common/checked_path.h"
 #include "common/errors.h"
 
 namespace hpcsens::safe_file {
@@ -16,18 +18,6 @@ namespace {
 
 std::string failed(const std::string& what, const std::string& path) {
   return what + " " + path + ": " + std::strerror(errno);
-}
-
-// Creates every missing component of `path` (mode 0755). Existing components are the
-// user's choice of path and may be symlinks; the last one is checked by open_dir.
-std::string make_parents(const std::string& path) {
-  for (std::size_t pos = 1; pos <= path.size(); ++pos) {
-    if (pos != path.size() && path[pos] != '/') continue;
-    const std::string prefix = path.substr(0, pos);
-    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
-      return failed("cannot create directory", prefix);
-  }
-  return "";
 }
 
 std::string temp_name(std::string_view name) {
@@ -69,33 +59,10 @@ std::string dir_trust_problem(uid_t owner, mode_t mode, uid_t euid) {
 }
 
 std::string open_dir(const std::string& path, bool create, Dir* out) {
-  if (path.empty()) return "empty directory name";
-  if (create) {
-    if (auto err = make_parents(path); !err.empty()) return err;
-  }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    struct stat lst {};
-    // O_DIRECTORY|O_NOFOLLOW gives ENOTDIR (not ELOOP) for a symlink; lstat tells them apart.
-    if (errno == ELOOP || (errno == ENOTDIR && ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)))
-      return path + ": is a symlink; refusing to follow it";
-    if (errno == ENOTDIR) return path + ": is not a directory";
-    return failed("cannot open directory", path);
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    std::string err = failed("cannot stat directory", path);
-    ::close(fd);
-    return err;
-  }
-  if (auto problem = dir_trust_problem(st.st_uid, st.st_mode, ::geteuid()); !problem.empty()) {
-    ::close(fd);
-    return path + ": " + problem;
-  }
-  Dir d;
-  d.fd_ = fd;
-  d.path_ = path;
-  *out = std::move(d);
+  std::string why;
+  const int fd = open_checked_dir(path, create, &why);
+  if (fd < 0) return why;
+  *out = Dir(fd, path);
   return "";
 }
 
@@ -147,6 +114,39 @@ std::string AtomicFile::commit() {
   return err;
 }
 
+namespace {
+
+// Moves `from` to `to` in one directory unless `to` exists; errno EEXIST when it does.
+int move_no_replace(int dir, const char* from, const char* to) {
+  if (::renameat2(dir, from, dir, to, RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+  // NFS and some others lack RENAME_NOREPLACE; link(2) never replaces either.
+  if (::linkat(dir, from, dir, to, 0) != 0) return -1;
+  ::unlinkat(dir, from, 0);
+  return 0;
+}
+
+}  // namespace
+
+std::string AtomicFile::commit_unique(std::string_view stem, std::string_view suffix, std::string* written) {
+  if (fd_ < 0) return "internal: " + std::string(name_) + " is not open";
+  std::string err;
+  if (::fsync(fd_) != 0) err = failed("cannot flush (fsync)", dir_->child(tmp_));
+  if (::close(fd_) != 0 && err.empty()) err = failed("cannot close", dir_->child(tmp_));
+  fd_ = -1;
+  for (int attempt = 0; err.empty() && attempt < 16; ++attempt) {
+    const std::string name = std::string(stem) + "." + random_hex(8) + std::string(suffix);
+    if (move_no_replace(dir_->fd(), tmp_.c_str(), name.c_str()) == 0) {
+      *written = name;
+      return "";
+    }
+    if (errno != EEXIST) err = failed("cannot rename " + dir_->child(tmp_) + " to", dir_->child(name));
+  }
+  if (err.empty()) err = dir_->child(std::string(stem)) + ".*" + std::string(suffix) + ": no free name";
+  ::unlinkat(dir_->fd(), tmp_.c_str(), 0);
+  return err;
+}
+
 void AtomicFile::abandon() noexcept {
   if (fd_ < 0) return;
   ::close(fd_);
@@ -160,6 +160,14 @@ std::string write_atomic(const Dir& dir, std::string_view name, std::string_view
   if (auto err = f.create(dir, name, mode); !err.empty()) return err;
   if (auto err = f.append(content); !err.empty()) return err;  // the destructor removes it
   return f.commit();
+}
+
+std::string write_unique(const Dir& dir, std::string_view stem, std::string_view suffix,
+                         std::string_view content, std::string* written, mode_t mode) {
+  AtomicFile f;
+  if (auto err = f.create(dir, std::string(stem) + std::string(suffix), mode); !err.empty()) return err;
+  if (auto err = f.append(content); !err.empty()) return err;
+  return f.commit_unique(stem, suffix, written);
 }
 
 std::string write_file_atomic(const std::string& path, std::string_view content,

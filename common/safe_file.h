@@ -1,8 +1,8 @@
 #pragma once
 // Files hpcsens writes, made safe for a tool that runs as root beside other users.
 //
-// Every write goes through a directory descriptor that was opened without following a
-// symlink and checked (owner, mode) once; names inside it are created with
+// Every write goes through a directory descriptor that was reached component by component from
+// "/" or the current directory, each component checked (common/checked_path.h); names inside it are created with
 // O_EXCL|O_NOFOLLOW and moved into place with renameat, so a symlink planted by another
 // user is never written through and a directory swapped after the check is not used.
 //
@@ -19,6 +19,8 @@ namespace hpcsens::safe_file {
 class Dir {
  public:
   Dir() = default;
+  // Takes ownership of an open directory descriptor (already checked by the caller).
+  Dir(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   Dir(Dir&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
   Dir& operator=(Dir&& o) noexcept;
   Dir(const Dir&) = delete;
@@ -32,7 +34,6 @@ class Dir {
   std::string child(std::string_view name) const;
 
  private:
-  friend std::string open_dir(const std::string&, bool, Dir*);
   int fd_ = -1;
   std::string path_;
 };
@@ -43,7 +44,9 @@ class Dir {
 std::string dir_trust_problem(uid_t owner, mode_t mode, uid_t euid);
 
 // Opens `path` as a directory (creating it and missing parents with mode 0755 when
-// `create`), refusing a symlink as the last component and an untrusted directory.
+// `create`), every component checked by open_checked_dir (common/checked_path.h): a symlink as
+// the last component, an untrusted directory anywhere on the way and a symlink on the way owned
+// by another user are refused.
 std::string open_dir(const std::string& path, bool create, Dir* out);
 
 // Writes `content` to dir/name atomically: a private temporary (O_EXCL|O_NOFOLLOW, mode
@@ -65,6 +68,11 @@ class AtomicFile {
   std::string create(const Dir& dir, std::string_view name, mode_t mode = 0644);
   std::string append(std::string_view data);
   std::string commit();
+  // As commit(), but to a fresh name "<stem>.<16 hex digits><suffix>" that did not exist (never
+  // replacing anything: renameat2 RENAME_NOREPLACE, or link+unlink where the file system lacks
+  // it). Names another user planted (a directory, a link) cannot take the file's place.
+  // *written is the name used.
+  std::string commit_unique(std::string_view stem, std::string_view suffix, std::string* written);
   void abandon() noexcept;
 
  private:
@@ -72,6 +80,10 @@ class AtomicFile {
   std::string name_, tmp_;
   int fd_ = -1;
 };
+
+// write_atomic's content under a fresh name (AtomicFile::commit_unique); *written is the name.
+std::string write_unique(const Dir& dir, std::string_view stem, std::string_view suffix,
+                         std::string_view content, std::string* written, mode_t mode = 0644);
 
 // Convenience: open_dir(dirname(path), create_dir) + write_atomic(basename(path)).
 std::string write_file_atomic(const std::string& path, std::string_view content,

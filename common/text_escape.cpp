@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "common/text_terminal.h"
+
 namespace hpcsens::text {
 namespace {
 
@@ -99,7 +101,26 @@ bool decode_outside(std::string_view text, std::string* bytes) {
   return true;
 }
 
-std::string escape_for_message(std::string_view s) {
+std::size_t cut_at_boundary(std::string_view s, std::size_t max) {
+  if (s.size() <= max) return s.size();
+  std::size_t i = 0;
+  while (i < s.size()) {
+    std::size_t unit = utf8_sequence_length(s, i);
+    if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\\') unit = 2;
+    else if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] == 'x' && hex_value(s[i + 2]) >= 0 && hex_value(s[i + 3]) >= 0)
+      unit = 4;
+    if (unit == 0) unit = 1;
+    if (i + unit > max) break;
+    i += unit;
+  }
+  return i;
+}
+
+namespace {
+
+// Shared by the two escapings below: `keep_lines` leaves '\n' and '\t' as they are (several lines
+// of a table), else they are shown as \n and \t (one message line).
+std::string escape_controls(std::string_view s, bool keep_lines) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
@@ -110,6 +131,8 @@ std::string escape_for_message(std::string_view s) {
     if (n == 0 || c1) {
       for (std::size_t k = 0; k < (c1 ? 2u : 1u); ++k) append_hex_escape(out, static_cast<unsigned char>(s[i + k]));
       i += c1 ? 2 : 1;
+    } else if (keep_lines && (c == '\n' || c == '\t')) {
+      out += static_cast<char>(c), ++i;
     } else if (c == '\n') {
       out += "\\n", ++i;
     } else if (c == '\r') {
@@ -125,5 +148,11 @@ std::string escape_for_message(std::string_view s) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string escape_for_message(std::string_view s) { return escape_controls(s, false); }
+
+std::string escape_for_terminal(std::string_view s) { return escape_controls(s, true); }
 
 }  // namespace hpcsens::text

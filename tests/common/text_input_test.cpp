@@ -7,6 +7,7 @@
 #include "common/json_input.h"
 #include "common/run_id.h"
 #include "common/text_escape.h"
+#include "common/text_terminal.h"
 
 namespace hpcsens {
 namespace {
@@ -55,6 +56,25 @@ TEST(EscapeForMessage, ControlCharactersAndInvalidBytesBecomeVisible) {
   EXPECT_EQ(text::escape_for_message("h\xe9 caf\xc3\xa9"), "h\\xe9 caf\xc3\xa9");
   const std::string once = text::escape_for_message("x\ny\\z");
   EXPECT_EQ(text::escape_for_message(once), once) << "escaping twice changes nothing";
+}
+
+// Names cut to fit a fixed field (a region name's 63 bytes, a status's 255) end on a character:
+// a cut inside "é" or "€" would be invalid UTF-8, and two such cuts would become one key.
+TEST(CutAtBoundary, NeverSplitsACharacterOrAnEscape) {
+  const std::string a62(62, 'a');
+  EXPECT_EQ(hpcsens::text::cut_at_boundary(a62 + "\xc3\xa9x", 63), 62u);  // "é" would be cut
+  EXPECT_EQ(hpcsens::text::cut_at_boundary(a62 + "\xe2\x82\xac", 63), 62u);
+  EXPECT_EQ(hpcsens::text::cut_at_boundary(a62 + "\xc3\xa9", 64), 64u);
+  EXPECT_EQ(hpcsens::text::cut_at_boundary(a62 + "b\\xffc", 64), 63u) << "not inside \\xff";
+  EXPECT_EQ(hpcsens::text::cut_at_boundary("short", 63), 5u);
+  for (std::size_t max = 0; max < 12; ++max)
+    EXPECT_TRUE(hpcsens::text::is_valid_utf8(std::string("\xe2\x82\xac\xe2\x82\xac\xc3\xa9").substr(
+        0, hpcsens::text::cut_at_boundary("\xe2\x82\xac\xe2\x82\xac\xc3\xa9", max)))) << max;
+}
+
+TEST(EscapeForTerminal, KeepsLinesButNoControlByteReachesTheScreen) {
+  EXPECT_EQ(hpcsens::text::escape_for_terminal("a\tb\nsys\x1b[31m\x07\r\xc2\x9b\xff ok \xc3\xa9\n"),
+            "a\tb\nsys\\x1b[31m\\x07\\r\\xc2\\x9b\\xff ok \xc3\xa9\n");
 }
 
 TEST(InputErrorMessage, IsOneLineWithControlCharactersEscaped) {
