@@ -19,6 +19,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev  # libFuzzer harnesses (scripts/fuzz.sh)
   libjs-chart.js chromium
+  python3-mpi4py  # mpi4py (Open MPI) under the preload: tests/preload/real_codes_mpirun_test.cpp
   slurmd slurmctld slurm-client munge
   openssh-server openssh-client iproute2 help2man environment-modules dpkg-dev
 )

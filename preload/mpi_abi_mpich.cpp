@@ -1,6 +1,8 @@
 // MPICH's ABI (see mpi_abi.h).
 #include "preload/mpi_abi.h"
 
+#include <dlfcn.h>
+
 #include <cstddef>
 
 #ifndef MPICH
@@ -19,11 +21,11 @@ bool resolve_handles(pmpi::Handles& h, const char** other) noexcept {
   // Handles are compile-time integers, valid only if this process's libmpi has MPICH's ABI: an
   // Open MPI rank (its handles are pointers) also defines PMPI_*, so look for Open MPI's data
   // symbols and for one that only MPICH-ABI libraries define.
-  if (dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world") != nullptr) {
+  if (find_symbol("ompi_mpi_comm_world", false) != nullptr) {
     *other = "Open MPI";
     return false;
   }
-  if (dlsym(RTLD_DEFAULT, "MPIR_Err_create_code") == nullptr) {
+  if (find_symbol("MPIR_Err_create_code", false) == nullptr) {
     *other = "an unrecognised MPI";
     return false;
   }
@@ -36,9 +38,9 @@ bool resolve_handles(pmpi::Handles& h, const char** other) noexcept {
   // before it calls the C MPI_Init) in MPIR_F_MPI_IN_PLACE; mpif.h and `use mpi` put it second in
   // the common block /MPIPRIV1/ (after MPI_BOTTOM). mpi_f08 goes through the C entry points,
   // which see the C MPI_IN_PLACE.
-  if (auto* slot = static_cast<void* const*>(dlsym(RTLD_DEFAULT, "MPIR_F_MPI_IN_PLACE")))
+  if (auto* slot = static_cast<void* const*>(find_symbol("MPIR_F_MPI_IN_PLACE", false)))
     h.fortran_in_place[0] = *slot;
-  if (auto* block = static_cast<const char*>(dlsym(RTLD_DEFAULT, "mpipriv1_")))
+  if (auto* block = static_cast<const char*>(find_symbol("mpipriv1_", false)))
     h.fortran_in_place[1] = block + sizeof(MPI_Fint);
   return true;
 }

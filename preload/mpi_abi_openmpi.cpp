@@ -1,6 +1,8 @@
 // Open MPI's ABI (see mpi_abi.h).
 #include "preload/mpi_abi.h"
 
+#include <dlfcn.h>
+
 #ifndef OPEN_MPI
 #error "mpi_abi_openmpi.cpp must be compiled against Open MPI's mpi.h"
 #endif
@@ -9,7 +11,7 @@ namespace hpcsens::preload::abi {
 namespace {
 template <class H>
 H lookup(const char* symbol) {
-  return reinterpret_cast<H>(dlsym(RTLD_DEFAULT, symbol));
+  return reinterpret_cast<H>(find_symbol(symbol, false));
 }
 }  // namespace
 
@@ -27,13 +29,13 @@ bool resolve_handles(pmpi::Handles& h, const char** other) noexcept {
   h.datatype_null = lookup<MPI_Datatype>("ompi_mpi_datatype_null");
   h.op_band = lookup<MPI_Op>("ompi_mpi_op_band");
   if (h.world == nullptr || h.byte == nullptr) {
-    *other = dlsym(RTLD_DEFAULT, "MPIR_Err_create_code") != nullptr ? "MPICH" : "an unrecognised MPI";
+    *other = find_symbol("MPIR_Err_create_code", false) ? "MPICH" : "an unrecognised MPI";
     return false;
   }
   // Fortran MPI_IN_PLACE is the address of a common block, under each compiler's mangling.
   const char* names[4] = {"mpi_fortran_in_place_", "mpi_fortran_in_place",
                           "mpi_fortran_in_place__", "MPI_FORTRAN_IN_PLACE"};
-  for (int i = 0; i < 4; ++i) h.fortran_in_place[i] = dlsym(RTLD_DEFAULT, names[i]);
+  for (int i = 0; i < 4; ++i) h.fortran_in_place[i] = find_symbol(names[i], false);
   pmpi::Type_f2c.find();
   pmpi::Comm_f2c.find();
   pmpi::Request_f2c.find();

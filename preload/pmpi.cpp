@@ -11,20 +11,20 @@ Handles g_handles;
 bool resolve_handles(const char** other) noexcept {
   if (g_handles.resolved) return true;
   if (!abi::resolve_handles(g_handles, other)) return false;
-  // The byte-count helpers run inside counted calls: look them up now, not on first use (dlsym
+  // The byte-count helpers run inside counted calls: look them up now, not on first use (a lookup
   // may lock and allocate).
   Type_size.find();
   Type_get_envelope.find();
   Get_count.find();
   Status_f2c.find();
   // MPI-2's C name for the Fortran MPI_STATUS_IGNORE, a data symbol of Open MPI and MPICH alike.
-  if (auto* slot = static_cast<void* const*>(dlsym(RTLD_DEFAULT, "MPI_F_STATUS_IGNORE")))
+  if (auto* slot = static_cast<void* const*>(find_symbol("MPI_F_STATUS_IGNORE", false)))
     g_handles.fortran_status_ignore = *slot;
-  if (auto* slot = static_cast<void* const*>(dlsym(RTLD_DEFAULT, "MPI_F_STATUSES_IGNORE")))
+  if (auto* slot = static_cast<void* const*>(find_symbol("MPI_F_STATUSES_IGNORE", false)))
     g_handles.fortran_statuses_ignore = *slot;
-  if (auto* slot = static_cast<void* const*>(dlsym(RTLD_DEFAULT, "MPI_F08_STATUS_IGNORE")))
+  if (auto* slot = static_cast<void* const*>(find_symbol("MPI_F08_STATUS_IGNORE", false)))
     g_handles.f08_status_ignore = *slot;
-  if (auto* slot = static_cast<void* const*>(dlsym(RTLD_DEFAULT, "MPI_F08_STATUSES_IGNORE")))
+  if (auto* slot = static_cast<void* const*>(find_symbol("MPI_F08_STATUSES_IGNORE", false)))
     g_handles.f08_statuses_ignore = *slot;
   Comm_size.find();
   Comm_rank.find();

@@ -1,10 +1,15 @@
-// POSIX I/O wrappers. Only file descriptors that came from open()/creat() are counted, so sockets
-// and pipes (MPI's own progress threads, the launcher's stdio forwarding) are not "I/O time".
+// POSIX I/O wrappers. Only file descriptors of files (fd_track.h: is_file_io) that came from
+// open()/creat(), or that a stdio stream on a file holds (C++ iostreams), are counted, so sockets
+// and pipes (MPI's own progress threads, the launcher's stdio forwarding), /dev/null and /proc
+// are not "I/O time".
 // Calls are counted only between our init and finalize barriers, outside any MPI call (MPI-IO's
 // internal writes belong to the MPI-IO call); before and after, the wrappers only forward.
 // libc's stdio (fwrite, fprintf) calls its internal write directly and is not seen here: stdio
 // streams have their own wrappers (stdio_io.cpp), so nothing is counted twice.
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -25,7 +30,18 @@ void track(int fd) {
   if (!g_file_fds.add(fd)) count_untracked_file();
 }
 void untrack(int fd) { g_file_fds.remove(fd); }
-bool tracked(int fd) { return g_file_fds.has(fd); }
+bool tracked(int fd) { return g_file_fds.has(fd) || g_stream_fds.has(fd); }
+
+// File systems whose files are the kernel's state, not storage.
+bool pseudo_fs(long type) {
+  switch (type) {
+    case PROC_SUPER_MAGIC: case SYSFS_MAGIC: case CGROUP_SUPER_MAGIC: case CGROUP2_SUPER_MAGIC:
+    case DEBUGFS_MAGIC: case TRACEFS_MAGIC: case SECURITYFS_MAGIC: case BPF_FS_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
 
 std::uint64_t positive(ssize_t n) { return n > 0 ? static_cast<std::uint64_t>(n) : 0; }
 
@@ -79,11 +95,12 @@ constinit RealSymbol<FdFn> real_dup{"dup", true};
 constinit RealSymbol<int (*)(int, int)> real_dup2{"dup2", true};
 constinit RealSymbol<int (*)(int, int, int)> real_dup3{"dup3", true};
 
-int opened(int fd) {
-  untrack(fd);  // a reused number from a socket or pipe is a file now
-  track(fd);
+int opened(int fd, bool file) {
+  untrack(fd);  // a reused number: what it was before does not matter
+  if (file) track(fd);
   return fd;
 }
+constexpr auto kFd = [](int fd) { return fd; };
 
 // A descriptor duplicated from a file is that file too (dup2/dup3 first close whatever `to`
 // was); at or above kMaxTrackedFd it is a counted drop like any file opened there.
@@ -135,8 +152,10 @@ HPCSENS_EXPORT int open(const char* path, int flags, ...) {
     mode = static_cast<mode_t>(va_arg(ap, int));
     va_end(ap);
   }
-  const int fd = timed(call::open, true, [&] { return real_open.get()(path, flags, mode); }, false);
-  return fd >= 0 ? opened(fd) : fd;
+  bool file = false;
+  const int fd =
+      timed_open(call::open, [&] { return real_open.get()(path, flags, mode); }, kFd, &file);
+  return fd >= 0 ? opened(fd, file) : fd;
 }
 HPCSENS_EXPORT int open64(const char* path, int flags, ...) {
   mode_t mode = 0;
@@ -146,9 +165,10 @@ HPCSENS_EXPORT int open64(const char* path, int flags, ...) {
     mode = static_cast<mode_t>(va_arg(ap, int));
     va_end(ap);
   }
+  bool file = false;
   const int fd =
-      timed(call::open64, true, [&] { return real_open64.get()(path, flags, mode); }, false);
-  return fd >= 0 ? opened(fd) : fd;
+      timed_open(call::open64, [&] { return real_open64.get()(path, flags, mode); }, kFd, &file);
+  return fd >= 0 ? opened(fd, file) : fd;
 }
 HPCSENS_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
   mode_t mode = 0;
@@ -158,13 +178,15 @@ HPCSENS_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
     mode = static_cast<mode_t>(va_arg(ap, int));
     va_end(ap);
   }
-  const int fd = timed(call::openat, true,
-                       [&] { return real_openat.get()(dirfd, path, flags, mode); }, false);
-  return fd >= 0 ? opened(fd) : fd;
+  bool file = false;
+  const int fd = timed_open(
+      call::openat, [&] { return real_openat.get()(dirfd, path, flags, mode); }, kFd, &file);
+  return fd >= 0 ? opened(fd, file) : fd;
 }
 HPCSENS_EXPORT int creat(const char* path, mode_t mode) {
-  const int fd = timed(call::creat, true, [&] { return real_creat.get()(path, mode); }, false);
-  return fd >= 0 ? opened(fd) : fd;
+  bool file = false;
+  const int fd = timed_open(call::creat, [&] { return real_creat.get()(path, mode); }, kFd, &file);
+  return fd >= 0 ? opened(fd, file) : fd;
 }
 HPCSENS_EXPORT int close(int fd) {
   const bool file = tracked(fd);
@@ -187,4 +209,11 @@ HPCSENS_EXPORT int fdatasync(int fd) {
 
 namespace hpcsens::preload {
 std::atomic<std::uint64_t> g_untracked_files{0};
+
+bool is_file_io(int fd) noexcept {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  struct statfs fs;
+  return fstatfs(fd, &fs) != 0 || !pseudo_fs(static_cast<long>(fs.f_type));
+}
 }  // namespace hpcsens::preload

@@ -1,12 +1,14 @@
 #pragma once
 // Finding the real MPI at run time. The preload is not linked against libmpi (it must load
 // harmlessly into mpirun, shells and python), so every PMPI function and every Fortran symbol we
-// forward to is looked up with dlsym the first time it is needed and cached.
-#include <dlfcn.h>
-
+// forward to is looked up the first time it is needed and cached: with dlsym, and where libmpi
+// was loaded with RTLD_LOCAL (mpi4py and other language bindings), in the object that has it
+// (symbol_search.h).
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+
+#include "preload/symbol_search.h"
 
 namespace hpcsens::preload {
 
@@ -28,7 +30,7 @@ class RealSymbol {
   Fn find() noexcept {
     Fn f = fn_.load(std::memory_order_relaxed);
     if (f == nullptr) {
-      f = reinterpret_cast<Fn>(dlsym(next_ ? RTLD_NEXT : RTLD_DEFAULT, name_));
+      f = reinterpret_cast<Fn>(find_symbol(name_, next_));
       fn_.store(f, std::memory_order_relaxed);
     }
     return f;
@@ -39,7 +41,8 @@ class RealSymbol {
   Fn resolve() noexcept {
     Fn f = find();
     if (f == nullptr) {
-      // Only reachable if the application called an MPI function its MPI does not define.
+      // Only reachable if the application called a function no object in the process defines
+      // (our wrapper was reached, so something declared it): there is nothing to forward to.
       std::fprintf(stderr, "hpcsens: fatal: %s not found in this process\n", name_);
       std::abort();
     }

@@ -1,4 +1,4 @@
-// C stdio wrappers: streams on regular files (fopen/fdopen onto a regular file; not terminals,
+// C stdio wrappers: streams on files (fopen/fdopen onto file I/O, fd_track.h; not terminals,
 // pipes or sockets) are counted as their own I/O class, bytes and time. glibc's stdio writes
 // through its internal write, not the interposed one, so a stream's bytes are counted once, here.
 // The call ids come from mpi_calls.tbl (category stdio_*); the wrappers are written by hand
@@ -20,8 +20,6 @@
 using namespace hpcsens::preload;
 
 namespace {
-
-FdSet g_stream_fds;
 
 bool counted(FILE* f) { return f != nullptr && g_stream_fds.has(fileno_unlocked(f)); }
 
@@ -58,12 +56,11 @@ auto consumed(FILE* f) {
   };
 }
 
-FILE* opened(FILE* f) {
+FILE* opened(FILE* f, bool file) {
   if (f == nullptr) return f;
   const int fd = fileno_unlocked(f);
   g_stream_fds.remove(fd);
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return f;
+  if (!file) return f;
   if (!g_stream_fds.add(fd)) count_untracked_file();
   // A seek to where the fresh stream already is: glibc then knows its offset (read_pos), at one
   // lseek here rather than two per fscanf. Skipped for write-only streams (fscanf cannot read).
@@ -87,6 +84,7 @@ auto timed(int id, bool ok, F&& fn, B&& bytes_of) {
   return r;
 }
 constexpr auto kNoBytes = [](auto) -> std::uint64_t { return 0; };
+constexpr auto kStreamFd = [](FILE* f) { return f != nullptr ? fileno_unlocked(f) : -1; };
 
 using FopenFn = FILE* (*)(const char*, const char*);
 using FdopenFn = FILE* (*)(int, const char*);
@@ -150,14 +148,20 @@ constexpr auto kLineBytes = [](char* line) -> std::uint64_t { return line ? strl
 extern "C" {
 
 HPCSENS_EXPORT FILE* fopen(const char* path, const char* mode) {
-  return opened(timed(call::fopen, true, [&] { return real_fopen.get()(path, mode); }, kNoBytes));
+  bool file = false;
+  FILE* f = timed_open(call::fopen, [&] { return real_fopen.get()(path, mode); }, kStreamFd, &file);
+  return opened(f, file);
 }
 HPCSENS_EXPORT FILE* fopen64(const char* path, const char* mode) {
-  return opened(
-      timed(call::fopen64, true, [&] { return real_fopen64.get()(path, mode); }, kNoBytes));
+  bool file = false;
+  FILE* f =
+      timed_open(call::fopen64, [&] { return real_fopen64.get()(path, mode); }, kStreamFd, &file);
+  return opened(f, file);
 }
 HPCSENS_EXPORT FILE* fdopen(int fd, const char* mode) {
-  return opened(timed(call::fdopen, true, [&] { return real_fdopen.get()(fd, mode); }, kNoBytes));
+  bool file = false;
+  FILE* f = timed_open(call::fdopen, [&] { return real_fdopen.get()(fd, mode); }, kStreamFd, &file);
+  return opened(f, file);
 }
 HPCSENS_EXPORT int fclose(FILE* f) {
   const bool ok = counted(f);
@@ -295,3 +299,7 @@ HPCSENS_EXPORT int fseeko64(FILE* f, off64_t off, int whence) {
 }
 
 }  // extern "C"
+
+namespace hpcsens::preload {
+FdSet g_stream_fds;
+}  // namespace hpcsens::preload
