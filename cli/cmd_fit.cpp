@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "common/errors.h"
+#include "common/text_terminal.h"
 #include "model/analysis.h"
 #include "model/fit_output.h"
 #include "model/model_json.h"
@@ -131,21 +132,21 @@ void add_fit(CLI::App& app, Registry& reg) {
     opts.fit.robust = model::parse_robust(o->robust);
     if (o->region == "all") {
       if (!o->out.empty()) throw InputError("--output", "goes with one --region NAME, not 'all'");
-      fmt::print("{}", render_all_regions(o->inputs, lo, opts, o->format, o->table));
+      fmt::print("{}", text::escape_for_terminal(render_all_regions(o->inputs, lo, opts, o->format, o->table)));
       return 0;
     }
     std::vector<std::string> notes;
     const model::ModelReport rep = fit_region(o->inputs, lo, opts, o->region, &notes);
     // Render before writing so a bad --table leaves no model file behind.
     const std::string text = model::render_fit(rep, o->format, o->table);
-    for (const auto& n : notes) fmt::print(stderr, "hpcsens fit: {}\n", n);
+    for (const auto& n : notes) fmt::print(stderr, "hpcsens fit: {}\n", text::escape_for_message(n));
     if (!o->out.empty()) {
       std::string err;
       if (!record::write_json_atomic(o->out, model::to_json(rep), &err))
         throw InputError(o->out, "cannot write the model: " + err);
       fmt::print(stderr, "hpcsens fit: model written to {}{}\n", o->out, rep.emulated ? " (EMULATED)" : "");
     }
-    fmt::print("{}", text);
+    fmt::print("{}", text::escape_for_terminal(text));  // labels and names come from input files
     // The points table is one row per configuration; say where the per-rank results are instead.
     if (o->format == "csv" && rep.has_per_rank && o->table != "ranks")
       fmt::print(stderr, "hpcsens fit: per-rank shares are in --table ranks (or --format json, -o FILE)\n");

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "common/errors.h"
+#include "common/text_terminal.h"
 #include "model/dataset.h"
 #include "model/fit_output.h"
 #include "model/model_json.h"
@@ -45,7 +46,7 @@ int run_mix(const Options& o) {
   }
   model::check_unique_names(systems);
   const model::MixResult r = model::evaluate_mix(mix, systems);
-  fmt::print("{}", model::render_mix(r, o.format));
+  fmt::print("{}", text::escape_for_terminal(model::render_mix(r, o.format)));  // names from input files
   return 0;
 }
 
@@ -105,7 +106,7 @@ void add_predict(CLI::App& app, Registry& reg) {
     std::vector<model::Prediction> preds;
     for (const auto& s : systems) preds.push_back(model::predict(m, s));
     model::rank_predictions(preds);
-    fmt::print("{}", model::render_predictions(m, preds, o->format));
+    fmt::print("{}", text::escape_for_terminal(model::render_predictions(m, preds, o->format)));
     return 0;
   });
 }

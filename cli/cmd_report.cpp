@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "common/errors.h"
 #include "common/safe_file.h"
+#include "common/text_terminal.h"
 #include "report/html_report.h"
 #include "report/run_scan.h"
 #include "report/record_output.h"
@@ -58,7 +59,8 @@ void add_report(CLI::App& app, Registry& reg) {
   reg.add(sub, [args] {
     const std::string text = render(*args);
     if (args->out.empty()) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
+      const std::string shown = text::escape_for_terminal(text);  // names from the record reach a terminal
+      std::fwrite(shown.data(), 1, shown.size(), stdout);
       return 0;
     }
     const std::string err = safe_file::write_file_atomic(args->out, text);

@@ -1,4 +1,4 @@
-// `hpcsens run [--out DIR] [--events SPEC] [--quiet] [--timeout S] -- LAUNCHER ARGS...`
+// `hpcsens run [--out DIR] [--events SPEC] [--quiet] [--timeout S] [--keep-job-status] -- LAUNCHER ARGS...`
 // Everything we print goes to stderr: the job's stdout is passed through untouched.
 #include <fmt/core.h>
 
@@ -27,6 +27,7 @@ struct RunOptions {
   run::RunRequest request;
   bool events_given = false;
   bool all = false;
+  bool keep_job_status = false;
   std::vector<std::string> command;
 };
 
@@ -61,7 +62,7 @@ int run_command(CLI::App* sub, RunOptions& opt) {
   if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-' && rest.front() != "--" &&
       std::find(rest.begin(), rest.end(), "--") != rest.end())
     throw InputError("hpcsens run", "unknown option " + rest.front() +
-                                        " (options: --out, --events, --quiet, --all, --timeout)");
+                                        " (options: --out, --events, --quiet, --all, --timeout, --keep-job-status)");
   if (!rest.empty() && !(rest.size() == 1 && rest.front() == "--"))
     throw InputError("hpcsens run", "put -- before the job's command: hpcsens run [options] -- " +
                                         (argv.empty() ? std::string("LAUNCHER") : argv.front()) + " ARGS...");
@@ -93,7 +94,13 @@ int run_command(CLI::App* sub, RunOptions& opt) {
     fmt::print(stderr, "hpcsens: {}\n", text::escape_for_message(res.error));
   if (!res.record_path.empty())
     fmt::print(stderr, "hpcsens: record: {}{}\n", res.record_path, res.complete ? "" : " (INCOMPLETE)");
-  return res.exit_status;
+  const int status = run::run_exit_status(res, opt.keep_job_status);
+  if (status != res.exit_status)
+    fmt::print(stderr,
+               "hpcsens: no run record was written; the job exited with status {}; hpcsens exits with {} "
+               "(--keep-job-status returns the job's status)\n",
+               res.exit_status, status);
+  return status;
 }
 
 }  // namespace
@@ -108,6 +115,8 @@ void add_run(CLI::App& app, Registry& reg) {
   sub->add_flag("--quiet", opt->request.quiet, "Print only the record path (and problems)");
   sub->add_flag("--all", opt->all, "List every rank in the table printed afterwards");
   sub->add_option("--timeout", opt->request.timeout_s, "Stop the job after this many seconds (0: never)");
+  sub->add_flag("--keep-job-status", opt->keep_job_status,
+                "Exit with the job's status even when no record was written (default: 74)");
   // Everything from the launcher word on belongs to the job, including its own options.
   sub->add_option("command", opt->command, "LAUNCHER ARGS... (after --)");
   sub->prefix_command();

@@ -13,12 +13,16 @@
 #include "model/mix.h"
 #include "model/model_json.h"
 #include "model/predict.h"
+#include "common/text_escape.h"
+#include "common/text_terminal.h"
 #include "mpi/appfile.h"
+#include "mpi/launcher_args.h"
 #include "record/run_record.h"
 #include "report/measure_section.h"
 #include "report/record_reader.h"
 #include "report/run_report.h"
 #include "report/run_scan.h"
+#include "run/run_files.h"
 #include "sweep/journal.h"
 #include "sweep/spec.h"
 
@@ -133,13 +137,54 @@ void feed_journal(std::string_view in) {
   ::close(fd);
 }
 
+// A launch line, one word per line: every launcher's option parser (where its options end) and
+// what hpcsens rewrites from it. Words after the program must come out unchanged.
+void feed_launcher_args(std::string_view in) {
+  std::vector<std::string> argv = {"launcher"};
+  for (std::size_t start = 0; start <= in.size() && argv.size() < 4096;) {
+    const std::size_t nl = std::min(in.find('\n', start), in.size());
+    argv.emplace_back(in.substr(start, nl - start));
+    start = nl + 1;
+  }
+  for (auto kind : {mpi::LauncherKind::kOpenMpi, mpi::LauncherKind::kMpichHydra, mpi::LauncherKind::kSlurm}) {
+    const std::size_t program = mpi::program_index(kind, argv);
+    if (program > argv.size()) throw std::logic_error("program index past the end");
+    const auto plan = mpi::plan_launch(kind, argv, {{"A", "1"}, {"B", "x,y"}});
+    if (kind == mpi::LauncherKind::kSlurm && program < argv.size() &&
+        !std::equal(argv.begin() + long(program), argv.end(), plan.argv.end() - long(argv.size() - program)))
+      throw std::logic_error("srun: a word after the program was changed");
+  }
+  const std::size_t app = mpi::appfile_argument(argv);
+  if (app != 0 && (app >= argv.size() || app > mpi::program_index(mpi::LauncherKind::kOpenMpi, argv)))
+    throw std::logic_error("--app found among the program's words");
+}
+
+// A file name in an output directory, first line the run id: the patterns of the run's own files
+// (run/run_files.h) and the character-boundary cut (common/text_terminal.h) on outside bytes.
+void feed_names(std::string_view in) {
+  const std::size_t nl = std::min(in.find('\n'), in.size());
+  const std::string run_id(in.substr(0, nl)), name(in.substr(std::min(nl + 1, in.size())));
+  const bool record = run::is_run_file(name, run_id, run::RunFile::kRecord);
+  const bool partial = run::is_run_file(name, run_id, run::RunFile::kPartial);
+  if (record && partial) throw std::logic_error("a name matched two kinds");
+  for (std::size_t max : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{255}, name.size()}) {
+    const std::size_t cut = text::cut_at_boundary(name, max);
+    if (cut > max || cut > name.size()) throw std::logic_error("cut past the limit");
+    if (text::is_valid_utf8(name) && !text::is_valid_utf8(name.substr(0, cut)))
+      throw std::logic_error("cut inside a character");
+  }
+  const std::string shown = text::escape_for_terminal(name);
+  for (unsigned char c : shown)
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) throw std::logic_error("control byte shown raw");
+}
+
 }  // namespace
 
 const std::vector<ParserFeed>& parser_feeds() {
   static const std::vector<ParserFeed> feeds = {
       {"spec", feed_spec},     {"system", feed_system}, {"mix", feed_mix},         {"fit_csv", feed_fit_csv},
       {"record", feed_record}, {"model", feed_model},   {"journal", feed_journal},
-      {"appfile", feed_appfile},
+      {"appfile", feed_appfile}, {"launcher_args", feed_launcher_args}, {"names", feed_names},
   };
   return feeds;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mpi/launcher_args.h"
+
 namespace hpcsens::mpi {
 namespace {
 
@@ -29,10 +31,10 @@ bool starts_no_context(std::string_view line) {
 }  // namespace
 
 std::size_t appfile_argument(const std::vector<std::string>& argv) {
-  for (std::size_t i = 1; i + 1 < argv.size(); ++i) {
-    if (argv[i] == ":") break;  // an app context's own words follow
-    if (argv[i] == "--app" || argv[i] == "-app") return i + 1;
-  }
+  // A program's own "--app FILE" (after its name) is its argument, not mpirun's.
+  const std::size_t end = std::min(program_index(LauncherKind::kOpenMpi, argv), argv.size());
+  for (std::size_t i = 1; i < end; i += 1 + static_cast<std::size_t>(option_values(LauncherKind::kOpenMpi, argv[i])))
+    if ((argv[i] == "--app" || argv[i] == "-app") && i + 1 < argv.size()) return i + 1;
   return 0;
 }
 
@@ -74,7 +76,7 @@ bool inline_in_appfile(std::string_view value) {
 
 std::string rewrite_appfile(const Appfile& file, const std::vector<EnvVar>& vars) {
   std::string prefix;
-  for (const auto& v : vars) prefix += "-x " + (inline_in_appfile(v.value) ? v.name + "=" + v.value : v.name) + " ";
+  for (const auto& v : vars) prefix += "-x " + (v.name == "LD_PRELOAD" ? v.name + "=" + v.value : v.name) + " ";
   std::string out;
   std::size_t next = 0;  // index into contexts
   for (std::size_t i = 0; i < file.lines.size(); ++i) {
@@ -86,6 +88,20 @@ std::string rewrite_appfile(const Appfile& file, const std::vector<EnvVar>& vars
     if (i + 1 < file.lines.size() || file.final_newline) out += '\n';
   }
   return out;
+}
+
+int appfile_line_over_limit(std::string_view text) {
+  int line = 1;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t nl = text.find('\n', start);
+    const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+    if (end - start > kOpenMpiAppfileLine) return line;
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+    ++line;
+  }
+  return 0;
 }
 
 }  // namespace hpcsens::mpi

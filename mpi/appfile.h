@@ -17,6 +17,10 @@ namespace hpcsens::mpi {
 
 inline constexpr std::size_t kMaxAppfileBytes = 1u << 20;
 inline constexpr std::size_t kMaxAppfileLine = 64u << 10;
+// Open MPI reads appfile lines into a fixed 8 KiB buffer: a longer line makes mpirun abort (134).
+// Measured with Debian 12's Open MPI 4.1.4: a line of 8184 bytes runs, 8185 aborts. The copy's
+// lines are checked against it (appfile_line_over_limit).
+inline constexpr std::size_t kOpenMpiAppfileLine = 8184;
 
 struct AppContextLine {
   int line = 0;                     // 1-based
@@ -29,7 +33,8 @@ struct Appfile {
   bool final_newline = true;
 };
 
-// Index in argv of the appfile's name (the word after `--app` / `-app`), 0 when none.
+// Index in argv of the appfile's name (the word after `--app` / `-app` among mpirun's own options,
+// before the program name: mpi/launcher_args.h), 0 when none.
 std::size_t appfile_argument(const std::vector<std::string>& argv);
 
 // Parses an appfile. On a problem returns false and sets *line (0: the whole file) and *why:
@@ -41,7 +46,13 @@ bool parse_appfile(std::string_view text, Appfile* out, int* line, std::string* 
 // own environment.
 bool inline_in_appfile(std::string_view value);
 
-// The appfile with `-x NAME=value` (or `-x NAME`) for every var in front of each context line.
+// The appfile with `-x NAME` for every var in front of each context line (the values travel in
+// mpirun's environment, so a line grows by a few bytes per setting whatever the values), except
+// LD_PRELOAD, which mpirun must not load itself: `-x LD_PRELOAD=value` (inline_in_appfile values
+// only; the caller checks).
 std::string rewrite_appfile(const Appfile& file, const std::vector<EnvVar>& vars);
+
+// The 1-based number of the first line of `text` longer than kOpenMpiAppfileLine bytes, 0 if none.
+int appfile_line_over_limit(std::string_view text);
 
 }  // namespace hpcsens::mpi

@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <chrono>
 
+#include "mpi/launcher_args.h"
+
 extern char** environ;
 
 namespace hpcsens::mpi {
@@ -36,7 +38,9 @@ void plan_slurm(const std::vector<std::string>& argv, const std::vector<EnvVar>&
   // The user's own --export (srun honours only the last one) is extended, not overridden.
   std::size_t user_export = 0;  // index of the argument holding the user's value; 0: none
   bool separate_value = false;
-  for (std::size_t i = 1; i < argv.size(); ++i) {
+  // srun's options end at the program: a program's own --export=... is its argument.
+  const std::size_t end = program_index(LauncherKind::kSlurm, argv);
+  for (std::size_t i = 1; i < end; ++i) {
     if (argv[i] == "--") break;
     if (argv[i].rfind("--export=", 0) == 0) {
       user_export = i;

@@ -5,10 +5,12 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +54,36 @@ std::string counter_agent_path() {
   return (slash == std::string::npos ? std::string(".") : lib.substr(0, slash)) + "/" +
          agent::kAgentRelPath;
 }
+
+namespace {
+
+// A pidfd for the child just spawned, or -1. The child may already have died and, in a rank that
+// ignores SIGCHLD, been reaped and its pid reused: the process the pidfd names must have us as its
+// parent, else we never signal it (root would otherwise SIGKILL whoever has the pid now).
+int child_pidfd(pid_t pid) {
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0) return -1;
+  char path[64], stat[512] = {};
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  const int sfd = ::open(path, O_RDONLY | O_CLOEXEC);
+  const ssize_t n = sfd < 0 ? -1 : ::read(sfd, stat, sizeof stat - 1);
+  if (sfd >= 0) ::close(sfd);
+  const char* close_paren = n > 0 ? std::strrchr(stat, ')') : nullptr;
+  int ppid = -1;
+  char state = 0;
+  // "pid (comm) S ppid ...": the comm may hold anything, so the fields follow its last ')'.
+  if (close_paren == nullptr || std::sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2 || ppid != ::getpid()) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void signal_verified(int pidfd, int sig) {
+  if (pidfd >= 0) ::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0);
+}
+
+}  // namespace
 
 CounterClient::~CounterClient() { end_agent(/*kill_it=*/true); }
 
@@ -100,6 +132,7 @@ bool CounterClient::spawn(const std::string& agent) {
     return false;
   }
   fd_ = sv[0];
+  pidfd_ = child_pidfd(pid_);
   return true;
 }
 
@@ -161,13 +194,19 @@ void CounterClient::end_agent(bool kill_it) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   if (pid_ <= 0) return;
-  if (kill_it) ::kill(pid_, SIGKILL);
+  if (kill_it) signal_verified(pidfd_, SIGKILL);
   for (int i = 0;; ++i) {
-    const pid_t r = ::waitpid(pid_, nullptr, WNOHANG);
-    if (r == pid_ || (r < 0 && errno != EINTR)) break;  // reaped, or the job reaped it (ECHILD)
-    if (i == 400) ::kill(pid_, SIGKILL);                 // 2 s after the socket closed
+    siginfo_t info{};
+    // Waiting through the pidfd reaps only the agent itself, never a later process with its pid.
+    const int r = pidfd_ >= 0 ? ::waitid(P_PIDFD, static_cast<id_t>(pidfd_), &info, WEXITED | WNOHANG)
+                              : ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG);
+    if ((r == 0 && info.si_pid != 0) || (r < 0 && errno != EINTR)) break;  // reaped, or the job reaped it
+    if (i == 400 && pidfd_ < 0) break;  // unverified: never signalled, so not waited for forever
+    if (i == 400) signal_verified(pidfd_, SIGKILL);  // 2 s after the socket closed
     ::usleep(5000);
   }
+  if (pidfd_ >= 0) ::close(pidfd_);
+  pidfd_ = -1;
   pid_ = -1;
 }
 

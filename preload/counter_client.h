@@ -40,6 +40,7 @@ class CounterClient : public agent::CounterReadings {
 
   int fd_ = -1;
   pid_t pid_ = -1;
+  int pidfd_ = -1;  // the agent, verified as our child; signals go only through it
   bool running_ = false;
   long agent_vmhwm_kib_ = -1;
   long agent_private_kib_ = -1;

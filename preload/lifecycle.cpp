@@ -32,6 +32,7 @@
 #include "preload/persistent_sends.h"
 #include "preload/recv_completion.h"
 #include "preload/regions.h"
+#include "record/record_text.h"
 #include "record/run_record.h"
 
 namespace hpcsens::preload {
@@ -130,13 +131,24 @@ nlohmann::json preload_notes(const State& s) {
 }
 
 // Tells `hpcsens run` why there is no record (it would otherwise see only "no record"): a
-// one-line note is small enough to fit where the record did not. Best effort.
+// one-line note is small enough to fit where the record did not. Best effort; under a fresh name
+// (run/run_files.h), so nothing planted in the directory can take its place.
 void leave_write_error_note(const State& s, const std::string& path, const std::string& error) {
-  safe_file::write_file_atomic(s.out_dir + "/" + s.run_id + ".write-error", path + ": " + error + "\n");
+  safe_file::Dir d;
+  std::string written;
+  if (safe_file::open_dir(s.out_dir, false, &d).empty())
+    safe_file::write_unique(d, s.run_id, ".write-error", path + ": " + error + "\n", &written);
 }
 
+// This rank's partial record under a fresh name "<run_id>.rank<N>.<random>.partial.json".
 bool write_record(const State& s, const std::string& path, const nlohmann::json& j, std::string* error) {
-  if (record::write_json_atomic(path, j, error, /*create_dir=*/true)) return true;
+  std::string text, written;
+  if (!record::record_text(j, &text, error)) return false;
+  safe_file::Dir d;
+  *error = safe_file::open_dir(s.out_dir, true, &d);
+  if (error->empty())
+    *error = safe_file::write_unique(d, s.run_id + ".rank" + std::to_string(s.rank), ".partial.json", text, &written);
+  if (error->empty()) return true;
   leave_write_error_note(s, path, *error);
   return false;
 }
@@ -285,7 +297,7 @@ void before_finalize() noexcept {
   RecordStream stream;
   bool rank0_warned = false;
   if (s.rank == 0 && ok) {
-    if (std::string err = stream.open(path); !err.empty()) {
+    if (std::string err = stream.open(s.out_dir, s.run_id); !err.empty()) {
       warn("cannot write the run record " + path + ": " + err + "; the job runs on");
       ok = false;
       rank0_warned = true;
@@ -311,7 +323,7 @@ void before_finalize() noexcept {
       warn("cannot write the run record " + path + ": " + err + "; the job runs on");
       leave_write_error_note(s, path, err);
     } else if (env_only(getenv_fn)) {
-      std::fprintf(stderr, "%s\n", banner_line(stream.summary(), path).c_str());
+      std::fprintf(stderr, "%s\n", banner_line(stream.summary(), stream.path()).c_str());
     }
   } catch (const std::exception& e) {
     if (s.rank == 0) warn(std::string("run record not written: ") + e.what());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "common/text_escape.h"
 #include "preload/rank_report.h"
 
 namespace hpcsens::preload {
@@ -84,8 +85,10 @@ void add_partners(const MergedMessages& m, nlohmann::json& rank) {
 
 nlohmann::json regions_json(const std::vector<RegionResult>& regions) {
   nlohmann::json out = nlohmann::json::object();
+  // Names are the program's bytes: encoded losslessly (distinct names, distinct keys), never
+  // left for the serialiser to replace (two names would become one key and the record invalid).
   for (const auto& r : regions)
-    out[r.name] = {{"count", r.count}, {"wall_s", r.wall_s}, {"mpi_s", r.mpi_s}, {"io_s", r.io_s}};
+    out[text::encode_outside(r.name)] = {{"count", r.count}, {"wall_s", r.wall_s}, {"mpi_s", r.mpi_s}, {"io_s", r.io_s}};
   return out;
 }
 

@@ -134,11 +134,11 @@ std::string make_run_id(std::time_t t, int pid) {
 }
 
 std::string record_path(const std::string& out_dir, const std::string& run_id) {
-  return out_dir + "/" + run_id + ".json";
+  return out_dir + "/" + run_id + ".*.json";
 }
 
 std::string partial_path(const std::string& out_dir, const std::string& run_id, int rank) {
-  return out_dir + "/" + run_id + ".rank" + std::to_string(rank) + ".partial.json";
+  return out_dir + "/" + run_id + ".rank" + std::to_string(rank) + ".*.partial.json";
 }
 
 }  // namespace hpcsens::preload

@@ -43,6 +43,8 @@ std::string detect_launcher(const std::function<const char*(const char*)>& geten
 std::string first_line(const std::string& text);
 std::string utc_iso8601(std::time_t t);
 std::string make_run_id(std::time_t t, int pid);
+// The names the record and a rank's partial record get, with "*" for the random part chosen when
+// they are written (run/run_files.h); for messages written before the name is known.
 std::string record_path(const std::string& out_dir, const std::string& run_id);
 std::string partial_path(const std::string& out_dir, const std::string& run_id, int rank);
 

@@ -3,19 +3,16 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/text_terminal.h"
+
 namespace hpcsens::preload {
 namespace {
 
+// Cut at a character (and escape) boundary: a cut inside one would be invalid UTF-8 in the record.
 void copy_clipped(char (&dst)[256], const std::string& src) {
-  const std::size_t n = std::min(src.size(), sizeof dst - 1);
+  const std::size_t n = text::cut_at_boundary(src, sizeof dst - 1);
   std::memcpy(dst, src.data(), n);
   dst[n] = '\0';
-}
-
-std::string split_path(const std::string& path, std::string* name) {
-  const auto slash = path.find_last_of('/');
-  *name = slash == std::string::npos ? path : path.substr(slash + 1);
-  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
 }
 
 }  // namespace
@@ -36,12 +33,10 @@ RankHeader header_of(const record::RankRecord& r, std::uint64_t text_bytes) {
   return h;
 }
 
-std::string RecordStream::open(const std::string& path) {
-  path_ = path;
-  std::string name;
-  const std::string dir = split_path(path, &name);
-  if (auto err = safe_file::open_dir(dir, true, &dir_); !err.empty()) return err;
-  if (auto err = file_.create(dir_, name); !err.empty()) return err;
+std::string RecordStream::open(const std::string& out_dir, const std::string& run_id) {
+  run_id_ = run_id;
+  if (auto err = safe_file::open_dir(out_dir, true, &dir_); !err.empty()) return err;
+  if (auto err = file_.create(dir_, run_id + ".json"); !err.empty()) return err;
   // "schema" first, as in every record, then the ranks; the job-level sections follow them.
   return file_.append(std::string("{\"schema\": \"") + record::kRunSchema +
                       "\", \"schema_minor\": 2, \"ranks\": [\n");
@@ -101,10 +96,14 @@ std::string RecordStream::finish(const JobInfo& job, const nlohmann::json& extra
   j.erase("schema");
   j.erase("ranks");
   for (const auto& [k, v] : extra.items()) j[k] = v;
-  std::string rest = j.dump(1);  // "{\n ...}": its members continue our object
+  // Outside strings are encoded, so valid UTF-8; should one slip through, U+FFFD, not a throw.
+  std::string rest = j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);  // "{\n ...}"
   rest[0] = ',';
   if (auto err = file_.append("\n]" + rest + "\n"); !err.empty()) return err;
-  return file_.commit();
+  std::string name;
+  if (auto err = file_.commit_unique(run_id_, ".json", &name); !err.empty()) return err;
+  path_ = dir_.child(name);
+  return "";
 }
 
 }  // namespace hpcsens::preload

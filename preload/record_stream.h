@@ -2,8 +2,9 @@
 // Writing a run record rank by rank, so that neither rank 0's memory nor any int offset grows
 // with the job: each rank's JSON text is appended to a private temporary file (safe_file) as it
 // arrives and forgotten; only a fixed summary per rank (clocks, wall, compute: 56 bytes) stays
-// for the job-level timing and imbalance written after the ranks. The file is renamed into place
-// when complete, so a reader never sees half a record.
+// for the job-level timing and imbalance written after the ranks. The file is moved, when
+// complete, to a fresh name "<run_id>.<random>.json" that replaces nothing (so a reader never sees
+// half a record and a name planted in a shared directory cannot take its place).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -36,12 +37,14 @@ RankHeader header_of(const record::RankRecord& r, std::uint64_t text_bytes);
 
 class RecordStream {
  public:
-  // Creates the temporary next to `path` (its directory created if missing).
-  std::string open(const std::string& path);
+  // Creates the temporary in out_dir (created if missing; every component checked).
+  std::string open(const std::string& out_dir, const std::string& run_id);
   // Appends one rank's JSON object text; ranks must come in rank order.
   std::string add(const RankHeader& h, std::string_view text);
-  // Writes the job, timing and imbalance sections and renames the file into place.
+  // Writes the job, timing and imbalance sections and moves the file to its fresh name.
   std::string finish(const JobInfo& job, const nlohmann::json& extra);
+  // After finish(): the path written.
+  const std::string& path() const { return path_; }
   std::size_t ranks() const { return clocks_.size(); }
   // After finish(): the job-level sections written (job, timing, imbalance; no ranks).
   const record::RunRecord& summary() const { return run_; }
@@ -53,7 +56,7 @@ class RecordStream {
   record::RunRecord run_;
   safe_file::Dir dir_;
   safe_file::AtomicFile file_;
-  std::string path_;
+  std::string path_, run_id_;
   std::vector<mpi::RankClock> clocks_;
   std::vector<mpi::RankTimes> times_;
   std::vector<std::string> hosts_;  // first-seen order

@@ -38,7 +38,14 @@ bool drop() {
   return false;
 }
 
-std::size_t clip(std::size_t len) { return std::min<std::size_t>(len, kMaxRegionName); }
+// At most kMaxRegionName bytes, never inside a UTF-8 character (a cut one would be shown as
+// escapes); backs off over at most 3 continuation bytes, so no allocation and no scan.
+std::size_t clip(const char* name, std::size_t len) {
+  if (len <= static_cast<std::size_t>(kMaxRegionName)) return len;
+  std::size_t n = kMaxRegionName;
+  while (n > static_cast<std::size_t>(kMaxRegionName) - 3 && (static_cast<unsigned char>(name[n]) & 0xC0) == 0x80) --n;
+  return (static_cast<unsigned char>(name[n]) & 0xC0) == 0x80 ? static_cast<std::size_t>(kMaxRegionName) : n;
+}
 
 int find(const char* name, std::size_t len) {
   const int n = g_num_regions.load(std::memory_order_acquire);
@@ -48,7 +55,7 @@ int find(const char* name, std::size_t len) {
 }
 
 int find_or_add(const char* name, std::size_t len) {
-  len = clip(len);
+  len = clip(name, len);
   if (int i = find(name, len); i >= 0) return i;
   while (g_names_lock.test_and_set(std::memory_order_acquire)) {
   }
@@ -100,7 +107,7 @@ bool region_begin(const char* name, std::size_t len) noexcept {
 bool region_end(const char* name, std::size_t len) noexcept {
   if (name == nullptr || !counting() || t_open.depth == 0) return drop();
   const Mark& top = t_open.stack[t_open.depth - 1];
-  if (find(name, clip(len)) != top.region) return drop();
+  if (find(name, clip(name, len)) != top.region) return drop();
   close(top);
   --t_open.depth;
   return true;

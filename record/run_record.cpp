@@ -14,6 +14,7 @@
 #include "common/errors.h"
 #include "common/json_input.h"
 #include "common/safe_file.h"
+#include "record/record_text.h"
 
 namespace hpcsens::record {
 namespace {
@@ -305,17 +306,22 @@ RunRecord load_run_record(const std::string& path) {
   return run_record_from_text(read_record_file(path), path);
 }
 
-bool write_json_atomic(const std::string& path, const json& j, std::string* error, bool create_dir) {
-  std::string text;
+bool record_text(const json& j, std::string* text, std::string* error) {
   try {
     // Outside strings are stored encoded (text::encode_outside) and so are valid UTF-8; should
     // one slip through unencoded, the record is still written (with U+FFFD) rather than lost.
-    text = j.dump(1, ' ', false, json::error_handler_t::replace);
-    text.push_back('\n');
+    *text = j.dump(1, ' ', false, json::error_handler_t::replace);
+    text->push_back('\n');
+    return true;
   } catch (const std::exception& e) {
     if (error) *error = std::string("cannot serialise record: ") + e.what();
     return false;
   }
+}
+
+bool write_json_atomic(const std::string& path, const json& j, std::string* error, bool create_dir) {
+  std::string text;
+  if (!record_text(j, &text, error)) return false;
   std::string err = safe_file::write_file_atomic(path, text, create_dir);
   if (err.empty()) return true;
   if (error) *error = std::move(err);

@@ -2,6 +2,9 @@
 
 #include <string_view>
 
+#include <fmt/core.h>
+
+#include "common/text_terminal.h"
 #include "report/html_static.h"
 
 namespace hpcsens::report {
@@ -42,10 +45,12 @@ json section(const std::string& title) {
           {"tables", json::array()}, {"pre", json::array()}};
 }
 
-std::string escape(const std::string& text) {
+std::string escape(const std::string& raw) {
+  // Control bytes and invalid UTF-8 from a record become visible \xHH text, never raw in the page.
+  const std::string shown = text::escape_for_terminal(raw);
   std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
+  out.reserve(shown.size());
+  for (char c : shown) {
     switch (c) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
@@ -64,11 +69,17 @@ std::string document(const json& page) {
   // '<' only occurs inside JSON strings, where \u003c means the same: no "</script>" can end
   // the data block early. Invalid UTF-8 from a record becomes U+FFFD instead of an exception.
   const std::string data = json{{"charts", charts}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  // DEL and the C1 controls (C2 80..C2 9F), which JSON may leave raw, are written as \u escapes too:
+  // the page holds no raw control byte from the input.
   std::string safe;
   safe.reserve(data.size());
-  for (char c : data) {
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const auto c = static_cast<unsigned char>(data[i]);
+    const bool c1 = c == 0xC2 && i + 1 < data.size() && static_cast<unsigned char>(data[i + 1]) < 0xA0;
     if (c == '<') safe += "\\u003c";
-    else safe += c;
+    else if (c == 0x7F) safe += "\\u007f";
+    else if (c1) safe += fmt::format("\\u{:04x}", static_cast<unsigned char>(data[++i]));
+    else safe += static_cast<char>(c);
   }
   std::string out;
   out.reserve(body.size() + safe.size() + assets::chartjs.size() + 16384);

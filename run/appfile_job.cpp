@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "common/preload_env.h"
+#include "common/private_dir.h"
 #include "common/safe_file.h"
 
 namespace hpcsens::run {
@@ -32,29 +33,30 @@ std::vector<std::vector<std::string>> contexts_of(const AppfileJob& job, const s
 }
 
 std::string inject_into_appfile(AppfileJob& job, mpi::LaunchPlan& plan, const std::vector<mpi::EnvVar>& vars,
-                                const std::string& out_dir, const std::string& run_id) {
+                                const std::string& run_id) {
   for (const auto& v : vars) {
-    if (mpi::inline_in_appfile(v.value)) continue;
     // mpirun must never load the preload itself, so LD_PRELOAD cannot travel by name.
-    if (v.name == env::kPreload) return "the preload path cannot be written into an appfile line (blank or '#')";
-    plan.launcher_env.push_back(v);
+    if (v.name == env::kPreload && !mpi::inline_in_appfile(v.value))
+      return "the preload path cannot be written into an appfile line (blank or '#')";
+    if (v.name != env::kPreload) plan.launcher_env.push_back(v);  // exported by name (-x NAME)
   }
-  safe_file::Dir dir;
-  if (auto err = safe_file::open_dir(out_dir, false, &dir); !err.empty()) return err;
-  const std::string name = "." + run_id + ".appfile";
-  if (auto err = safe_file::write_atomic(dir, name, mpi::rewrite_appfile(job.file, vars), 0600); !err.empty())
-    return err;
+  const std::string text = mpi::rewrite_appfile(job.file, vars);
+  if (const int line = mpi::appfile_line_over_limit(text); line > 0)
+    return "line " + std::to_string(line) + " would be longer than Open MPI's limit of " +
+           std::to_string(mpi::kOpenMpiAppfileLine) + " bytes per appfile line with the preload settings in front";
+  if (auto err = safe_file::make_private_dir("appfile", &job.private_dir); !err.empty()) return err;
+  const std::string name = run_id + ".appfile";
+  if (auto err = safe_file::write_atomic(job.private_dir, name, text, 0600); !err.empty()) return err;
   job.copy_name = name;
   const std::size_t at = mpi::appfile_argument(plan.argv);
   if (at == 0) return "no --app in the launch line";
-  plan.argv[at] = dir.child(name);
+  plan.argv[at] = job.private_dir.child(name);
   return {};
 }
 
-void remove_appfile_copy(const AppfileJob& job, const std::string& out_dir) {
-  if (job.copy_name.empty()) return;
-  safe_file::Dir dir;
-  if (safe_file::open_dir(out_dir, false, &dir).empty()) ::unlinkat(dir.fd(), job.copy_name.c_str(), 0);
+void remove_appfile_copy(AppfileJob& job) {
+  if (!job.private_dir.is_open()) return;
+  safe_file::remove_private_dir(job.private_dir, {job.copy_name});
 }
 
 }  // namespace hpcsens::run

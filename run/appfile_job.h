@@ -1,11 +1,13 @@
 #pragma once
 // `mpirun --app FILE` jobs: mpirun applies none of its command-line `-x` settings to an appfile's
 // contexts, so hpcsens reads the user's appfile (a bounded regular file), writes a private copy
-// with the preload settings in front of every context line into the run's checked output
-// directory (common/safe_file), runs mpirun on the copy, and removes it after the job.
+// with the preload settings in front of every context line into a fresh private directory
+// (common/private_dir: only we can write there, so the file mpirun reads by name cannot be swapped),
+// runs mpirun on the copy, and removes copy and directory after the job.
 #include <string>
 #include <vector>
 
+#include "common/safe_file.h"
 #include "mpi/appfile.h"
 #include "mpi/launcher.h"
 #include "mpi/mpmd_programs.h"
@@ -16,7 +18,8 @@ struct AppfileJob {
   bool present = false;    // argv names an appfile (Open MPI only)
   std::string user_path;   // as the user gave it
   mpi::Appfile file;
-  std::string copy_name;   // our copy in the output directory, once written
+  std::string copy_name;   // our copy in `private_dir`, once written
+  safe_file::Dir private_dir;
 };
 
 // Reads the appfile argv names, if any. Throws InputError naming the file (and line) for a
@@ -26,13 +29,13 @@ AppfileJob read_appfile_of(mpi::LauncherKind kind, const std::vector<std::string
 // The words of each app context: the appfile's context lines, else argv split at ':'.
 std::vector<std::vector<std::string>> contexts_of(const AppfileJob& job, const std::vector<std::string>& argv);
 
-// Writes the rewritten copy into out_dir and points plan.argv at it; the settings too long or
-// odd for a line go into mpirun's environment and are exported by name. "" or why not (the
+// Writes the rewritten copy into a private directory and points plan.argv at it; the settings too
+// long or odd for a line go into mpirun's environment and are exported by name. "" or why not (the
 // job then runs unmeasured).
 std::string inject_into_appfile(AppfileJob& job, mpi::LaunchPlan& plan, const std::vector<mpi::EnvVar>& vars,
-                                const std::string& out_dir, const std::string& run_id);
+                                const std::string& run_id);
 
-// Removes the copy (after the job).
-void remove_appfile_copy(const AppfileJob& job, const std::string& out_dir);
+// Removes the copy and its private directory (after the job).
+void remove_appfile_copy(AppfileJob& job);
 
 }  // namespace hpcsens::run

@@ -1,6 +1,7 @@
 #include "run/collect_record.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -18,7 +19,9 @@
 #include "common/safe_file.h"
 #include "mpi/imbalance.h"
 #include "mpi/timing_bounds.h"
+#include "record/record_text.h"
 #include "record/run_record.h"
+#include "run/run_files.h"
 
 namespace hpcsens::run {
 namespace fs = std::filesystem;
@@ -106,20 +109,22 @@ json assemble(const std::vector<std::string>& files, const JobFacts& facts, std:
 
 }  // namespace
 
-std::string write_error_note_name(const std::string& run_id) { return run_id + ".write-error"; }
-
 std::string record_write_problem(const std::string& out_dir, const std::string& run_id) {
-  const std::string record = (fs::path(out_dir) / (run_id + env::kRecordSuffix)).string();
+  const std::string record = (fs::path(out_dir) / (run_id + ".*" + env::kRecordSuffix)).string();
   safe_file::Dir d;
   if (std::string err = safe_file::open_dir(out_dir, false, &d); !err.empty())
     return "cannot write the run record " + record + ": " + err;
-  try {  // the preload's own words, when it could leave them
-    std::string note = safe_file::read_own_file(d.child(write_error_note_name(run_id)), 4096);
-    while (!note.empty() && (note.back() == '\n' || note.back() == '\r')) note.pop_back();
-    ::unlinkat(d.fd(), write_error_note_name(run_id).c_str(), 0);
-    if (!note.empty()) return "the preload could not write the run record: " + note;
-  } catch (const InputError&) {
+  std::string said;  // the preload's own words, when it could leave them
+  for (const auto& name : run_files(d, run_id, RunFile::kNote)) {
+    try {
+      std::string note = safe_file::read_own_file(d.child(name), 4096);
+      while (!note.empty() && (note.back() == '\n' || note.back() == '\r')) note.pop_back();
+      if (said.empty() && !note.empty()) said = "the preload could not write the run record: " + note;
+    } catch (const InputError&) {
+    }
+    ::unlinkat(d.fd(), name.c_str(), 0);
   }
+  if (!said.empty()) return said;
   struct statvfs vfs {};
   if (::fstatvfs(d.fd(), &vfs) == 0) {
     const unsigned long long free_bytes = static_cast<unsigned long long>(vfs.f_bavail) * vfs.f_frsize;
@@ -136,36 +141,61 @@ std::string record_write_problem(const std::string& out_dir, const std::string& 
 }
 
 std::vector<std::string> partial_rank_files(const std::string& out_dir, const std::string& run_id) {
-  std::vector<std::string> out;
-  const std::string prefix = run_id + ".rank";
-  const std::string suffix = ".partial.json";
-  std::error_code ec;
-  for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.size() > prefix.size() + suffix.size() && name.rfind(prefix, 0) == 0 &&
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-      out.push_back(it->path().string());
-  }
-  std::sort(out.begin(), out.end());
+  safe_file::Dir d;
+  if (!safe_file::open_dir(out_dir, false, &d).empty()) return {};
+  std::vector<std::string> out = run_files(d, run_id, RunFile::kPartial);
+  for (auto& name : out) name = d.child(name);
   return out;
 }
+
+namespace {
+
+// Temporaries of ranks killed while writing (".<run_id>.rankN.partial.json.tmp.PID..." from
+// safe_file) hold nothing usable; only our own are removed.
+void remove_partial_leftovers(const safe_file::Dir& d, const std::string& run_id) {
+  for (const auto& f : run_files(d, run_id, RunFile::kPartial)) ::unlinkat(d.fd(), f.c_str(), 0);
+  const std::string prefix = "." + run_id + ".rank";
+  std::error_code ec;
+  for (fs::directory_iterator it(d.path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    struct stat st {};
+    if (name.rfind(prefix, 0) == 0 && name.find(".partial.json.tmp.") != std::string::npos &&
+        ::fstatat(d.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == ::geteuid())
+      ::unlinkat(d.fd(), name.c_str(), 0);
+  }
+}
+
+// The preload's full record, validated; "" name when there is none.
+bool read_full_record(const safe_file::Dir& d, const std::string& name, json* j, Collected* c) {
+  const std::string path = d.child(name);
+  try {
+    *j = read_json(path);
+    record::run_from_json(*j, path);  // validates; names file and field when wrong
+  } catch (const InputError& e) {
+    c->error = std::string("the run record is unreadable: ") + e.what();
+    c->record_path = path;
+    return false;
+  }
+  c->complete = j->value("complete", true);
+  return true;
+}
+
+}  // namespace
 
 Collected collect_record(const std::string& out_dir, const std::string& run_id, const JobFacts& facts,
                          const json& config) {
   Collected c;
-  const std::string path = (fs::path(out_dir) / (run_id + env::kRecordSuffix)).string();
+  safe_file::Dir d;
+  if (auto err = safe_file::open_dir(out_dir, false, &d); !err.empty()) {
+    c.error = "cannot read the output directory: " + err;
+    c.no_ranks = true;
+    return c;
+  }
+  std::string name = find_record_name(d, run_id);
   json j;
-  std::error_code ec;
-  if (fs::exists(path, ec)) {
-    try {
-      j = read_json(path);
-      record::run_from_json(j, path);  // validates; names file and field when wrong
-    } catch (const InputError& e) {
-      c.error = std::string("the run record is unreadable: ") + e.what();
-      c.record_path = path;
-      return c;
-    }
-    c.complete = j.value("complete", true);
+  if (!name.empty()) {
+    if (!read_full_record(d, name, &j, &c)) return c;
   } else {
     const auto files = partial_rank_files(out_dir, run_id);
     if (files.empty()) {
@@ -185,23 +215,21 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
   }
   if (!j.contains("config") || !j.at("config").is_object()) j["config"] = json::object();
   if (config.is_object()) j["config"].update(config);
-  std::string werr;
-  if (!record::write_json_atomic(path, j, &werr)) {
-    c.error = "cannot update the run record: " + werr;
-    if (!fs::exists(path, ec)) return c;
+  std::string text, werr;
+  if (record::record_text(j, &text, &werr)) {
+    // The preload's file is ours and is replaced in place; an assembled one gets a fresh name.
+    werr = name.empty() ? safe_file::write_unique(d, run_id, env::kRecordSuffix, text, &name)
+                        : safe_file::write_atomic(d, name, text);
   }
-  c.record_path = path;
-  if (c.partial_ranks > 0) {
-    for (const auto& f : partial_rank_files(out_dir, run_id)) fs::remove(f, ec);
-    // Temporaries of ranks killed while writing (".<run_id>.rankN.partial.json.tmp.PID..." from
-    // safe_file, "<run_id>.rankN.partial.json.tmp.PID" from older preloads) hold nothing usable.
-    const std::string prefix = run_id + ".rank";
-    for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      const bool ours = name.rfind(prefix, 0) == 0 || name.rfind("." + prefix, 0) == 0;
-      if (ours && name.find(".partial.json.tmp.") != std::string::npos) fs::remove(it->path(), ec);
+  if (!werr.empty()) {
+    c.error = (name.empty() ? "cannot write the run record: " : "cannot update the run record: ") + werr;
+    if (name.empty()) {
+      c.write_failed = true;
+      return c;
     }
   }
+  c.record_path = d.child(name);
+  if (c.partial_ranks > 0) remove_partial_leftovers(d, run_id);
   return c;
 }
 
@@ -211,7 +239,8 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
 // partial files (and their temporaries) stop changing, 300 ms of quiet, 3 s at most.
 void settle_partial_files(const std::string& out_dir, const std::string& run_id) {
   using clock = std::chrono::steady_clock;
-  const fs::path full = fs::path(out_dir) / (run_id + env::kRecordSuffix);
+  safe_file::Dir d;
+  if (!safe_file::open_dir(out_dir, false, &d).empty()) return;
   const std::string prefix = run_id + ".rank";
   auto snapshot = [&] {
     std::vector<std::string> names;
@@ -224,11 +253,10 @@ void settle_partial_files(const std::string& out_dir, const std::string& run_id)
     std::sort(names.begin(), names.end());
     return names;
   };
-  std::error_code ec;
   const auto give_up = clock::now() + std::chrono::seconds(3);
   auto last = snapshot();
   auto quiet_since = clock::now();
-  while (!fs::exists(full, ec) && clock::now() < give_up &&
+  while (find_record_name(d, run_id).empty() && clock::now() < give_up &&
          clock::now() - quiet_since < std::chrono::milliseconds(300)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     auto now = snapshot();

@@ -4,6 +4,11 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <string>
+#include <vector>
+
+#include "mpi/launcher.h"
+
 namespace hpcsens::run {
 
 // While alive, SIGINT/SIGTERM/SIGHUP/SIGQUIT go to the group set by set_forward_target.
@@ -18,6 +23,13 @@ struct SignalForwarding {
 void set_forward_target(pid_t pgid);
 
 void give_terminal_to(pid_t pgid);
+
+// Forks the job into its own process group (so a timeout can end the whole tree) with `env_vars`
+// added to our environment, hands it the terminal when we have it (a launcher reading stdin in a
+// background group would be stopped), and returns its pid, or -1 with *why. A failed exec is
+// reported in *why too (the child then exits 127 or 126, like a shell).
+pid_t spawn(const std::vector<std::string>& argv, const std::vector<mpi::EnvVar>& env_vars,
+            bool* took_terminal, std::string* why);
 
 // Waits for the job; after `timeout_s` (> 0) sends SIGTERM to its group, then SIGKILL 5 s
 // later. Returns the job's exit status as the shell would report it.

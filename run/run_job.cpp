@@ -17,18 +17,18 @@
 #include <filesystem>
 #include <thread>
 
+#include "common/checked_path.h"
 #include "common/errors.h"
 #include "common/preload_env.h"
 #include "common/run_id.h"
 #include "common/safe_file.h"
 #include "common/text_escape.h"
+#include "counter_agent/protocol.h"
 #include "mpi/launcher.h"
 #include "mpi/rank_mpi.h"
 #include "run/appfile_job.h"
 #include "run/collect_record.h"
 #include "run/job_control.h"
-
-extern char** environ;
 
 namespace hpcsens::run {
 namespace fs = std::filesystem;
@@ -41,105 +41,33 @@ void warn(RunResult& result, bool /*quiet*/, const std::string& text) {
   fmt::print(stderr, "hpcsens: warning: {}\n", text);
 }
 
-// Creates the directory (safe_file::open_dir: no symlink as the last component, owner and mode
-// checked) and proves we can create files in it (root passes access(2) checks even on read-only
-// mounts, so try for real). A directory we must not trust is refused, not merely unwritable.
+// Creates the directory (every component checked: common/checked_path.h) and proves we can create
+// files in it (root passes access(2) checks even on read-only mounts, so try for real). A directory
+// we must not trust, anywhere on the path, is refused, not merely unwritable.
 enum class OutDir { kOk, kRefused, kUnwritable };
 
 OutDir prepare_out_dir(const std::string& dir, std::string* why) {
-  safe_file::Dir d;
-  if (std::string err = safe_file::open_dir(dir, /*create=*/true, &d); !err.empty()) {
-    *why = err;
-    struct stat st {};
-    const bool exists = ::lstat(dir.c_str(), &st) == 0;
-    const bool untrusted = exists && (S_ISLNK(st.st_mode) ||
-                                      (S_ISDIR(st.st_mode) &&
-                                       !safe_file::dir_trust_problem(st.st_uid, st.st_mode, ::geteuid()).empty()));
-    return untrusted ? OutDir::kRefused : OutDir::kUnwritable;
-  }
-  const std::string probe = ".hpcsens-write-test-" + std::to_string(::getpid());
-  const int fd = ::openat(d.fd(), probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) {
+  bool untrusted = false;
+  const int fd = safe_file::open_checked_dir(dir, /*create=*/true, why, &untrusted);
+  if (fd < 0) return untrusted ? OutDir::kRefused : OutDir::kUnwritable;
+  const safe_file::Dir d(fd, dir);
+  const std::string probe = ".hpcsens-write-test-" + safe_file::random_hex(8);
+  const int pfd = ::openat(d.fd(), probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (pfd < 0) {
     *why = d.child(probe) + ": " + std::strerror(errno);
     return OutDir::kUnwritable;
   }
-  ::close(fd);
+  ::close(pfd);
   ::unlinkat(d.fd(), probe.c_str(), 0);
   return OutDir::kOk;
 }
 
-std::vector<std::string> environment_with(const std::vector<mpi::EnvVar>& vars) {
-  std::vector<std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string_view entry(*e);
-    bool replaced = false;
-    for (const auto& v : vars)
-      replaced = replaced || (entry.size() > v.name.size() && entry.substr(0, v.name.size()) == v.name &&
-                              entry[v.name.size()] == '=');
-    if (!replaced) env.emplace_back(entry);
-  }
-  for (const auto& v : vars) env.push_back(v.name + "=" + v.value);
-  return env;
-}
-
-// Forks the job into its own process group (so a timeout can end the whole tree), hands it the
-// terminal when we have it (a launcher reading stdin in a background group would be stopped),
-// and returns its pid, or -1.
-pid_t spawn(const std::vector<std::string>& argv, const std::vector<mpi::EnvVar>& env_vars,
-            bool* took_terminal, std::string* why) {
-  std::vector<std::string> env = environment_with(env_vars);
-  std::vector<char*> cargv, cenv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  for (const auto& e : env) cenv.push_back(const_cast<char*>(e.c_str()));
-  cenv.push_back(nullptr);
-  *took_terminal = ::isatty(STDIN_FILENO) && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
-  int err_pipe[2];
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    *why = std::strerror(errno);
-    return -1;
-  }
-  // A stop signal arriving between fork and g_job_pgid being set would be forwarded to no one
-  // and the job would outlive us (e.g. the sweep's PR_SET_PDEATHSIG): hold them until it is set.
-  sigset_t forwarded, before;
-  sigemptyset(&forwarded);
-  for (int s : SignalForwarding::kSignals) sigaddset(&forwarded, s);
-  sigprocmask(SIG_BLOCK, &forwarded, &before);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    *why = std::strerror(errno);
-    sigprocmask(SIG_SETMASK, &before, nullptr);
-    return -1;
-  }
-  if (pid == 0) {
-    sigprocmask(SIG_SETMASK, &before, nullptr);
-    ::setpgid(0, 0);
-    if (*took_terminal) {
-      sigset_t block, old;
-      sigemptyset(&block);
-      sigaddset(&block, SIGTTOU);
-      sigprocmask(SIG_BLOCK, &block, &old);
-      ::tcsetpgrp(STDIN_FILENO, ::getpid());
-      sigprocmask(SIG_SETMASK, &old, nullptr);
-    }
-    for (int s : SignalForwarding::kSignals) ::signal(s, SIG_DFL);
-    ::execvpe(cargv[0], cargv.data(), cenv.data());
-    const int e = errno;
-    (void)!::write(err_pipe[1], &e, sizeof e);
-    ::_exit(e == ENOENT ? 127 : 126);
-  }
-  ::setpgid(pid, pid);  // also in the parent: no race with the signal forwarding below
-  set_forward_target(pid);
-  sigprocmask(SIG_SETMASK, &before, nullptr);
-  ::close(err_pipe[1]);
-  int child_errno = 0;
-  ssize_t n;
-  while ((n = ::read(err_pipe[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
-  }
-  ::close(err_pipe[0]);
-  if (n == static_cast<ssize_t>(sizeof child_errno))
-    *why = fmt::format("cannot execute '{}': {}", argv[0], std::strerror(child_errno));
-  return pid;
+// Why the preload, or the counter agent it starts (beside it), must not be loaded; "" when fine.
+std::string code_problem(const std::string& preload) {
+  if (auto problem = safe_file::code_file_problem(preload); !problem.empty()) return problem;
+  const std::string agent = fs::path(preload).parent_path() / agent::kAgentRelPath;
+  struct stat st {};
+  return ::lstat(agent.c_str(), &st) == 0 ? safe_file::code_file_problem(agent) : "";
 }
 
 // The job's command as stored in the record: every argument encoded losslessly (a Latin-1 file
@@ -179,7 +107,14 @@ bool plan_measured(const RunRequest& req, mpi::LauncherKind kind, AppfileJob& ap
     result.error = "no record: preload library not found";
     return false;
   }
-  out_dir = fs::absolute(out_dir).lexically_normal().string();
+  // Root would run whatever another user put there inside every rank: refused, before the job.
+  if (const std::string problem = code_problem(preload); !problem.empty()) {
+    result.exit_status = kExitBadInput;
+    result.refused = true;
+    result.error = "refusing to load the preload: " + problem +
+                   (std::getenv("HPCSENS_PRELOAD_DIR") ? " (from $HPCSENS_PRELOAD_DIR)" : "");
+    return false;
+  }
   std::string ld_preload = preload;
   if (const char* existing = std::getenv(env::kPreload); existing && *existing)
     ld_preload += std::string(":") + existing;
@@ -194,7 +129,7 @@ bool plan_measured(const RunRequest& req, mpi::LauncherKind kind, AppfileJob& ap
   };
   *plan = mpi::plan_launch(kind, req.argv, vars);
   if (!appfile.present) return true;
-  if (auto err = inject_into_appfile(appfile, *plan, vars, out_dir, run_id); !err.empty()) {
+  if (auto err = inject_into_appfile(appfile, *plan, vars, run_id); !err.empty()) {
     warn(result, req.quiet, "cannot put the preload settings into a copy of appfile " + appfile.user_path + " (" +
                                 err + "); running the job unmeasured");
     result.error = "no record: the appfile copy could not be written";
@@ -239,6 +174,11 @@ std::string explain_no_ranks(int wait_status, bool timed_out, double timeout_s) 
     return fmt::format("the job exited with status {}{}{}", st, sig, kTail);
   }
   return "no MPI ranks reported (was this an MPI program?)";
+}
+
+int run_exit_status(const RunResult& r, bool keep_job_status) {
+  if (keep_job_status || !r.record_path.empty()) return r.exit_status;
+  return (r.write_failed || r.exit_status == 0) ? kExitNoRecord : r.exit_status;
 }
 
 int exit_status_of(int wait_status) {
@@ -300,7 +240,8 @@ RunResult run_job(const RunRequest& req) {
   // Anything that prevents measuring makes us run the job as the user gave it.
   bool measure = kind != mpi::LauncherKind::kUnknown;
   std::string why;
-  std::string out_dir = req.out_dir.empty() ? "hpcsens-out" : req.out_dir;
+  // Absolute, as the ranks get it: the path checked is the path they will walk.
+  std::string out_dir = fs::absolute(req.out_dir.empty() ? "hpcsens-out" : req.out_dir).lexically_normal().string();
   const OutDir out_state = measure ? prepare_out_dir(out_dir, &why) : OutDir::kOk;
   if (out_state == OutDir::kRefused) {
     // Before the job starts: root must not write where another user can plant links.
@@ -315,10 +256,12 @@ RunResult run_job(const RunRequest& req) {
                      out_dir, why));
     result.error = fmt::format("no record: output directory '{}' is not writable ({})", out_dir, why);
     result.error_warned = true;  // the warning above is the one line the user sees
+    result.write_failed = true;
     measure = false;
   }
   mpi::LaunchPlan plan;
   if (measure) measure = plan_measured(req, kind, appfile, run_id, start_utc, out_dir, result, &plan);
+  if (result.refused) return result;
   if (!measure) {
     // Unchanged argv, nothing added to the environment (the unknown kind also explains why).
     plan = mpi::plan_launch(kind == mpi::LauncherKind::kUnknown ? kind : mpi::LauncherKind::kSingleton,
@@ -335,7 +278,7 @@ RunResult run_job(const RunRequest& req) {
     SignalForwarding forwarding;
     pid = spawn(plan.argv, plan.launcher_env, &took_terminal, &exec_error);
     if (pid < 0) {
-      remove_appfile_copy(appfile, out_dir);
+      remove_appfile_copy(appfile);
       result.exit_status = 127;
       result.error = "cannot start the job: " + exec_error;
       return result;
@@ -344,7 +287,7 @@ RunResult run_job(const RunRequest& req) {
     result.exit_status = wait_for(pid, req.timeout_s, took_terminal, &result.timed_out, &raw_status);
   }
   if (took_terminal) give_terminal_to(::getpgrp());
-  remove_appfile_copy(appfile, out_dir);
+  remove_appfile_copy(appfile);
   if (!exec_error.empty()) {  // exec failed: the shell-like 126/127 is already the exit status
     result.error = exec_error;
     return result;
@@ -358,11 +301,13 @@ RunResult run_job(const RunRequest& req) {
   result.record_path = c.record_path;
   result.complete = c.complete;
   if (!c.error.empty()) result.error = c.error;
+  result.write_failed = c.write_failed;
   if (c.no_ranks) {
     // A full or failing disk looks like "no ranks" from here: say what it is, naming the file.
     const std::string write_problem = record_write_problem(out_dir, run_id);
     result.error = write_problem.empty() ? explain_no_ranks(raw_status, result.timed_out, req.timeout_s)
                                          : write_problem;
+    result.write_failed = !write_problem.empty();
   }
   if (c.partial_ranks > 0)
     warn(result, req.quiet,

@@ -32,7 +32,18 @@ struct RunResult {
   std::vector<std::string> warnings;  // said on stderr already (also with quiet); kept for callers
   bool error_warned = false;          // `error` was already said as one of the warnings
   bool refused = false;  // not started: bad request (an untrusted --out, a bad run id); exit 2
+  bool write_failed = false;  // measured, but the record could not be written (`error` says where, why)
 };
+
+// `hpcsens run`'s exit status when no record was written because writing it failed, or when the
+// job succeeded but left no record: distinct from the job's own status (which is printed), so a
+// script never takes a lost record for success (EX_IOERR of sysexits.h). --keep-job-status
+// returns the job's status instead.
+inline constexpr int kExitNoRecord = 74;
+
+// The exit status of `hpcsens run` for a finished job: the job's own, or kExitNoRecord when no
+// record was written and either writing failed or the job's status would say all is well.
+int run_exit_status(const RunResult& r, bool keep_job_status);
 
 // Why a measured job left no rank data, from its wait(2) status: killed by a signal, stopped by
 // --timeout, a non-zero exit; "was this an MPI program?" only for a clean exit.

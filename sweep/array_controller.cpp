@@ -20,6 +20,7 @@
 #include <fmt/core.h>
 
 #include "common/errors.h"
+#include "common/private_dir.h"
 #include "record/run_record.h"
 #include "sweep/slurm_array.h"
 #include "sweep/stop.h"
@@ -167,13 +168,19 @@ class Controller {
     const std::string spec_path = std::filesystem::absolute(spec_.source).string();
     if (auto err = safe_file::write_atomic(adir_, plan_name, array_plan_json(ap).dump(1) + "\n"); !err.empty())
       throw std::runtime_error("cannot write " + adir_.child(plan_name) + ": " + err);
-    if (auto err = safe_file::write_atomic(adir_, script, array_batch_script(opt_.hpcsens_exe, spec_path, number, s_.abs_dir), 0700);
-        !err.empty())
-      throw std::runtime_error("cannot write " + adir_.child(script) + ": " + err);
+    // sbatch reads the script by name (and keeps its own copy): from a directory only we can write.
+    safe_file::Dir priv;
+    if (auto err = safe_file::make_private_dir("sbatch", &priv); !err.empty()) throw std::runtime_error(err);
+    if (auto err = safe_file::write_atomic(priv, script, array_batch_script(opt_.hpcsens_exe, spec_path, number, s_.abs_dir), 0700);
+        !err.empty()) {
+      safe_file::remove_private_dir(priv, {});
+      throw std::runtime_error("cannot write " + priv.child(script) + ": " + err);
+    }
     journal_.append({{"type", "array_submitting"}, {"submission", number}, {"ids", ids}, {"utc", utc_now()}});
     const auto r = run_slurm(array_sbatch_argv(
         spec_, {job_name(s_, number), ids.size(), adir_.child("task-" + std::to_string(number) + "-%a.out"),
-                s_.abs_dir, adir_.child(script)}));
+                s_.abs_dir, priv.child(script)}));
+    safe_file::remove_private_dir(priv, {script});
     if (r.exit_status != 0) throw std::runtime_error("sbatch exited with status " + std::to_string(r.exit_status) + (r.error.empty() ? "" : ": " + r.error));
     Submission sub{number, parse_job_id(r.out), ids};
     journal_.append({{"type", "array_submitted"}, {"submission", number}, {"job_id", sub.job_id}, {"tasks", ids.size()},

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "common/private_dir.h"
 #include "sweep/journal.h"
 #include "sweep/restore.h"
 #include "sweep/slurm_array.h"
@@ -97,7 +98,7 @@ void print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, c
     const std::string adir = dir + "/" + kArrayDir;
     fmt::print("execution: slurm-array; first submission (one argument per word, no shell):\n        {}\n",
                shell_join(array_sbatch_argv(spec, {"hpcsens-TOKEN-0", plan.runs.size(), adir + "/task-0-%a.out", dir,
-                                                   adir + "/task-0.sh"})));
+                                                   safe_file::private_base_path() + "/sbatch.RANDOM/task-0.sh"})));
   }
   print_saved_files(knobs, opt, dir);
   DryRunSysfs io;

@@ -1,7 +1,10 @@
-// Checks of the spec's sbatch options. sbatch reads its long options with getopt_long, which
-// takes any unambiguous prefix (--wra is --wrap): an extra argument is refused when its name is
-// a prefix of an option the controller sets itself or that would run something other than the
-// fixed batch script, not only when it is spelled in full.
+// Checks of the spec's sbatch options. sbatch.extra is an allow-list: only options that shape the
+// resources of each task (memory, cores, GPUs, node features, exclusivity) are accepted, spelled in
+// full; anything else, including what could change who runs the array (--uid, --gid), when
+// (--begin, --dependency, --deadline), where its input and output go (--input, --export, --bb),
+// on which cluster or in which container, is refused naming the option. sbatch reads long options
+// with getopt_long, which takes any unambiguous prefix (--wra is --wrap): an exact name in the
+// list is the option itself, and the reserved names below get their own reason even abbreviated.
 #include "sweep/sbatch_options.h"
 
 #include <cctype>
@@ -33,6 +36,24 @@ constexpr Reserved kReserved[] = {
     {"time", "use sbatch.time_limit"},
     {"qos", "use sbatch.qos"},
 };
+
+// Options that only shape each task's resources; nothing here changes identity, timing,
+// dependencies, I/O, cluster or container (sbatch(1)).
+constexpr const char* kAllowed[] = {
+    "exclusive",     "mem",           "mem-per-cpu",     "mem-per-gpu",      "cpus-per-task",
+    "cpus-per-gpu",  "ntasks-per-node", "ntasks-per-core", "ntasks-per-socket",
+    "mincpus",       "gres",          "gres-flags",      "gpus",             "gpus-per-node",
+    "gpus-per-task", "gpus-per-socket", "constraint",    "exclude",          "nodelist",
+    "reservation",   "threads-per-core", "cores-per-socket", "sockets-per-node", "hint",
+    "distribution",  "licenses",      "comment",         "oversubscribe",    "spread-job",
+    "contiguous",    "tmp",           "mem-bind",        "core-spec",        "thread-spec",
+};
+
+std::string allowed_list() {
+  std::string out;
+  for (const char* a : kAllowed) out += std::string(out.empty() ? "--" : ", --") + a;
+  return out;
+}
 
 bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; }
 
@@ -98,7 +119,11 @@ std::string sbatch_extra_problem(const std::string& arg) {
   for (const auto& r : kReserved)
     if (std::string(r.name).compare(0, name.size(), name) == 0)
       return "'--" + name + "' is (or abbreviates) --" + r.name + ", which is not allowed here: " + r.why;
-  return "";
+  for (const char* a : kAllowed)
+    if (name == a) return "";
+  return "'--" + name + "' is not an option sbatch.extra accepts: only options that shape each task's "
+         "resources, spelled in full (" + allowed_list() + "); options that change who runs the array, when, "
+         "after what, where its input and output go, on which cluster or in which container are refused";
 }
 
 std::vector<std::string> sbatch_option_words(const SbatchOptions& o) {

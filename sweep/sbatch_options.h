@@ -13,7 +13,7 @@ struct SbatchOptions {
   std::string account;             // --account=
   std::string time_limit;          // --time= (Slurm's time formats)
   std::string qos;                 // --qos=
-  std::vector<std::string> extra;  // further arguments, each "--name" or "--name=value"
+  std::vector<std::string> extra;  // further arguments, each "--name" or "--name=value" (allow-list)
 };
 
 // Each returns "" when the value is acceptable, else the problem in words.

@@ -157,6 +157,10 @@ std::vector<int> processes_of_sweep(const std::string& token) {
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     const int pid = std::atoi(name.c_str());
     if (pid == ::getpid()) continue;
+    // The token is in the journal, which others may read: a process of another user carrying it
+    // is theirs, not ours, and must not block our --resume (only ours or root's count).
+    struct stat st {};
+    if (::stat(e.path().c_str(), &st) != 0 || (st.st_uid != ::geteuid() && st.st_uid != 0)) continue;
     std::ifstream in(e.path() / "environ", std::ios::binary);
     std::string var;
     while (std::getline(in, var, '\0'))

@@ -42,7 +42,15 @@ class AgentMpirun : public ::testing::Test {
     std::ifstream in(dir_ + "/" + name);
     return std::string((std::istreambuf_iterator<char>(in)), {});
   }
-  nlohmann::json record() const { return nlohmann::json::parse(file("r1.json")); }
+  // The record is "r1.<16 hex>.json" (docs/record-format.md, "File names").
+  nlohmann::json record() const {
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      const std::string n = e.path().filename().string();
+      if (n.starts_with("r1.") && n.ends_with(".json") && n.size() == std::string("r1.0123456789abcdef.json").size())
+        return nlohmann::json::parse(file(n));
+    }
+    return nlohmann::json::parse(file("r1.json"));  // fails the test, naming the missing file
+  }
   // rank -> {cpu_ns, papi_mapped} as the program printed them.
   std::map<int, std::pair<double, int>> printed() const {
     std::map<int, std::pair<double, int>> m;

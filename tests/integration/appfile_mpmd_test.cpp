@@ -63,6 +63,31 @@ TEST_F(AppfileRun, TwoContextAppfileIsMeasuredInEveryContext) {
     EXPECT_EQ(e.path().filename().string().find(".appfile"), std::string::npos) << "copy left behind: " << e.path();
 }
 
+// Open MPI aborts on an appfile line over 8184 bytes (measured, 4.1.4). A line that runs plainly
+// keeps running under hpcsens (only `-x NAME` travels in the line, values by name: issue 22, where
+// hpcsens's inline values pushed a 7,900-byte line over); one our settings would push over is not
+// run broken: the job runs unmeasured with a warning naming the limit, and hpcsens exits 74.
+TEST_F(AppfileRun, LinesNearOpenMpisLimitStillRun) {
+  auto line_of = [&](std::size_t bytes) {
+    std::string l = "-np 1 " + kExit + " 0";
+    while (l.size() + 6 <= bytes) l += " xxxxx";
+    return l + "\n";
+  };
+  const std::string fits = appfile(line_of(7900));
+  const Args job = {"mpirun", "--oversubscribe", "--app", fits};
+  ASSERT_EQ(run_process(job, kTimeout).exit_status, 0) << "the plain job runs";
+  const auto wrapped = wrap(job);
+  EXPECT_EQ(wrapped.exit_status, 0) << wrapped.err;
+  EXPECT_EQ(record(wrapped).value("complete", false), true) << wrapped.err;
+  const std::string near = out_.string() + "-near";
+  std::ofstream(near) << line_of(8150);
+  files_.push_back(near);
+  const auto over = wrap({"mpirun", "--oversubscribe", "--app", near});
+  EXPECT_EQ(over.exit_status, 74) << over.err;
+  EXPECT_NE(over.err.find("longer than Open MPI's limit of 8184 bytes per appfile line"), std::string::npos) << over.err;
+  EXPECT_NE(over.err.find("the job exited with status 0"), std::string::npos) << over.err;
+}
+
 TEST_F(AppfileRun, UnreadableAppfilesAreRefusedWithFileAndLineBeforeTheJob) {
   const std::string nul = appfile("-np 1 " + kExit + " 0\n-np 1 " + kExit + std::string(" 0\0x\n", 5));
   auto r = wrap({"mpirun", "--app", nul});

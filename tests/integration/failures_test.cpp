@@ -31,7 +31,9 @@ class Failure : public HpcsensRunTest {};
 TEST_F(Failure, UnwritableOutDirRunsTheJobAndSaysWhy) {
   const auto r = wrap(mpirun4("exit", {"3"}), {"--out", "/dev/null/hpcsens"});
   ASSERT_FALSE(r.timed_out);
-  EXPECT_EQ(r.exit_status, 3);
+  // No record written is not success: 74, with the job's own status said (issue 22).
+  EXPECT_EQ(r.exit_status, 74);
+  EXPECT_NE(r.err.find("the job exited with status 3"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "exit: status=3\n") << "the job ran";
   EXPECT_NE(r.err.find("cannot write to output directory '/dev/null/hpcsens'"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("hpcsens: record:"), std::string::npos);
@@ -93,7 +95,8 @@ TEST_F(Failure, ExitWithoutFinalizeKeepsStatusAndLeavesIncompleteRecord) {
 TEST_F(Failure, NonMpiCommandRunsAndIsExplained) {
   const auto r = wrap({"/bin/echo", "hi"});
   ASSERT_FALSE(r.timed_out);
-  EXPECT_EQ(r.exit_status, 0);
+  EXPECT_EQ(r.exit_status, 74) << "a clean exit without a record is not success (issue 22)";
+  EXPECT_EQ(wrap({"/bin/echo", "hi"}, {"--keep-job-status"}).exit_status, 0);
   EXPECT_EQ(r.out, "hi\n");
   EXPECT_NE(r.err.find("no MPI ranks reported (was this an MPI program?)"), std::string::npos) << r.err;
   const auto r3 = wrap({"/bin/sh", "-c", "echo out; exit 3"});

@@ -14,6 +14,7 @@
 
 #include "process.h"
 #include "run_fixture.h"
+#include "second_user.h"
 
 namespace hpcsens::testing {
 namespace {
@@ -23,8 +24,6 @@ using Args = std::vector<std::string>;
 
 const std::string kExit = std::string(HPCSENS_EXAMPLES_DIR) + "/example_exit";
 const std::string kPreload = fs::path(HPCSENS_BIN).parent_path().parent_path() / "lib" / "libhpcsens_preload.so";
-
-int sh(const std::string& command) { return run_process({"/bin/sh", "-c", command}, 60).exit_status; }
 
 class HostileRun : public HpcsensRunTest {
  protected:
@@ -133,25 +132,6 @@ TEST_F(HostileRun, PreloadAloneReplacesABadRunIdAndWritesInsideItsDirectory) {
   EXPECT_EQ(records, 1u) << "the record under a generated id";
 }
 
-// A second, unprivileged user for the attacks (created here, removed afterwards).
-class SecondUser : public HostileRun {
- protected:
-  void SetUp() override {
-    HostileRun::SetUp();
-    if (::geteuid() != 0) GTEST_SKIP() << "needs root to add a user";
-    user_ = "hpcsx" + std::to_string(::getpid() % 100000);
-    ASSERT_EQ(sh("useradd -M -N -s /bin/false " + user_), 0);
-    uid_ = std::stoi(run_process({"id", "-u", user_}, 10).out);
-  }
-  void TearDown() override {
-    if (!user_.empty()) sh("userdel " + user_);
-    HostileRun::TearDown();
-  }
-  int as_user(const std::string& command) { return sh("runuser -u " + user_ + " -- /bin/sh -c '" + command + "'"); }
-  std::string user_;
-  int uid_ = -1;
-};
-
 TEST_F(SecondUser, ForeignOrSharedOutputDirectoriesAreRefusedBeforeTheJob) {
   const fs::path marker = out_.string() + "-marker";
   fs::create_directories(out_);
@@ -189,12 +169,19 @@ TEST_F(SecondUser, SymlinksPlantedInASharedStickyDirectoryAreNotFollowed) {
   std::ifstream in(victim);
   std::string content((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(content, "precious\n") << "the planted symlink's target was written";
-  EXPECT_FALSE(fs::is_symlink(shared / "R.json")) << "the record replaced the link itself";
-  std::ifstream rec(shared / "R.json");
+  // The record has a fresh name of its own (R.<random>.json): the planted link is left alone.
+  const fs::path rec_path = record_path(r);
+  ASSERT_FALSE(rec_path.empty()) << r.err;
+  EXPECT_EQ(rec_path.parent_path(), shared);
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(rec_path))) << rec_path;
+  EXPECT_TRUE(fs::is_symlink(shared / "R.json"));
+  std::ifstream rec(rec_path);
   EXPECT_EQ(nlohmann::json::parse(rec).value("complete", false), true);
 }
 
-TEST_F(HostileRun, FullFileSystemIsReportedAsSuchAndTheJobStatusKept) {
+// No record is not success: a full file system ends `hpcsens run` with 74, naming the file and the
+// cause and saying the job's own status; --keep-job-status returns the job's status instead.
+TEST_F(HostileRun, FullFileSystemIsReportedAsSuchWithItsOwnExitStatus) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a tmpfs";
   fs::create_directories(out_);
   const fs::path mnt = out_ / "small";
@@ -202,8 +189,11 @@ TEST_F(HostileRun, FullFileSystemIsReportedAsSuchAndTheJobStatusKept) {
   ASSERT_EQ(::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=64k,mode=0755"), 0);
   sh("dd if=/dev/zero of=" + (mnt / "fill").string() + " bs=4k 2>/dev/null");  // until ENOSPC
   const auto r = wrap({"mpirun", "-np", "1", kExit, "3"}, {"--out", mnt.string()});
+  const auto kept = wrap({"mpirun", "-np", "1", kExit, "3"}, {"--out", mnt.string(), "--keep-job-status"});
   ::umount2(mnt.c_str(), MNT_DETACH);
-  EXPECT_EQ(r.exit_status, 3) << "the job's status is kept: " << r.err;
+  EXPECT_EQ(r.exit_status, 74) << "no record: " << r.err;
+  EXPECT_NE(r.err.find("the job exited with status 3"), std::string::npos) << r.err;
+  EXPECT_EQ(kept.exit_status, 3) << kept.err;
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(mnt.string() + "/"), std::string::npos) << "names the file: " << r.err;
   EXPECT_EQ(r.err.find("was this an MPI program"), std::string::npos) << r.err;

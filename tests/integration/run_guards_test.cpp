@@ -85,10 +85,12 @@ TEST_F(RunGuards, RefusedEventLeavesTheJobStderrClean) {
 
 TEST_F(RunGuards, UnwritableOutIsOneDocumentedWarning) {
   const auto r = wrap({"/bin/true"}, {"--out", "/dev/null/hpcsens"});
-  EXPECT_EQ(r.exit_status, 0);
+  // No record is not success (issue 22): 74, and one more line saying so with the job's status.
+  EXPECT_EQ(r.exit_status, 74);
   EXPECT_NE(r.err.find("hpcsens: warning: cannot write to output directory '/dev/null/hpcsens'"),
             std::string::npos) << r.err;
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("hpcsens: no run record was written; the job exited with status 0"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.err), 2) << r.err;
 }
 
 #ifdef GUARD_PROG_MPICH

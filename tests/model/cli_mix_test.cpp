@@ -137,5 +137,28 @@ TEST(MixMath, HarmonicMeanOfSpeedups) {
   EXPECT_TRUE(std::isinf(workload_speedup({1.0}, {INFINITY})));
 }
 
+// System and application names with an escape sequence and a bell (YAML "\e", "\a") and a CSV
+// label with one: nothing printed to the terminal carries the raw control bytes (issue 22).
+TEST_F(MixCli, ControlBytesInNamesNeverReachTheTerminalRaw) {
+  file("evil.yaml", "systems:\n  - {name: \"sys\\e[31mred\\a\", cpu_ghz: 3.0, mem_gbs: 40}\n");
+  file("evilmix.yaml", "applications:\n  - {name: \"app\\e]0;title\\a\", model: core.model.json, weight: 1}\n");
+  for (const std::string& format : {"table", "csv"}) {
+    const auto r = run("predict --mix " + path("evilmix.yaml") + " --system " + path("evil.yaml") + " --format " + format);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_NE(r.out.find("sys\\x1b[31mred\\x07"), std::string::npos) << r.out;
+    for (const auto& text : {r.out, r.err}) {
+      EXPECT_EQ(text.find('\x1b'), std::string::npos) << format << ": " << text;
+      EXPECT_EQ(text.find('\x07'), std::string::npos) << format << ": " << text;
+    }
+  }
+  const auto p = run("predict " + path("core.model.json") + " --system " + path("evil.yaml"));
+  ASSERT_EQ(p.exit_status, 0) << p.err;
+  EXPECT_EQ(p.out.find('\x1b'), std::string::npos) << p.out;
+  std::string csv = "label,cpu_ghz,mem_gbs,time_s\n";
+  for (double f : {1.2, 1.6, 2.0, 2.4, 2.8}) csv += "x\x1b[2J" + std::to_string(f) + "," + std::to_string(f) + ",100," + std::to_string(24 / f + 2) + "\n";
+  const auto fit = run("fit " + file("evil.csv", csv) + " --format csv --table points");
+  EXPECT_EQ(fit.out.find('\x1b'), std::string::npos) << fit.out << fit.err;
+}
+
 }  // namespace
 }  // namespace hpcsens::model

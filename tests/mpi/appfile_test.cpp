@@ -22,6 +22,23 @@ TEST(Appfile, FindsTheAppOptionOnlyAmongMpirunsOwnWords) {
   EXPECT_EQ(appfile_argument({"mpirun", "-np", "1", "prog", "--app"}), 0u) << "no value";
   EXPECT_EQ(appfile_argument({"mpirun", "-np", "1", "a", ":", "--app", "f"}), 0u);
   EXPECT_EQ(appfile_argument({"mpirun", "-np", "2", "prog"}), 0u);
+  // The program's own --app (after its name) is its argument, not mpirun's (issue 22).
+  EXPECT_EQ(appfile_argument({"mpirun", "-np", "2", "./prog", "--app", "in.txt"}), 0u);
+  EXPECT_EQ(appfile_argument({"mpirun", "--mca", "btl", "self", "-x", "A=1", "./prog", "-app", "x"}), 0u);
+  EXPECT_EQ(appfile_argument({"mpirun", "--mca", "btl", "self", "--app", "f"}), 5u) << "two values of --mca skipped";
+}
+
+// A line that fits Open MPI's 8 KiB buffer keeps fitting: only "-x NAME" travels in the line
+// (values in mpirun's environment), except LD_PRELOAD; a line that would not fit is found.
+TEST(Appfile, LinesStayUnderOpenMpisLimitOrAreFound) {
+  const std::string user(kOpenMpiAppfileLine - 120, 'a');
+  const std::string long_value(10000, 'v');
+  const auto out = rewrite_appfile(parsed("-np 1 ./p " + user + "\n"), {{"LD_PRELOAD", "/usr/lib/p.so"},
+                                                                        {"HPCSENS_COMMAND", long_value}});
+  EXPECT_EQ(out.find(long_value), std::string::npos) << "the long value goes by name";
+  EXPECT_EQ(appfile_line_over_limit(out), 0);
+  EXPECT_EQ(appfile_line_over_limit("ok\n" + std::string(kOpenMpiAppfileLine + 1, 'x') + "\n"), 2);
+  EXPECT_EQ(appfile_line_over_limit(std::string(kOpenMpiAppfileLine, 'x')), 0);
 }
 
 TEST(Appfile, ContextLinesAreThoseWithWordsBeforeAnyComment) {
@@ -64,7 +81,7 @@ TEST(Appfile, RewriteKeepsEveryLineAndPutsTheSettingsInFrontOfEachContext) {
 }
 
 TEST(Appfile, NoFinalNewlineStaysThatWay) {
-  EXPECT_EQ(rewrite_appfile(parsed("-np 1 ./a"), {{"A", "1"}}), "-x A=1 -np 1 ./a");
+  EXPECT_EQ(rewrite_appfile(parsed("-np 1 ./a"), {{"A", "1"}}), "-x A -np 1 ./a");
 }
 
 TEST(Appfile, ValuesThatABlankOrCommentWouldCutGoByName) {

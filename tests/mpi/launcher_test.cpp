@@ -1,4 +1,5 @@
 #include "mpi/launcher.h"
+#include "mpi/launcher_args.h"
 
 #include <gtest/gtest.h>
 
@@ -139,6 +140,24 @@ TEST(PlanLaunch, HydraMpmdUsesGlobalOptionsBeforeTheFirstSection) {
   const std::vector<EnvVar> one = {{"A", "1"}};
   const auto plan = plan_launch(LauncherKind::kMpichHydra, Args{"mpiexec", "-n", "1", "./a", ":", "-n", "1", "./b"}, one);
   EXPECT_EQ(plan.argv, (Args{"mpiexec", "-genv", "A", "1", "-n", "1", "./a", ":", "-n", "1", "./b"}));
+}
+
+// Launcher options end at the program name, as each launcher parses its command line: a program's
+// own options that look like the launcher's are left alone (issue 22).
+TEST(LauncherArgs, OptionsEndAtTheProgramName) {
+  using K = LauncherKind;
+  EXPECT_EQ(program_index(K::kOpenMpi, {"mpirun", "-np", "2", "--mca", "btl", "self", "./p", "--app", "f"}), 6u);
+  EXPECT_EQ(program_index(K::kOpenMpi, {"mpirun", "--oversubscribe", "-x", "A=1", "./p"}), 4u);
+  EXPECT_EQ(program_index(K::kOpenMpi, {"mpirun", "--app", "f"}), 3u) << "none";
+  EXPECT_EQ(program_index(K::kMpichHydra, {"mpiexec", "-genv", "A", "1", "-n", "2", "./p", "-n", "3"}), 6u);
+  EXPECT_EQ(program_index(K::kSlurm, {"srun", "-n", "2", "-N1", "--mpi=pmix", "--export", "ALL", "./p"}), 7u);
+  EXPECT_EQ(program_index(K::kSlurm, {"srun", "-n2", "--", "./p", "--export=NONE"}), 3u);
+}
+
+TEST(PlanLaunch, SrunLeavesTheProgramsOwnExportAlone) {
+  const std::vector<EnvVar> vars = {{"A", "1"}};
+  const auto plan = plan_launch(LauncherKind::kSlurm, {"srun", "-n", "2", "./app", "--export=NONE"}, vars);
+  EXPECT_EQ(plan.argv, (Args{"srun", "--export=ALL,A=1", "-n", "2", "./app", "--export=NONE"}));
 }
 
 }  // namespace

@@ -44,8 +44,19 @@ class MpirunFixture : public ::testing::Test {
     return std::string((std::istreambuf_iterator<char>(in)), {});
   }
   nlohmann::json record() const {
-    std::ifstream in(dir_ + "/m1.json");
+    std::ifstream in(run_file(dir_, "m1", ".json"));
     return nlohmann::json::parse(in);
+  }
+  // The path of "<stem>.<16 hex>.<suffix>" in dir (a run's files get a random part when written:
+  // docs/record-format.md, "File names"), or "" when there is none.
+  static std::string run_file(const std::string& dir, const std::string& stem, const std::string& suffix) {
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      const std::string n = e.path().filename().string();
+      if (n.size() == stem.size() + 17 + suffix.size() && n.starts_with(stem + ".") && n.ends_with(suffix) &&
+          n.find_first_not_of("0123456789abcdef", stem.size() + 1) == stem.size() + 17)
+        return e.path().string();
+    }
+    return "";
   }
   std::string dir_;
   int timeout_s_ = 90;  // seconds per command, a bound against hangs

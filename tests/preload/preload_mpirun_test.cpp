@@ -38,9 +38,11 @@ class PreloadMpirun : public hpcsens::test::MpirunFixture {
       ++n;
     return n;
   }
-  RunRecord record(const std::string& name = "r1.json") const {
-    return hpcsens::record::load_run_record(dir_ + "/" + name);
+  // The record, or with a rank the partial record of that rank.
+  RunRecord record(int partial_rank = -1) const {
+    return hpcsens::record::load_run_record(partial_rank < 0 ? run_file(dir_, "r1", ".json") : partial(partial_rank));
   }
+  std::string partial(int rank) const { return run_file(dir_, "r1.rank" + std::to_string(rank), ".partial.json"); }
 };
 
 const hpcsens::record::CallStats& stats(const auto& map, const std::string& name) {
@@ -102,8 +104,8 @@ TEST_F(PreloadMpirun, CProgramExactCallsBytesIoAndCounters) {
   }
   EXPECT_GE(run.timing.job_s, run.ranks[0].wall_s);
   // prog_c forks a child that calls exit(): it is not a rank and leaves no partial record.
-  EXPECT_FALSE(fs::exists(dir_ + "/r1.rank0.partial.json"));
-  EXPECT_FALSE(fs::exists(dir_ + "/r1.rank1.partial.json"));
+  EXPECT_EQ(partial(0), "");
+  EXPECT_EQ(partial(1), "");
 }
 
 TEST_F(PreloadMpirun, FortranMpifhCallsAreCounted) {
@@ -168,9 +170,9 @@ TEST_F(PreloadMpirun, ExitWithoutFinalizeKeepsStatusAndLeavesPartialRecords) {
   const int without = sh(std::string(HPCSENS_MPIRUN) + " -np 2 --oversubscribe " + cmd);
   EXPECT_EQ(mpirun(cmd), without);
   EXPECT_EQ(without, 3);
-  EXPECT_FALSE(fs::exists(dir_ + "/r1.json"));
+  EXPECT_EQ(run_file(dir_, "r1", ".json"), "");
   for (int rank : {0, 1}) {
-    const RunRecord p = record("r1.rank" + std::to_string(rank) + ".partial.json");
+    const RunRecord p = record(rank);
     EXPECT_FALSE(p.complete);
     ASSERT_EQ(p.ranks.size(), 1u);
     EXPECT_EQ(p.ranks[0].rank, rank);
@@ -185,7 +187,7 @@ TEST_F(PreloadMpirun, AbortKeepsStatusAndLeavesAPartialRecord) {
   const int without = sh(std::string(HPCSENS_MPIRUN) + " -np 2 --oversubscribe " + cmd);
   EXPECT_EQ(mpirun(cmd), without);
   EXPECT_EQ(without, 5);
-  const RunRecord p = record("r1.rank0.partial.json");
+  const RunRecord p = record(0);
   EXPECT_FALSE(p.complete);
   EXPECT_EQ(stats(p.ranks.at(0).mpi_calls, "MPI_Send").count, 3u);
 }
@@ -194,7 +196,7 @@ TEST_F(PreloadMpirun, UnwritableOutDirWarnsOnceAndKeepsStatus) {
   ASSERT_EQ(mpirun(std::string(PROG_C) + " normal " + dir_, "", "/proc/hpcsens-not-here"), 0)
       << log();
   EXPECT_EQ(warnings(), 1) << log();
-  EXPECT_NE(log().find("cannot write the run record /proc/hpcsens-not-here/r1.json"),
+  EXPECT_NE(log().find("cannot write the run record /proc/hpcsens-not-here/r1.*.json"),
             std::string::npos)
       << log();
 }
@@ -232,7 +234,7 @@ TEST_F(PreloadMpirun, PreloadedLauncherAndNonMpiProgramsRunUnchanged) {
       << log();
   EXPECT_EQ(record().ranks.size(), 2u);
   EXPECT_EQ(sh(pre + "ls " + dir_), 0) << log();
-  EXPECT_NE(log().find("r1.json"), std::string::npos);
+  EXPECT_NE(log().find(fs::path(run_file(dir_, "r1", ".json")).filename().string()), std::string::npos);
   EXPECT_EQ(sh(pre + "sh -c 'echo hello > " + dir_ + "/f && cat " + dir_ + "/f && exit 7'"), 7);
   EXPECT_EQ(log(), "hello\n");
   EXPECT_EQ(sh(pre + "python3 -c 'import os; print(len(os.listdir(\"" + dir_ + "\")))'"), 0);

@@ -100,6 +100,19 @@ TEST(HtmlDocument, InputTextCannotEndTheScriptOrInjectMarkup) {
   EXPECT_NE(page.find("&lt;/script&gt;&lt;script&gt;alert(1)"), std::string::npos);  // shown, as text
 }
 
+// Control bytes from a record (a host name with an escape sequence, a bell, a C1 CSI, an invalid
+// byte) never stand raw in the page: shown as \xHH text (issue 22).
+TEST(HtmlDocument, NoRawControlBytesFromTheInput) {
+  auto rec = testing::small_job(4, false);
+  rec.ranks[0].host = "h\x1b[31mred\x07\xc2\x9bx\xff";
+  rec.job.command = {"cmd\x01arg"};
+  const std::string page = html::document(run_page(rec, json()));
+  for (unsigned char c : page)
+    ASSERT_FALSE((c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7f) << "raw control byte " << int(c);
+  EXPECT_EQ(page.find("\xc2\x9b"), std::string::npos) << "raw C1 control";
+  EXPECT_NE(page.find("h\\x1b[31mred\\x07"), std::string::npos) << "shown as text";
+}
+
 // Without JavaScript the page still says everything: the tables (and each chart's numbers) are
 // in the HTML text itself, before any script, with a line saying the charts need JavaScript.
 TEST(HtmlDocument, NumbersAreInTheHtmlTextWithoutScript) {

@@ -83,7 +83,24 @@ TEST(ArraySbatch, OptionsTheControllerOwnsAreRefusedAlsoAbbreviated) {
   EXPECT_NE(error_of("sbatch:\n  extra: ['--job-name=x']\n").find("--job-name"), std::string::npos);
   EXPECT_NE(error_of("sbatch:\n  extra: ['--partition=x']\n").find("use sbatch.partition"), std::string::npos);
   EXPECT_NE(error_of("sbatch:\n  extra: ['--hold']\n").find("held array never runs"), std::string::npos);
-  EXPECT_EQ(error_of("sbatch:\n  extra: ['--time-min=5', '--exclusive', '--mem-per-cpu=100']\n"), "(no error)");
+  EXPECT_EQ(error_of("sbatch:\n  extra: ['--exclusive', '--mem-per-cpu=100', '--gres=gpu:1', '--constraint=ib']\n"),
+            "(no error)");
+}
+
+// sbatch.extra is an allow-list: the options a second user found to change identity, timing,
+// dependencies, I/O, cluster or container (issue 22) are each refused naming the option; so is an
+// allowed option abbreviated (getopt_long would take it, but which option it means depends on
+// sbatch's version).
+TEST(ArraySbatch, ExtraIsAnAllowListOfResourceOptions) {
+  for (const char* opt : {"--uid=1001", "--gid=0", "--begin=now+1hour", "--dependency=afterok:1", "--export=ALL",
+                          "--clusters=other", "--container=/c", "--bb=x", "--input=/etc/shadow", "--deadline=now",
+                          "--time-min=5", "--get-user-env", "--requeue", "--open-mode=append", "--chdir=/",
+                          "--signal=KILL@60", "--nice=-10", "--priority=1", "--mail-user=a@b", "--export-file=/f",
+                          "--exclusiv", "--M=x"}) {
+    const std::string err = error_of(std::string("sbatch:\n  extra: ['") + opt + "']\n");
+    const std::string name = std::string(opt).substr(0, std::string(opt).find('='));
+    EXPECT_NE(err.find("arr.yaml:6: sbatch.extra[0]: '" + name + "'"), std::string::npos) << opt << ": " << err;
+  }
 }
 
 TEST(ArraySbatch, OnlyForSlurmArraySweeps) {

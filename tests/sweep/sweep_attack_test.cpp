@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <thread>
 
 #include "guard_helpers.h"
+#include "sweep/session.h"
 
 namespace fs = std::filesystem;
 
@@ -74,6 +76,32 @@ TEST_F(SweepAttackByUser, DirectoriesAnotherUserControlsAreRefused) {
   r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", t.path() + "/open", "--no-fit"}, t.path());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("writable by group or others without the sticky bit"), std::string::npos) << r.err;
+}
+
+// The sweep's token is in the journal, which others may read: a process of another user started
+// with it in its environment must not block root's --resume (issue 22: it did); root's own does.
+TEST_F(SweepAttackByUser, AnotherUsersProcessCarryingTheTokenIsNotTheSweeps) {
+  const std::string token = "tok" + std::to_string(::getpid());
+  const std::string env = "HPCSENS_SWEEP_TOKEN=" + token;
+  auto in_background = [&](const std::vector<std::string>& argv) {
+    std::string cmd = "env " + env;
+    for (const auto& a : argv) cmd += " " + a;
+    ASSERT_EQ(std::system((cmd + " >/dev/null 2>&1 &").c_str()), 0);
+  };
+  in_background(u.as({"/bin/sleep", "1.5"}));
+  in_background({"/bin/sleep", "1.5"});
+  std::vector<int> found;
+  for (int i = 0; i < 50 && found.empty(); ++i) {  // until root's sleep has started
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    found = processes_of_sweep(token);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the other user's too
+  found = processes_of_sweep(token);
+  ASSERT_EQ(found.size(), 1u) << "only root's process counts";
+  struct stat st {};
+  ASSERT_EQ(::stat(("/proc/" + std::to_string(found[0])).c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1600));  // both gone before the user is removed
 }
 
 // The journal says what to restore; --restore runs nothing it reads and writes only knob files

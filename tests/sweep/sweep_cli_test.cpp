@@ -1,6 +1,8 @@
 // The real `hpcsens sweep` binary end to end: emulated sweep -> fit recovers the truth; a real
 // MPI sweep with STREAM calibration; exclusive modes, retries, timeouts, per-node apply, dry
 // run, bad specs (exit 2). Knob restores and resume: sweep_knob_cli_test.cpp.
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "sweep_cli_helpers.h"
@@ -248,7 +250,7 @@ TEST(SweepCli, SlurmArrayDryRunShowsTheSbatchArgvAndBadOptionsExit2) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("sbatch --parsable --job-name=hpcsens-TOKEN-0 --array=0-1%2 --output=" + t.path() +
                        "/out/array/task-0-%a.out --chdir=" + t.path() + "/out --ntasks=4 --partition=batch --time=10 "
-                       "--exclusive " + t.path() + "/out/array/task-0.sh"),
+                       "--exclusive /run/hpcsens/" + std::to_string(::geteuid()) + "/sbatch.RANDOM/task-0.sh"),
             std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(t.path() + "/out"));
   put(t.path() + "/spec.yaml", head + "sbatch:\n  extra: [--exclusive, '--wrap=sh -c id']\n");
