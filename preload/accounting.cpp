@@ -75,6 +75,7 @@ CallTotals merged_totals() noexcept {
       out[id].count += t[id].count;
       out[id].ticks += t[id].ticks;
       out[id].bytes += t[id].bytes;
+      out[id].bytes_received += t[id].bytes_received;
     }
   };
   for (int i = 0; i < used; ++i) add(g_slots[i].totals.calls);

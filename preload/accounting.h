@@ -19,7 +19,8 @@ namespace hpcsens::preload {
 struct CallSlot {
   std::uint64_t count = 0;
   std::uint64_t ticks = 0;  // now_ticks() units; seconds come from TickClock at the end
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;           // sent, or received for a receive
+  std::uint64_t bytes_received = 0;  // what a call that also sends received (MPI_Sendrecv)
 };
 
 using CallTotals = std::array<CallSlot, kNumCalls>;
@@ -99,6 +100,17 @@ class Guard {
       return;
     }
     ++slot->hist[hist][size_bucket(bytes)];
+  }
+  // What a call that sends (counted in its bytes) also received, apart: MPI_Sendrecv's size
+  // histogram and bytes are what it sent.
+  [[gnu::always_inline]] void add_received(int id, std::uint64_t bytes) noexcept {
+    ThreadCounts* slot = this_slot();
+    if (is_overflow_slot(slot)) [[unlikely]] {
+      std::atomic_ref<std::uint64_t>(slot->calls[id].bytes_received)
+          .fetch_add(bytes, std::memory_order_relaxed);
+      return;
+    }
+    slot->calls[id].bytes_received += bytes;
   }
   // Bytes that arrive after the call that posted them (a non-blocking receive completing in a
   // Wait or Test): added to that call's bytes and histogram `hist`, its count unchanged.

@@ -92,12 +92,16 @@ def parse_table(path):
         seen.add(name)
         if cond and fortran != "-":
             raise TableError(f"{where}: field Fortran: a conditional call has no Fortran wrapper")
+        received = "-"
+        if ";" in nbytes:  # 'SENT ; RECEIVED': a call that sends and receives (MPI_Sendrecv)
+            nbytes, received = (x.strip() for x in nbytes.split(";", 1))
         call = {"name": name, "cat": cat, "bytes": nbytes, "fortran": fortran, "params": None,
-                "to": None, "cond": cond}
+                "to": None, "cond": cond, "received": received}
         if cparams != "-":
             call["params"] = parse_params(cparams, where)
             names = {p[1] for p in call["params"]}
             check_expr(nbytes, names, name, where, "bytes")
+            check_expr(received, names, name, where, "bytes")
             if sent_to != "-":
                 parts = [x.strip() for x in sent_to.split(",", 2)]
                 if len(parts) != 3 or parts[0] not in names or parts[1] not in names:
@@ -148,6 +152,9 @@ def record_lines(c, ns, ok):
         lines.append(f"  guard.record_msg(call::{name}, hist::{name}, elapsed, nbytes);")
     else:
         lines.append(f"  guard.record(call::{name}, elapsed, nbytes);")
+    if c["received"] != "-":
+        lines.append(f"  if ({ok}) guard.add_received(call::{name}, "
+                     f"{bytes_expr(c, ns, c['received'])});")
     if c["to"]:
         dest, comm, expr = c["to"]
         lines.append(f"  if ({ok}) guard.partner({ns}::world_rank({dest}, {comm}), "
@@ -157,10 +164,9 @@ def record_lines(c, ns, ok):
 
 def received_status(call):
     """Status parameters the bytes expression reads the received size from (rcv(status,...))."""
-    if call["bytes"] == "-":
-        return []
+    exprs = call["bytes"] + " " + call.get("received", "-")
     return sorted({args.split(",")[0].strip()
-                   for fn, args in re.findall(r"\b(\w+)\(([^()]*)\)", call["bytes"])
+                   for fn, args in re.findall(r"\b(\w+)\(([^()]*)\)", exprs)
                    if fn == "rcv"})
 
 

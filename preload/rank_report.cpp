@@ -41,7 +41,8 @@ record::RankRecord make_rank_record(const CallTotals& totals, double seconds_per
     const CallSlot& s = totals[id];
     if (s.count == 0) continue;
     const Category cat = kCalls[id].category;
-    record::CallStats stats{s.count, static_cast<double>(s.ticks) * seconds_per_tick, s.bytes};
+    record::CallStats stats{s.count, static_cast<double>(s.ticks) * seconds_per_tick, s.bytes,
+                            s.bytes_received};
     if (is_io(cat)) {
       r.io_calls[kCalls[id].name] = stats;
       r.io_s += stats.seconds;

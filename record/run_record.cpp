@@ -23,8 +23,10 @@ using nlohmann::json;
 
 json calls_to_json(const std::map<std::string, CallStats>& calls) {
   json out = json::object();
-  for (const auto& [name, s] : calls)
+  for (const auto& [name, s] : calls) {
     out[name] = {{"count", s.count}, {"seconds", s.seconds}, {"bytes", s.bytes}};
+    if (s.bytes_received != 0) out[name]["bytes_received"] = s.bytes_received;
+  }
   return out;
 }
 
@@ -104,7 +106,8 @@ std::map<std::string, CallStats> calls_from_json(const json& j, const std::strin
     const std::string w = where + "." + name;
     if (!v.is_object()) throw InputError(w, "expected an object {count, seconds, bytes}");
     out[name] = CallStats{need_int<std::uint64_t>(v, "count", w), need<double>(v, "seconds", w),
-                          opt_int<std::uint64_t>(v, "bytes", 0, w)};
+                          opt_int<std::uint64_t>(v, "bytes", 0, w),
+                          opt_int<std::uint64_t>(v, "bytes_received", 0, w)};
   }
   return out;
 }

@@ -18,7 +18,8 @@ inline constexpr const char* kRunSchema = "hpcsens.run.v1";
 struct CallStats {
   std::uint64_t count = 0;
   double seconds = 0.0;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;           // sent (received for a receive)
+  std::uint64_t bytes_received = 0;  // received by a call that also sends (MPI_Sendrecv)
 };
 
 struct RankRecord {

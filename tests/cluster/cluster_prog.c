@@ -1,6 +1,6 @@
 /* MPI program for the multi-host tests (tests/cluster). Every rank (partner = rank ^ 1, or itself
  * when alone) makes exactly:
- *   MPI_Sendrecv x4 (8 doubles each way: 4 * (64 + 64) = 512 bytes), MPI_Allreduce x3,
+ *   MPI_Sendrecv x4 (8 doubles each way: 4 * 64 = 256 bytes sent, 256 received), MPI_Allreduce x3,
  *   MPI_Barrier x1.
  * Usage: cluster_prog [MODE]
  *   (none)       as above; rank 0 prints one deterministic line

@@ -1,6 +1,6 @@
 /* MPICH C test program for mpich_test.cpp. Every rank (partner = rank ^ 1, or itself when alone)
  * makes exactly:
- *   MPI_Sendrecv x4 (8 doubles each way: 4 * (64 + 64) = 512 bytes), MPI_Bcast x2,
+ *   MPI_Sendrecv x4 (8 doubles each way: 4 * 64 = 256 bytes sent, 256 received), MPI_Bcast x2,
  *   MPI_Allreduce x3, MPI_Barrier x1.
  * Rank 0 prints one deterministic line; the exit status is argv[1] (default 0). */
 #include <mpi.h>
