@@ -42,6 +42,8 @@ json section(const std::string& title) {
           {"tables", json::array()}, {"pre", json::array()}};
 }
 
+json answer(const Answer& a) { return {{"headline", a.headline}, {"advice", a.advice}, {"tone", a.tone}}; }
+
 std::string escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
