@@ -54,14 +54,17 @@ double term_time(const std::string& name, double work, const Point& p) {
 }
 
 json verdict_section(const json& model) {
-  json s = html::section("Verdict");
+  json s = html::section("Verdict, reasons and fit diagnostics");
   const std::string verdict = ja::text(model, "verdict");
-  s["text"].push_back(verdict.empty() ? "This model carries no verdict (written by an older hpcsens fit); judge it "
-                                        "from the slope, the errors and the warnings below."
-                                      : "Verdict: " + verdict + (verdict == "ok" ? " (the model can be used for "
-                                                                                   "projections)" : ""));
+  // The verdict line is drawn coloured by its word (html_static: class verdict-<word>), first in the section.
+  s["verdict"] = {{"word", verdict.empty() ? "none" : verdict},
+                  {"text", verdict.empty() ? "This model carries no verdict (written by an older hpcsens fit); judge "
+                                             "it from the slope, the errors and the warnings below."
+                                           : "Verdict: " + verdict + (verdict == "ok" ? " (the model can be used for "
+                                                                                        "projections)" : "")}};
   if (model.contains("verdict_reasons") && model["verdict_reasons"].is_array())
     for (const auto& r : model["verdict_reasons"]) if (r.is_string()) s["text"].push_back("Reason: " + r.get<std::string>());
+  if (!ja::text(model, "sensitivity").empty()) s["text"].push_back("Sensitivity: " + ja::text(model, "sensitivity"));
   if (model.contains("warnings") && model["warnings"].is_array())
     for (const auto& w : model["warnings"]) if (w.is_string()) s["warnings"].push_back(w.get<std::string>());
   Table t;
@@ -185,11 +188,16 @@ json model_sections(const json& model, const std::string& file) {
   return sections;
 }
 
+std::string formula_note(const json& model) {
+  return "Model " + ja::text(model, "model", "?") + ": " + model_formula(ja::text(model, "model")) +
+         " (McCalpin); works fitted by non-negative least squares over the sweep's configurations.";
+}
+
 json model_page(const json& model, const std::string& file) {
   return {{"title", "hpcsens model: " + ja::text(model, "model", "?") + " (" + file + ")"},
           {"emulated", model.value("emulated", false)},
-          {"notes", {"T = W_cpu / R_cpu + W_mem / R_mem + T_io (McCalpin); works fitted by non-negative least "
-                     "squares over the sweep's configurations."}},
+          {"answer", html::answer(model_answer(model))},
+          {"notes", {formula_note(model)}},
           {"sections", model_sections(model, file)}};
 }
 

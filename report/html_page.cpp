@@ -45,6 +45,8 @@ json section(const std::string& title) {
           {"tables", json::array()}, {"pre", json::array()}};
 }
 
+json answer(const Answer& a) { return {{"headline", a.headline}, {"advice", a.advice}, {"tone", a.tone}}; }
+
 std::string escape(const std::string& raw) {
   // Control bytes and invalid UTF-8 from a record become visible \xHH text, never raw in the page.
   const std::string shown = text::escape_for_terminal(raw);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/headline.h"
 #include "report/table.h"
 
 namespace hpcsens::report::html {
@@ -31,6 +32,9 @@ json xy_chart(const std::string& title, const std::string& x_label, const std::s
               std::vector<json> series_list, const std::string& type = "scatter");
 
 json section(const std::string& title);
+
+// {headline, advice[], tone} for the page's "answer" (shown first, coloured by tone).
+json answer(const Answer& a);
 
 // The whole page: {title, emulated, notes[], sections[]} -> HTML text.
 std::string document(const json& page);

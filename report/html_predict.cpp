@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/human_units.h"
+#include "report/headline.h"
 #include "report/html_page.h"
 #include "report/html_report.h"
 #include "report/json_access.h"
@@ -35,6 +37,28 @@ void add_ranking(json& section, const json& source) {
                                 ".");
 }
 
+// Each warning once, with the systems it applies to (the mix's warnings_grouped; older mix files:
+// grouped here from the systems' own lists).
+void add_grouped_warnings(json& section, const json& mix, std::size_t nsystems) {
+  json grouped = mix.value("warnings_grouped", json());
+  if (!grouped.is_array()) {
+    grouped = json::array();
+    for (const auto& sys : mix.value("systems", json::array()))
+      for (const auto& x : sys.value("warnings", json::array())) {
+        if (!x.is_string()) continue;
+        auto at = std::find_if(grouped.begin(), grouped.end(), [&](const json& e) { return e["warning"] == x; });
+        if (at == grouped.end()) grouped.push_back({{"warning", x}, {"systems", json::array()}}), at = grouped.end() - 1;
+        (*at)["systems"].push_back(ja::text(sys, "name"));
+      }
+  }
+  for (const auto& e : grouped) {
+    std::string names;
+    for (const auto& n : e.value("systems", json::array())) names += (names.empty() ? "" : ", ") + (n.is_string() ? n.get<std::string>() : n.dump());
+    const std::string all = e.value("systems", json::array()).size() == nsystems && nsystems > 1 ? "every system" : names;
+    section["warnings"].push_back(ja::text(e, "warning") + (nsystems > 1 ? " [applies to: " + all + "]" : ""));
+  }
+}
+
 void add_warnings(json& section, const json& source) {
   for (const char* key : {"warnings", "verdict_reasons"})
     if (source.contains(key) && source[key].is_array())
@@ -48,7 +72,7 @@ json prediction_page(const json& pred, const std::string& file) {
   const json& list = ja::array(pred, "predictions", file, "");
   json s = html::section("Candidates ranked by projected time");
   const std::string verdict = ja::text(pred, "verdict");
-  if (!verdict.empty()) s["text"].push_back("Model verdict: " + verdict);
+  if (!verdict.empty()) s["verdict"] = {{"word", verdict}, {"text", "Model verdict: " + verdict}};
   add_warnings(s, pred);
   add_ranking(s, pred);
   std::vector<std::string> labels;
@@ -82,9 +106,15 @@ json prediction_page(const json& pred, const std::string& file) {
                   "terms may overlap on the candidate. Projections in cycles assume the same microarchitecture.";
   s["charts"].push_back(chart);
   s["tables"].push_back(html::table_json(t));
-  return {{"title", "hpcsens prediction: model " + ja::text(pred, "model", "?")},
+  const json base = pred.value("baseline", json::object());
+  const std::string app = ja::text(pred, "app").empty() ? "" : ja::text(pred, "app") + ", ";
+  return {{"title", "hpcsens prediction: " + app + "model " + ja::text(pred, "model", "?")},
           {"emulated", pred.value("emulated", false)},
-          {"notes", json::array()},
+          {"answer", html::answer(prediction_answer(pred))},
+          {"notes", {fmt::format("Speed-up is against the measured baseline '{}' ({:g} GHz, {:g} GB/s, {}) of {}.",
+                                 ja::text(base, "label", "?"), base.value("cpu_ghz", 0.0), base.value("mem_gbs", 0.0),
+                                 human::seconds(base.value("time_s", NAN)),
+                                 ja::text(pred, "app").empty() ? "the fitted application" : ja::text(pred, "app"))}},
           {"sections", json::array({s})}};
 }
 
@@ -102,18 +132,19 @@ json mix_page(const json& mix, const std::string& file) {
   if (mix.contains("assumption") && mix["assumption"].is_string()) w["text"].push_back(mix["assumption"].get<std::string>());
   add_warnings(w, mix);
   add_ranking(w, mix);
-  for (const auto& sys : systems)
-    for (const auto& x : sys.value("warnings", json::array()))
-      if (x.is_string()) w["warnings"].push_back(ja::text(sys, "name") + ": " + x.get<std::string>());
+  add_grouped_warnings(w, mix, systems.size());
   Table per_system;
-  per_system.title = "Systems (best workload speed-up first)";
-  per_system.header = {"system", "speed-up", "range", "throughput", "per price", "per watt"};
-  per_system.numeric = {false, true, false, true, true, true};
-  for (const auto& sys : systems)
-    per_system.rows.push_back({ja::text(sys, "name"), g(ja::maybe(sys, "speedup")),
+  per_system.title = "Systems, best first by " + ja::text(mix, "rank_by", "speedup") + " (the other criteria beside it)";
+  per_system.header = {"rank", "system", "speed-up", "range", "throughput", "per price", "per watt"};
+  per_system.numeric = {true, false, true, false, true, true, true};
+  auto money = [](const json& v) { return v.is_number() ? human::per_money(v.get<double>()) : std::string("-"); };
+  for (std::size_t i = 0; i < systems.size(); ++i) {
+    const json& sys = systems[i];
+    per_system.rows.push_back({std::to_string(i + 1), ja::text(sys, "name"), g(ja::maybe(sys, "speedup")),
                                g(ja::maybe(sys, "speedup_low")) + " to " + g(ja::maybe(sys, "speedup_high")),
-                               g(ja::maybe(sys, "throughput")), g(ja::maybe(sys, "per_price")),
-                               g(ja::maybe(sys, "per_watt"))});
+                               g(ja::maybe(sys, "throughput")), money(ja::maybe(sys, "per_price")),
+                               money(ja::maybe(sys, "per_watt"))});
+  }
   w["tables"].push_back(html::table_json(per_system));
   json speed = json::array(), spread = json::array();
   for (std::size_t i = 0; i < systems.size(); ++i) {
@@ -150,6 +181,7 @@ json mix_page(const json& mix, const std::string& file) {
   a["tables"].push_back(html::table_json(t));
   return {{"title", "hpcsens workload mix: " + std::to_string(systems.size()) + " candidate systems"},
           {"emulated", mix.value("emulated", false)},
+          {"answer", html::answer(mix_answer(mix))},
           {"notes", json::array()},
           {"sections", json::array({w, a})}};
 }

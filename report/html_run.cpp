@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
+#include "report/headline.h"
 #include "report/html_page.h"
 #include "report/html_report.h"
 #include "report/record_output.h"
@@ -194,23 +196,58 @@ json topdown_section(const RunRecord& rec) {
 
 }  // namespace
 
+// I/O by class from the raw ranks (the typed record keeps only io_s per rank).
+void add_io_classes(RunFacts& f, const json& raw) {
+  if (!raw.is_object() || !raw.contains("ranks") || !raw["ranks"].is_array()) return;
+  std::map<std::string, double> by_class;
+  double total = 0;
+  for (const auto& r : raw["ranks"])
+    if (r.is_object() && r.contains("io") && r["io"].is_object())
+      for (const auto& [cls, c] : r["io"].items())
+        if (c.is_object() && c.contains("seconds") && c["seconds"].is_number())
+          by_class[cls] += c["seconds"].get<double>(), total += c["seconds"].get<double>();
+  for (const auto& [cls, sec] : by_class)
+    if (total > 0 && sec / total > f.top_io_class_share) f.top_io_class = cls, f.top_io_class_share = sec / total;
+}
+
+// Where a section goes: what dominates the run first, then the job's facts, then the rest; a
+// Top-Down section that only says why it is missing goes last.
+int rank_of(const json& section, Dominant d) {
+  const std::string t = section.value("title", std::string());
+  auto is = [&](const char* prefix) { return t.rfind(prefix, 0) == 0; };
+  const bool io = is("I/O"), calls = is("MPI time by call"), time = is("Time per rank"), td = is("Top-Down");
+  const bool traffic = is("Message sizes") || is("Point-to-point");
+  if ((d == Dominant::kIo && io) || (d == Dominant::kMpi && calls) || (d != Dominant::kIo && d != Dominant::kMpi && time))
+    return 0;
+  if ((d == Dominant::kImbalance && calls) || (d == Dominant::kMpi && traffic) || (d == Dominant::kCompute && td && section.contains("tree")))
+    return 1;
+  if (is("Job and")) return 2;
+  if (td && !section.contains("tree")) return 4;
+  return 3;
+}
+
 json run_page(const RunRecord& rec, const json& raw) {
+  const RunScan scan = scan_of(rec);
+  RunFacts facts = run_facts(scan);
+  add_io_classes(facts, raw);
   json page = {{"title", fmt::format("hpcsens run report: {} ranks{}", rec.ranks.size(),
                                      rec.job.command.empty() ? "" : ", " + rec.job.command.back())},
                {"emulated", rec.emulated},
+               {"answer", html::answer(run_answer(facts))},
                {"notes", json::array()},
                {"sections", json::array()}};
-  json facts = html::section("Job and barrier-corrected bounds");
-  facts["tables"].push_back(html::table_json(job_table(rec)));
-  facts["tables"].push_back(html::table_json(summary_table(rec)));
-  if (!rec.complete) facts["warnings"].push_back("INCOMPLETE run: some ranks did not reach MPI_Finalize.");
-  page["sections"].push_back(facts);
-  page["sections"].push_back(time_section(rec));
-  page["sections"].push_back(calls_section(rec));
-  page["sections"].push_back(counters_section(rec));
-  page["sections"].push_back(topdown_section(rec));
+  json facts_section = html::section("Job and barrier-corrected bounds");
+  facts_section["tables"].push_back(html::table_json(job_table(rec)));
+  facts_section["tables"].push_back(html::table_json(summary_table(scan)));
+  if (!rec.complete) facts_section["warnings"].push_back("INCOMPLETE run: some ranks did not reach MPI_Finalize.");
+  std::vector<json> sections = {facts_section, time_section(rec), calls_section(rec), counters_section(rec),
+                                topdown_section(rec)};
   if (raw.is_object() && raw.contains("ranks"))
-    for (auto& s : run_extra_sections(raw["ranks"], rec.emulated)) page["sections"].push_back(std::move(s));
+    for (auto& s : run_extra_sections(raw["ranks"], rec.emulated)) sections.push_back(std::move(s));
+  const Dominant d = dominant(facts);
+  std::stable_sort(sections.begin(), sections.end(),
+                   [&](const json& a, const json& b) { return rank_of(a, d) < rank_of(b, d); });
+  for (auto& s : sections) page["sections"].push_back(std::move(s));
   return page;
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "common/human_units.h"
 #include "report/html_page.h"
 #include "report/html_report.h"
 
@@ -146,12 +147,12 @@ json io_section(const json& ranks) {
   json s = html::section("I/O by interface");
   std::vector<std::string> labels;
   json seconds = json::array();
-  json table = {{"title", "I/O by interface, all ranks"}, {"header", {"interface", "calls", "time [s]", "bytes"}},
-                {"rows", json::array()}, {"numeric", {false, true, true, true}}};
+  json table = {{"title", "I/O by interface, all ranks"}, {"header", {"interface", "calls", "time [s]", "bytes", "bytes [B]"}},
+                {"rows", json::array()}, {"numeric", {false, true, true, true, true}}};
   for (const auto& [name, a] : classes) {
     labels.push_back(name);
     seconds.push_back(a[1]);
-    table["rows"].push_back({name, a[0], a[1], a[2]});
+    table["rows"].push_back({name, a[0], a[1], human::bytes(a[2]), a[2]});
   }
   s["charts"].push_back(html::bar_chart("I/O time by interface, all ranks", "interface", "time [s]", labels,
                                         {html::series("time [s]", seconds)}));

@@ -8,6 +8,8 @@ namespace hpcsens::report {
 
 // Verdict, McCalpin bars, observed vs modelled, residuals, overlap bounds, per-rank shares.
 nlohmann::json model_sections(const nlohmann::json& model, const std::string& file);
+// "Model cpu+fixed: T = W_cpu / R_cpu + T_fixed (McCalpin); ..." -- the model's own formula.
+std::string formula_note(const nlohmann::json& model);
 // Per-rank works (`fit --per-rank`) as times at the baseline, and the groups of alike ranks.
 nlohmann::json per_rank_section(const nlohmann::json& model, const std::string& file);
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/human_units.h"
 #include "report/html_page.h"
 
 namespace hpcsens::report::html {
@@ -13,7 +14,8 @@ using nlohmann::json;
 
 std::string number_text(double v) {
   if (!std::isfinite(v)) return "-";
-  if (std::fabs(v) >= 1e6 || (v != 0 && std::fabs(v) < 1e-3)) {
+  if (std::fabs(v) >= 1e6) return human::grouped(v, 0);  // bytes and counts: never in exponent form
+  if (v != 0 && std::fabs(v) < 1e-3) {
     std::string s = fmt::format("{:.4e}", v);  // "1.2346e+06" -> "1.2346e+6", as JavaScript writes it
     const auto e = s.find('e');
     std::size_t digits = e + 2;
@@ -103,6 +105,23 @@ std::string tree_html(const json& nodes) {
   return out + "</ul>\n";
 }
 
+// The answer first: the headline in a box coloured by its tone, then what to try.
+std::string answer_html(const json& a) {
+  const std::string tone = str(a, "tone");
+  const bool known = tone == "ok" || tone == "caution" || tone == "bad";
+  std::string out = fmt::format("<section class=\"answer tone-{}\" id=\"answer\">\n", known ? tone : "info");
+  out += tag("h2", "Answer");
+  out += tag("p", str(a, "headline"), "headline");
+  const json advice = a.value("advice", json::array());
+  if (!advice.empty()) {
+    out += tag("h3", "What to try");
+    out += "<ul class=\"advice\">\n";
+    for (const auto& x : advice) out += tag("li", cell_text(x));
+    out += "</ul>\n";
+  }
+  return out + "</section>\n";
+}
+
 }  // namespace
 
 std::string cell_text(const json& v) {
@@ -125,9 +144,15 @@ std::string static_body(const json& page, json& charts) {
   if (emulated)
     out += tag("p", "EMULATED: the numbers on this page come from a model (the emulated launcher), "
                     "not from a measurement.", "banner");
+  if (page.contains("answer") && page["answer"].is_object()) out += answer_html(page["answer"]);
   for (const auto& n : page.value("notes", json::array())) out += tag("p", cell_text(n), "lead");
   for (const auto& s : page.value("sections", json::array())) {
     out += "<section>\n" + tag("h2", str(s, "title"));
+    if (s.contains("verdict") && s["verdict"].is_object()) {
+      const std::string word = str(s["verdict"], "word");
+      const bool known = word == "ok" || word == "caution" || word == "unreliable";
+      out += tag("p", str(s["verdict"], "text"), known ? ("verdict verdict-" + word).c_str() : "verdict");
+    }
     for (const auto& w : s.value("warnings", json::array())) out += tag("p", cell_text(w), "warning");
     for (const auto& t : s.value("text", json::array())) out += tag("p", cell_text(t));
     for (const auto& c : s.value("charts", json::array())) {

@@ -9,6 +9,10 @@
 
 #include "common/errors.h"
 #include "common/safe_file.h"
+#include "model/analysis.h"
+#include "model/dataset.h"
+#include "model/model_json.h"
+#include "report/headline.h"
 #include "report/html_page.h"
 #include "report/html_report.h"
 #include "report/html_sections.h"
@@ -117,6 +121,30 @@ json journal_section(const fs::path& dir) {
   return s;
 }
 
+// The sweep's model: model.json when the sweep's fit wrote one, else fitted now with the
+// defaults of `hpcsens fit` (the page says so, with the command that keeps it). `how` says which.
+json sweep_model(const fs::path& dir, const std::string& dir_text, std::string& how) {
+  const fs::path model_path = dir / "model.json";
+  if (fs::exists(model_path)) {
+    const json model = json::parse(safe_file::read_input_file(model_path.string()), nullptr, false);
+    if (model.is_discarded() || !model.is_object()) throw InputError(model_path.string(), "is not a JSON object");
+    how = "The model below is " + model_path.string() + ", written by the sweep's fit.";
+    return model;
+  }
+  const std::string records = (dir / "records").string();
+  const std::string keep = "hpcsens fit " + records + " -o " + model_path.string();
+  try {
+    const model::Dataset data = model::load_dataset({records}, model::LoadOptions{});
+    json model = model::to_json(model::analyze(data, model::AnalyzeOptions{}));
+    how = "No model.json in " + dir_text + ": the model below was fitted now with the defaults of hpcsens fit "
+          "(--model auto). To keep it: " + keep;
+    return model;
+  } catch (const InputError& e) {
+    how = std::string("No model.json, and the runs cannot be fitted yet: ") + e.what() + ". When they can: " + keep;
+    return json();
+  }
+}
+
 }  // namespace
 
 json sweep_page(const std::string& dir_text) {
@@ -125,23 +153,22 @@ json sweep_page(const std::string& dir_text) {
     throw InputError(dir_text, "is not a sweep directory (no journal.jsonl, records/ or model.json)");
   const auto runs = read_runs(dir);
   bool emulated = std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.emulated; });
-  json sections = json::array({runs_section(runs), journal_section(dir)});
-  const fs::path model_path = dir / "model.json";
-  if (fs::exists(model_path)) {
-    const json model = json::parse(safe_file::read_input_file(model_path.string()), nullptr, false);
-    if (model.is_discarded() || !model.is_object())
-      throw InputError(model_path.string(), "is not a JSON object");
+  std::string how;
+  const json model = sweep_model(dir, dir_text, how);
+  json sections = json::array();
+  json page = {{"title", "hpcsens sweep: " + dir_text},
+               {"notes", {fmt::format("{} runs, the journal and the model of this sweep.", runs.size()), how}}};
+  if (model.is_object()) {
     emulated = emulated || model.value("emulated", false);
-    for (auto& s : model_sections(model, model_path.string())) sections.push_back(std::move(s));
-  } else {
-    json s = html::section("Model");
-    s["text"].push_back("No model.json yet: run hpcsens fit " + dir_text + " -o " + model_path.string());
-    sections.push_back(s);
+    page["answer"] = html::answer(model_answer(model));
+    page["notes"].push_back(formula_note(model));
+    for (auto& s : model_sections(model, (dir / "model.json").string())) sections.push_back(std::move(s));
   }
-  return {{"title", "hpcsens sweep: " + dir_text},
-          {"emulated", emulated},
-          {"notes", {fmt::format("{} runs, the journal and the fitted model of this sweep.", runs.size())}},
-          {"sections", sections}};
+  sections.push_back(runs_section(runs));
+  sections.push_back(journal_section(dir));
+  page["emulated"] = emulated;
+  page["sections"] = sections;
+  return page;
 }
 
 }  // namespace hpcsens::report

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/human_units.h"
 #include "common/safe_file.h"
 #include "report/measure_scan.h"
 
@@ -31,7 +32,8 @@ std::string render_totals(const MeasureTotals& t, Format format) {
     Table io{"I/O by class (all ranks)", {"class", "calls", "time [s]", "bytes"}, {},
              {false, true, true, true}};
     for (const auto& [name, c] : t.io)
-      io.rows.push_back({name, std::to_string(c.calls), fixed(c.seconds, 6), std::to_string(c.bytes)});
+      io.rows.push_back({name, std::to_string(c.calls), fixed(c.seconds, 6),
+                         format == Format::kCsv ? std::to_string(c.bytes) : human::bytes(static_cast<double>(c.bytes))});
     out += render(io, format);
   }
   if (!t.sizes.empty()) {

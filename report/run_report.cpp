@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 
+#include "report/headline.h"
 #include "report/measure_section.h"
 #include "topdown/bottleneck.h"
 #include "topdown/event_tables.h"
@@ -136,9 +137,22 @@ std::string render_run_report(const RunRecord& rec, const ReportOptions& opt) {
   return render_run_report(scan_of(rec), opt);
 }
 
+std::string answer_section(const RunScan& scan, Format format) {
+  const Answer a = run_answer(run_facts(scan));
+  if (format == Format::kTable) return answer_text(a);
+  if (format == Format::kCsv) return "";  // CSV is tables only
+  std::string out = "### Answer\n\n" + a.headline + "\n\n";
+  for (const auto& x : a.advice) out += "- " + x + "\n";
+  return out + (a.advice.empty() ? "" : "\n");
+}
+
 std::string render_run_report(const RunScan& rec, const ReportOptions& opt) {
-  std::string out = render(job_table(rec.header), opt.format);
+  const bool io_first = dominant(run_facts(rec)) == Dominant::kIo;
+  std::string out = answer_section(rec, opt.format);
+  if (opt.summary_only) return out;
+  out += render(job_table(rec.header), opt.format);
   out += render(summary_table(rec), opt.format);
+  if (io_first) out += render_measure_section(rec.measure, opt.format);
   bool any_incomplete = false;
   for (const auto& r : rec.rows) any_incomplete = any_incomplete || !r.complete;
   const std::string mark = any_incomplete ? " (* = incomplete: rank did not reach MPI_Finalize)" : "";
@@ -161,7 +175,7 @@ std::string render_run_report(const RunScan& rec, const ReportOptions& opt) {
   if (!rec.calls.empty()) out += render(mpi_call_table(rec, opt.all_ranks ? 0 : 10), opt.format);
   out += counter_section(rec, opt);
   out += topdown_text(rec, opt);
-  return out + render_measure_section(rec.measure, opt.format);
+  return io_first ? out : out + render_measure_section(rec.measure, opt.format);
 }
 
 }  // namespace hpcsens::report

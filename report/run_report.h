@@ -18,6 +18,7 @@ struct ReportOptions {
   bool all_ranks = false;            // every rank, however many
   std::size_t full_table_max = 32;   // up to this many ranks the default view lists them all
   std::size_t extremes = 5;          // slowest / fastest ranks shown in the summarised view
+  bool summary_only = false;         // the answer and advice only (`hpcsens run --summary`)
 };
 
 // Min, quartiles (linear interpolation between order statistics) and max of `values`.
@@ -53,7 +54,10 @@ std::vector<Table> counter_rank_tables(const RunScan& scan, const std::vector<st
 std::vector<std::size_t> slowest_ranks(const RunScan& scan, std::size_t n);
 std::vector<std::size_t> fastest_ranks(const RunScan& scan, std::size_t n);
 
-// The whole report: job, summary, ranks (all, or extremes + distribution for large jobs), MPI
+// The answer and advice (report/headline.h) in the given format; empty for CSV.
+std::string answer_section(const RunScan& scan, Format format);
+
+// The whole report: the answer, job, summary (then I/O when it dominates the run), ranks (all, or extremes + distribution for large jobs), MPI
 // calls, counters, the Top-Down bottleneck section and the measurement section.
 std::string render_run_report(const RunScan& scan, const ReportOptions& options);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/human_units.h"
 #include "mpi/imbalance.h"
 #include "report/run_report.h"
 
@@ -100,7 +101,8 @@ Table summary_table(const RunScan& s) {
     io_s += r.io_s;
   }
   t.rows.push_back({"I/O time, all ranks", fixed(io_s, 6), "s"});
-  t.rows.push_back({"I/O bytes read / written, all ranks", fmt::format("{} / {}", read, written), "bytes"});
+  t.rows.push_back({"I/O bytes read / written, all ranks",
+                    human::bytes(static_cast<double>(read)) + " / " + human::bytes(static_cast<double>(written)), ""});
   std::vector<int> incomplete;
   for (const auto& r : s.rows)
     if (!r.complete) incomplete.push_back(r.rank);

@@ -23,8 +23,9 @@
     if (v === null || v === undefined) return '-';
     if (Array.isArray(v)) return fmt(v[0]) + ' to ' + fmt(v[1]);
     if (typeof v === 'object') return fmt(v.x) + ', ' + fmt(v.y) + (v.r !== undefined ? ' (' + fmt(v.v) + ')' : '');
-    if (typeof v === 'number') return Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(4)
-                                                                                           : String(+v.toPrecision(6));
+    // Large values (bytes, counts) with thousands separators, never in exponent form.
+    if (typeof v === 'number') return Math.abs(v) >= 1e6 ? Math.round(v).toLocaleString('en-US')
+                                    : v !== 0 && Math.abs(v) < 1e-3 ? v.toExponential(4) : String(+v.toPrecision(6));
     return String(v);
   }
   function dataset(c, s, i) {
@@ -46,6 +47,21 @@
     var a = {title: {display: true, text: title}, stacked: !!stacked};
     if (log) a.type = 'logarithmic';
     return a;
+  }
+  function rendered(ch) {
+    var scales = {};
+    Object.keys(ch.scales).forEach(function (id) {
+      var s = ch.scales[id];
+      scales[id] = {title: s.options.title && s.options.title.text, min: s.min, max: s.max, type: s.type};
+    });
+    return {
+      title: ch.options.plugins.title.text,
+      labels: ch.data.labels || null,
+      scales: scales,
+      datasets: ch.data.datasets.map(function (d, i) {
+        return {label: d.label, data: d.data, drawn: ch.getDatasetMeta(i).data.length, hidden: !ch.isDatasetVisible(i)};
+      })
+    };
   }
   function chart(box, c) {
     var canvas = el('canvas');
@@ -84,7 +100,9 @@
         scales: horizontal ? {x: y, y: x} : {x: x, y: y}
       }
     };
-    new Chart(canvas, cfg);  // eslint-disable-line no-new
+    var drawnChart = new Chart(canvas, cfg);
+    // What Chart.js actually holds and laid out, for tests to read back with --dump-dom.
+    box.setAttribute('data-rendered', JSON.stringify(rendered(drawnChart)));
     // Drawn: the chart shows its own title, and its numbers fold away under it.
     Array.prototype.forEach.call(box.querySelectorAll('.chart-title'), function (t) { t.hidden = true; });
     var numbers = box.querySelector('details.numbers');

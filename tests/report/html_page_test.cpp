@@ -135,7 +135,7 @@ TEST(HtmlDocument, NumbersAreInTheHtmlTextWithoutScript) {
 }
 
 TEST(HtmlDocument, CellsReadAsTheScriptPrintedThem) {
-  EXPECT_EQ(html::cell_text(json(1234567.0)), "1.2346e+6");
+  EXPECT_EQ(html::cell_text(json(1234567.0)), "1,234,567");  // bytes and counts: never in exponent form
   EXPECT_EQ(html::cell_text(json(0.0001234)), "1.2340e-4");
   EXPECT_EQ(html::cell_text(json(12.3456789)), "12.3457");
   EXPECT_EQ(html::cell_text(json(0.5)), "0.5");
@@ -179,8 +179,12 @@ TEST(ModelPage, OneRateModelWithVerdictAndFixedTerm) {
   EXPECT_TRUE(has_title(titles, "Residuals against the CPU rate"));
   EXPECT_FALSE(has_title(titles, "Residuals against the memory rate"));  // not varied
   const auto& verdict = page["sections"][0];
-  EXPECT_EQ(verdict["text"][0], "Verdict: caution");
-  EXPECT_EQ(verdict["text"][1], "Reason: the memory rate was not varied");
+  EXPECT_EQ(verdict["verdict"]["word"], "caution");  // drawn first in the section, coloured by the word
+  EXPECT_EQ(verdict["verdict"]["text"], "Verdict: caution");
+  EXPECT_EQ(verdict["text"][0], "Reason: the memory rate was not varied");
+  EXPECT_EQ(page["answer"]["tone"], "caution");
+  EXPECT_EQ(page["answer"]["headline"], "Verdict: caution (the memory rate was not varied).");
+  EXPECT_EQ(page["notes"][0].get<std::string>().rfind("Model cpu+fixed: T = W_cpu / R_cpu + T_fixed", 0), 0u);
   const auto& bars = page["sections"][1]["charts"][0];
   EXPECT_EQ(bars["series"][0]["data"][0], 50.0);  // T_cpu = 60 Gcycles / 1.2 GHz
   EXPECT_EQ(bars["series"][1]["name"], "T_fixed (model)");

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 
+#include "chromium_page.h"
 #include "process.h"
 #include "report_fixtures.h"
 
@@ -23,19 +24,7 @@ struct Rendered {
   std::string log;  // Chromium's stderr, console messages included
 };
 
-std::vector<std::string> chromium(const fs::path& profile) {
-  return {"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + profile.string(),
-          "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
-          "--disable-sync", "--disable-extensions", "--no-first-run", "--no-default-browser-check",
-          "--mute-audio", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
-          "--virtual-time-budget=10000"};
-}
-
-int attribute(const std::string& dom, const std::string& name) {
-  std::smatch m;
-  if (!std::regex_search(dom, m, std::regex("<body[^>]*\\s" + name + "=\"(\\d+)\""))) return -1;
-  return std::stoi(m[1]);
-}
+int attribute(const std::string& dom, const std::string& name) { return body_attribute(dom, name); }
 
 class HtmlRender : public ::testing::Test {
  protected:

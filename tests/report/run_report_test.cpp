@@ -107,7 +107,7 @@ TEST(Summary, TotalsIoOverRanks) {
   int seen = 0;
   for (const auto& row : t.rows) {
     if (row[0] == "I/O bytes read / written, all ranks") {
-      EXPECT_EQ(row[1], "7 / 1024");
+      EXPECT_EQ(row[1], "7 B / 1.00 KiB");
       ++seen;
     }
     if (row[0] == "I/O time, all ranks") {

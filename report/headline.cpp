@@ -1,0 +1,170 @@
+#include "report/headline.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/human_units.h"
+#include "report/run_scan.h"
+#include "report/table.h"
+
+namespace hpcsens::report {
+namespace {
+
+using nlohmann::json;
+
+// Thresholds of the run rules (docs/methodology.md, "The answer first").
+constexpr double kImbalanced = 1.10;      // compute max/mean at or above: imbalance is the story
+constexpr double kWaitingShare = 0.10;    // ... when the other ranks wait at least this much
+constexpr double kIoDominant = 0.25;      // I/O at or above this share of the run
+constexpr double kMpiDominant = 0.30;     // MPI at or above this share of the ranks' time
+constexpr double kOneRankIo = 0.5;        // one rank doing more than this share of the I/O time
+
+std::string pct(double f) { return human::percent(f); }
+
+double io_share(const RunFacts& f) {
+  const double spread = f.wall_sum > 0 ? f.io_sum / f.wall_sum : 0;
+  // I/O on one rank while the others wait shows as that rank's share of the job time.
+  const double one = f.job_s > 0 && f.top_io_rank >= 0 ? f.top_io_rank_share * f.io_sum / f.job_s : 0;
+  return std::min(1.0, std::max(spread, one));
+}
+
+double mpi_share(const RunFacts& f) { return f.wall_sum > 0 ? f.mpi_sum / f.wall_sum : 0; }
+double max_over_mean(const RunFacts& f) { return f.compute_mean > 0 ? f.compute_max / f.compute_mean : 1; }
+
+Answer imbalance_answer(const RunFacts& f) {
+  const double more = max_over_mean(f) - 1;
+  const double saving = f.job_s > 0 ? std::clamp((f.compute_max - f.compute_mean) / f.job_s, 0.0, 1.0) : 0;
+  Answer a;
+  a.tone = "caution";
+  a.headline = fmt::format("Rank {} computes {} more than the mean; the other ranks spend {} of their time waiting "
+                           "in MPI{}; balancing would save up to {} of the run ({}).",
+                           f.slowest_rank, pct(more), pct(f.others_mpi_share),
+                           f.top_call.empty() ? "" : ", most of it in " + f.top_call, pct(saving),
+                           human::seconds(f.compute_max - f.compute_mean));
+  a.advice.push_back(fmt::format("Balance the work between ranks: rank {}'s compute is {:.2f}x the mean "
+                                 "(load-balance efficiency {:.2f}).",
+                                 f.slowest_rank, max_over_mean(f), 1 / max_over_mean(f)));
+  if (!f.top_call.empty())
+    a.advice.push_back(fmt::format("Look at what rank {} computes before {}: that call holds {} of all MPI time, "
+                                   "which is where the other ranks wait.",
+                                   f.slowest_rank, f.top_call, pct(f.top_call_share)));
+  return a;
+}
+
+Answer io_answer(const RunFacts& f) {
+  Answer a;
+  a.tone = "caution";
+  std::string where = f.top_io_class.empty() ? "" : fmt::format(", {} of it in {} calls", pct(f.top_io_class_share), f.top_io_class);
+  if (f.ranks > 1 && f.top_io_rank_share > kOneRankIo) where += fmt::format(" on rank {}", f.top_io_rank);
+  a.headline = fmt::format("I/O takes {} of the run{} ({} of I/O over all ranks).", pct(io_share(f)), where,
+                           human::seconds(f.io_sum));
+  if (!f.top_io_class.empty())
+    a.advice.push_back(fmt::format("Write less often or in larger blocks: {} calls take {} of the I/O time.",
+                                   f.top_io_class, pct(f.top_io_class_share)));
+  if (f.ranks > 1 && f.top_io_rank_share > kOneRankIo)
+    a.advice.push_back(fmt::format("Spread the I/O over ranks (MPI-IO collective writes, or one file per rank): "
+                                   "rank {} does {} of it while the others wait.",
+                                   f.top_io_rank, pct(f.top_io_rank_share)));
+  a.advice.push_back("The per-class I/O table below says which interface the time went to.");
+  return a;
+}
+
+Answer mpi_answer(const RunFacts& f) {
+  Answer a;
+  a.tone = "caution";
+  a.headline = fmt::format("MPI takes {} of the ranks' time{}; compute is balanced (max/mean {:.2f}).",
+                           pct(mpi_share(f)),
+                           f.top_call.empty() ? "" : fmt::format(", {} of it in {}", pct(f.top_call_share), f.top_call),
+                           max_over_mean(f));
+  if (!f.top_call.empty())
+    a.advice.push_back(fmt::format("Send fewer, larger messages or overlap {} with computation (non-blocking "
+                                   "calls): it holds {} of MPI time.",
+                                   f.top_call, pct(f.top_call_share)));
+  a.advice.push_back(fmt::format("Run at fewer ranks and compare: if MPI's {} grows with the rank count, the "
+                                 "decomposition communicates too much.",
+                                 pct(mpi_share(f))));
+  return a;
+}
+
+Answer compute_answer(const RunFacts& f) {
+  Answer a;
+  a.tone = "ok";
+  const double share = f.wall_sum > 0 ? f.compute_sum / f.wall_sum : 0;
+  a.headline = fmt::format("Compute takes {} of the ranks' time and is balanced (max/mean {:.2f}): the run is bound "
+                           "by computation, not by MPI or I/O.",
+                           pct(share), max_over_mean(f));
+  a.advice.push_back("Find whether core clock or memory bandwidth limits it: hpcsens sweep, then hpcsens fit (the "
+                     "model says which resource to buy).");
+  a.advice.push_back("hpcsens run --events topdown names the bottleneck inside the core (where a PMU is available).");
+  return a;
+}
+
+}  // namespace
+
+Dominant dominant(const RunFacts& f) {
+  if (f.ranks == 0 || f.wall_sum <= 0) return Dominant::kNothing;
+  if (io_share(f) >= kIoDominant) return Dominant::kIo;
+  if (f.ranks > 1 && max_over_mean(f) >= kImbalanced && f.others_mpi_share >= kWaitingShare) return Dominant::kImbalance;
+  if (mpi_share(f) >= kMpiDominant) return Dominant::kMpi;
+  return Dominant::kCompute;
+}
+
+Answer run_answer(const RunFacts& f) {
+  switch (dominant(f)) {
+    case Dominant::kIo: return io_answer(f);
+    case Dominant::kImbalance: return imbalance_answer(f);
+    case Dominant::kMpi: return mpi_answer(f);
+    case Dominant::kCompute: return compute_answer(f);
+    case Dominant::kNothing: break;
+  }
+  return {"No rank reported any time: there is nothing to judge (was this an MPI program?).", {}, "bad"};
+}
+
+RunFacts run_facts(const RunScan& s) {
+  RunFacts f;
+  f.ranks = s.rows.size();
+  f.job_s = s.header.timing.job_s;
+  double io_max = -1;
+  for (const auto& r : s.rows) {
+    f.wall_sum += r.wall_s, f.compute_sum += r.compute_s, f.mpi_sum += r.mpi_s, f.io_sum += r.io_s;
+    if (r.compute_s > f.compute_max || f.slowest_rank < 0) f.compute_max = r.compute_s, f.slowest_rank = r.rank;
+    if (r.io_s > io_max) io_max = r.io_s, f.top_io_rank = r.rank;
+  }
+  if (f.ranks == 0) return f;
+  f.compute_mean = f.compute_sum / static_cast<double>(f.ranks);
+  f.top_io_rank_share = f.io_sum > 0 ? io_max / f.io_sum : 0;
+  if (f.io_sum <= 0) f.top_io_rank = -1;
+  double others = 0;
+  for (const auto& r : s.rows)
+    if (r.rank != f.slowest_rank) others += r.wall_s > 0 ? r.mpi_s / r.wall_s : 0;
+  f.others_mpi_share = f.ranks > 1 ? others / static_cast<double>(f.ranks - 1) : 0;
+  double mpi_total = 0, top = -1;
+  for (const auto& c : s.calls) {
+    mpi_total += c.seconds;
+    if (c.seconds > top) top = c.seconds, f.top_call = c.name;
+  }
+  f.top_call_share = mpi_total > 0 ? top / mpi_total : 0;
+  if (mpi_total <= 0) f.top_call.clear();
+  double io_total = 0, io_top = -1;
+  for (const auto& [name, c] : s.measure.io) {
+    io_total += c.seconds;
+    if (c.seconds > io_top) io_top = c.seconds, f.top_io_class = name;
+  }
+  f.top_io_class_share = io_total > 0 ? io_top / io_total : 0;
+  if (io_total <= 0) f.top_io_class.clear();
+  return f;
+}
+
+std::string answer_text(const Answer& a) {
+  std::string out = wrap_text("Answer: " + a.headline) + "\n";
+  for (const auto& x : a.advice) {
+    std::string item = wrap_text(x, kTextWidth - 4);
+    for (std::size_t at = item.find('\n'); at != std::string::npos; at = item.find('\n', at + 1)) item.insert(at + 1, "    ");
+    out += "  - " + item + "\n";
+  }
+  return out + "\n";
+}
+
+}  // namespace hpcsens::report

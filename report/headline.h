@@ -1,0 +1,56 @@
+#pragma once
+// The answer a report opens with: one sentence with the number behind it, then a short list of
+// what to try, each tied to a measured number (as Linaro Performance Reports does). All the rules
+// live here, as pure functions of the numbers they judge, so a record whose answer is known can be
+// checked without a browser or a terminal.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hpcsens::report {
+
+struct RunScan;
+
+// How a page colours its answer: ok (green), caution (orange), bad (red), info (neutral).
+struct Answer {
+  std::string headline;
+  std::vector<std::string> advice;
+  std::string tone = "info";
+};
+
+// What a run's headline is judged from (docs/methodology.md, "The answer first").
+struct RunFacts {
+  std::size_t ranks = 0;
+  double job_s = 0;                          // barrier-corrected job time
+  double wall_sum = 0, compute_sum = 0, mpi_sum = 0, io_sum = 0;  // over ranks [s]
+  double compute_mean = 0, compute_max = 0;  // per rank [s]
+  int slowest_rank = -1;
+  double others_mpi_share = 0;  // mean MPI share of wall over the ranks other than the slowest
+  std::string top_call;         // MPI call with the most time over all ranks
+  double top_call_share = 0;    // its share of all MPI time
+  std::string top_io_class;     // posix | stdio | mpiio with the most I/O time
+  double top_io_class_share = 0;  // its share of all I/O time
+  int top_io_rank = -1;         // rank with the most I/O time
+  double top_io_rank_share = 0;   // its share of all I/O time
+};
+
+// What dominates a run, in the order its sections should appear.
+enum class Dominant { kImbalance, kIo, kMpi, kCompute, kNothing };
+
+RunFacts run_facts(const RunScan& scan);
+Dominant dominant(const RunFacts& f);
+Answer run_answer(const RunFacts& f);
+
+// Model (hpcsens.model.v1), prediction (hpcsens.prediction.v1), mix (hpcsens.mix.v1) JSON.
+Answer model_answer(const nlohmann::json& model);
+Answer prediction_answer(const nlohmann::json& prediction);
+Answer mix_answer(const nlohmann::json& mix);
+
+// The model's own formula: "T = W_cpu / R_cpu + T_fixed" for cpu+fixed, and so on.
+std::string model_formula(const std::string& model_name);
+
+// Text form for the terminal: "Answer: ...", then "  - advice" lines, then a blank line.
+std::string answer_text(const Answer& a);
+
+}  // namespace hpcsens::report

@@ -1,0 +1,135 @@
+// The answer rules (report/headline.h) on records and JSON whose answer is known by construction:
+// an imbalanced job, an I/O-bound job, a communication-bound job, a balanced compute-bound job,
+// and models, predictions and mixes with each verdict and criterion.
+#include "report/headline.h"
+
+#include <gtest/gtest.h>
+
+#include "record/run_record.h"
+#include "report/run_scan.h"
+
+namespace hpcsens::report {
+namespace {
+
+using nlohmann::json;
+
+// Four ranks of 12.5 s; ranks 0-2 compute 5 s and wait 7.5 s in MPI_Barrier, rank 3 computes 10 s:
+// 60 % more than the mean 6.25 s; balancing saves (10 - 6.25) / 12.5 = 30 %.
+record::RunRecord imbalanced() {
+  record::RunRecord rec;
+  rec.timing.job_s = 12.5;
+  for (int i = 0; i < 4; ++i) {
+    record::RankRecord r;
+    r.rank = i;
+    r.wall_s = 12.5;
+    r.compute_s = i == 3 ? 10.0 : 5.0;
+    r.mpi_s = r.wall_s - r.compute_s;
+    r.mpi_calls["MPI_Barrier"] = {1, r.mpi_s * 0.9, 0};
+    r.mpi_calls["MPI_Allreduce"] = {10, r.mpi_s * 0.1, 80};
+    rec.ranks.push_back(r);
+  }
+  return rec;
+}
+
+TEST(RunAnswer, ImbalanceNamesTheRankTheWaitAndTheSaving) {
+  const RunFacts f = run_facts(scan_of(imbalanced()));
+  EXPECT_EQ(f.slowest_rank, 3);
+  EXPECT_DOUBLE_EQ(f.compute_mean, 6.25);
+  EXPECT_DOUBLE_EQ(f.others_mpi_share, 0.6);
+  EXPECT_EQ(f.top_call, "MPI_Barrier");
+  EXPECT_EQ(dominant(f), Dominant::kImbalance);
+  const Answer a = run_answer(f);
+  EXPECT_EQ(a.tone, "caution");
+  EXPECT_NE(a.headline.find("Rank 3 computes 60 % more than the mean"), std::string::npos) << a.headline;
+  EXPECT_NE(a.headline.find("the other ranks spend 60 % of their time waiting in MPI, most of it in MPI_Barrier"),
+            std::string::npos) << a.headline;
+  EXPECT_NE(a.headline.find("balancing would save up to 30 % of the run (3.75 s)"), std::string::npos) << a.headline;
+  ASSERT_EQ(a.advice.size(), 2u);
+  EXPECT_NE(a.advice[0].find("1.60x the mean (load-balance efficiency 0.62)"), std::string::npos) << a.advice[0];
+  EXPECT_NE(a.advice[1].find("MPI_Barrier: that call holds 90 % of all MPI time"), std::string::npos) << a.advice[1];
+}
+
+// Rank 0 spends 6.2 s of a 10 s job in stdio writes (5.58 s) and POSIX (0.62 s); the others wait.
+TEST(RunAnswer, IoOnOneRankComesFirst) {
+  RunFacts f;
+  f.ranks = 4;
+  f.job_s = 10;
+  f.wall_sum = 40, f.io_sum = 6.2, f.compute_sum = 4 * 3.0, f.mpi_sum = 40 - 6.2 - 12;
+  f.compute_mean = 3, f.compute_max = 3.0, f.slowest_rank = 0;
+  f.others_mpi_share = 0.7;
+  f.top_io_class = "stdio", f.top_io_class_share = 0.9;
+  f.top_io_rank = 0, f.top_io_rank_share = 1.0;
+  EXPECT_EQ(dominant(f), Dominant::kIo);
+  const Answer a = run_answer(f);
+  EXPECT_EQ(a.headline, "I/O takes 62 % of the run, 90 % of it in stdio calls on rank 0 (6.20 s of I/O over all ranks).");
+  ASSERT_GE(a.advice.size(), 2u);
+  EXPECT_NE(a.advice[1].find("rank 0 does 100 % of it"), std::string::npos) << a.advice[1];
+}
+
+TEST(RunAnswer, BalancedCommunicationAndBalancedCompute) {
+  RunFacts f;
+  f.ranks = 8, f.job_s = 10, f.wall_sum = 80, f.compute_sum = 40, f.mpi_sum = 40, f.compute_mean = 5,
+  f.compute_max = 5.1, f.slowest_rank = 2, f.others_mpi_share = 0.5, f.top_call = "MPI_Alltoall", f.top_call_share = 0.8;
+  EXPECT_EQ(dominant(f), Dominant::kMpi);  // max/mean 1.02: waiting is not imbalance
+  EXPECT_EQ(run_answer(f).headline,
+            "MPI takes 50 % of the ranks' time, 80 % of it in MPI_Alltoall; compute is balanced (max/mean 1.02).");
+  f.compute_sum = 76, f.mpi_sum = 4, f.compute_mean = 9.5, f.compute_max = 9.6, f.others_mpi_share = 0.05;
+  EXPECT_EQ(dominant(f), Dominant::kCompute);
+  const Answer a = run_answer(f);
+  EXPECT_EQ(a.tone, "ok");
+  EXPECT_NE(a.headline.find("Compute takes 95 % of the ranks' time and is balanced (max/mean 1.01)"), std::string::npos)
+      << a.headline;
+  EXPECT_EQ(dominant(RunFacts{}), Dominant::kNothing);
+  EXPECT_EQ(run_answer(RunFacts{}).tone, "bad");
+}
+
+TEST(RunAnswer, TextFormListsTheAdviceUnderTheAnswer) {
+  const std::string t = answer_text(run_answer(run_facts(scan_of(imbalanced()))));
+  EXPECT_EQ(t.rfind("Answer: Rank 3 computes 60 %", 0), 0u) << t;
+  EXPECT_NE(t.find("\n  - Balance the work"), std::string::npos) << t;
+}
+
+TEST(ModelAnswer, VerdictSentenceAndNextStep) {
+  json m = {{"model", "cpu+mem+io"}, {"verdict", "ok"}, {"verdict_reasons", json::array()},
+            {"sensitivity", "at 3 GHz / 120 GB/s, 10 % more core clock saves 6.1% (5.9%-6.3%) of run time"},
+            {"selection", {{"reason", "cpu+mem+io: the io term is significant"}}}, {"notes", {"fixed is I/O"}}};
+  Answer a = model_answer(m);
+  EXPECT_EQ(a.tone, "ok");
+  EXPECT_EQ(a.headline, "Verdict: ok. At 3 GHz / 120 GB/s, 10 % more core clock saves 6.1% (5.9%-6.3%) of run time.");
+  ASSERT_EQ(a.advice.size(), 3u);
+  EXPECT_NE(a.advice[0].find("hpcsens predict MODEL.json --system"), std::string::npos);
+  EXPECT_EQ(a.advice[1], "Model choice: cpu+mem+io: the io term is significant.");
+  m["verdict"] = "unreliable";
+  m["verdict_reasons"] = {"the core clock had no effect on the time"};
+  a = model_answer(m);
+  EXPECT_EQ(a.tone, "bad");
+  EXPECT_EQ(a.headline, "Verdict: unreliable, do not use this model for projections (the core clock had no effect on "
+                        "the time).");
+  EXPECT_NE(a.advice[0].find("Sweep again"), std::string::npos);
+  EXPECT_EQ(model_formula("cpu+fixed"), "T = W_cpu / R_cpu + T_fixed");
+  EXPECT_EQ(model_formula("mem+fixed"), "T = W_mem / R_mem + T_fixed");
+}
+
+TEST(PredictionAnswer, NamesApplicationBaselineAndWhetherTheRankingHolds) {
+  const json p = {{"app", "solver"}, {"verdict", "ok"}, {"ranking_holds", false},
+                  {"baseline", {{"label", "c3.0-m120"}, {"cpu_ghz", 3.0}, {"mem_gbs", 120}, {"time_s", 45.3}}},
+                  {"predictions", {{{"name", "hbm"}, {"predicted_s", 30.2}, {"speedup", 1.5}},
+                                   {{"name", "ddr5"}, {"predicted_s", 31.0}, {"speedup", 1.46}}}}};
+  const Answer a = prediction_answer(p);
+  EXPECT_EQ(a.headline, "solver runs fastest, in 30.2 s on hbm, 1.50x as fast as the baseline 'c3.0-m120' (45.3 s at "
+                        "3 GHz, 120 GB/s). The ranking does not hold: intervals overlap.");
+  EXPECT_EQ(a.tone, "caution");
+}
+
+TEST(MixAnswer, WinnerPerCriterionAndWhenItChanges) {
+  const json mix = {{"rank_by", "throughput"}, {"ranking_holds", true}, {"winner_changes", true},
+                    {"winners", {{"speedup", "newcore"}, {"throughput", "hbm"}, {"per-watt", "hbm"}}},
+                    {"systems", {{{"name", "hbm"}, {"throughput", 1.52}, {"speedup", 1.2}},
+                                 {{"name", "newcore"}, {"throughput", 1.31}, {"speedup", 1.31}}}}};
+  const Answer a = mix_answer(mix);
+  EXPECT_EQ(a.headline, "Ranked by throughput, hbm wins (1.52x the baseline's throughput), and the ranking holds across "
+                        "the intervals. The winner changes with the criterion: hbm on per-watt; newcore on speedup.");
+}
+
+}  // namespace
+}  // namespace hpcsens::report
