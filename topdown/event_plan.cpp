@@ -78,8 +78,9 @@ EventPlan plan_events(std::string_view spec, const CpuId& cpu) {
     }
     plan.note = info.label + " (" + info.reason + ")" +
                 (table.method == Method::kStallRatios ? "; stall-cycle ratios, not slots" : "") +
-                (plan.groups.size() > 1 ? "; level-2 groups are multiplexed with level 1 if they do not fit together" : "") +
-                injected_label(cpu);
+                (plan.groups.size() > 1 ? "; level-2 groups are counted only where they fit on the counters beside level 1" : "") +
+                (table.raw_encodings.empty() ? "" : "; " + table.raw_encodings) + injected_label(cpu);
+    plan.raw_encodings = table.raw_encodings;
     // A guest without PMU passthrough still reports the host's CPUID; PAPI then refuses every
     // hardware event, so name the likely cause where we can.
     if (!cpu.injected_root.empty()) {

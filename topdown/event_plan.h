@@ -40,6 +40,9 @@ struct EventPlan {
   // Added for Top-Down: what most likely went wrong when PAPI refuses a required event of this
   // plan (e.g. "no hardware PMU / virtual machine without PMU passthrough"). Empty: no guess.
   std::string refusal_hint;
+  // Events of this plan counted by raw encoding, and why (topdown tables only; the counter agent
+  // puts it in the record's notes). Empty: none.
+  std::string raw_encodings;
 };
 
 // The plan of spec "none": nothing counted, and the preload starts no counter agent for it.
