@@ -80,6 +80,7 @@ void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
     fail(std::string("PAPI unavailable: ") + (rc < 0 ? PAPI_strerror(rc) : "version mismatch"));
     return;
   }
+  if (!plan.raw_encodings.empty()) notes_.push_back(plan.raw_encodings);
   std::vector<const topdown::EventGroup*> accepted;
   bool refused = false;
   for (const auto& g : plan.groups) {
@@ -104,6 +105,9 @@ void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
     fail(std::string("PAPI: cannot create event set: ") + PAPI_strerror(rc));
     return;
   }
+  // Top-Down: level 1 stays one group, read together, never time-sliced (a remainder such as
+  // Skylake's Backend Bound would mix slices); later groups are counted only where they fit.
+  if (accepted.size() > 1 && plan.name.rfind("topdown", 0) == 0) keep_groups_fitting_beside_first(accepted);
   if (accepted.size() > 1) {
     std::vector<std::string> all;
     for (const auto* g : accepted) all.insert(all.end(), g->events.begin(), g->events.end());
@@ -137,6 +141,24 @@ void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
       }
     }
   }
+}
+
+void PapiSession::keep_groups_fitting_beside_first(std::vector<const topdown::EventGroup*>& accepted) {
+  std::vector<std::string> together = accepted[0]->events;
+  std::vector<const topdown::EventGroup*> kept = {accepted[0]};
+  for (size_t i = 1; i < accepted.size(); ++i) {
+    std::vector<std::string> candidate = together;
+    candidate.insert(candidate.end(), accepted[i]->events.begin(), accepted[i]->events.end());
+    if (try_group(candidate, tid_).event.empty()) {
+      together = std::move(candidate);
+      kept.push_back(accepted[i]);
+    } else {
+      notes_.push_back("level-2 events " + join(accepted[i]->events) +
+                       " not counted: they do not fit on the counters beside level 1, and "
+                       "multiplexing would read level 1 in different time slices");
+    }
+  }
+  accepted = std::move(kept);
 }
 
 void PapiSession::start() {

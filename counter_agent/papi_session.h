@@ -21,7 +21,8 @@ class PapiSession : public CounterReadings {
   // Sets up `plan` without counting yet (this is slow: PAPI initialisation, trial event sets;
   // it runs before the init barrier so it stays out of the measured span). Groups are tried one
   // by one; a required group PAPI refuses makes status() say so, an optional one is dropped with
-  // a note. More than one accepted group means one multiplexed event set.
+  // a note. Top-Down plans keep level 1 one group and add later groups only where they fit
+  // beside it (never multiplexed); other plans multiplex accepted groups that do not fit together.
   void prepare(const topdown::EventPlan& plan, pid_t tid = 0);
   // Starts counting what prepare() accepted.
   void start();
@@ -33,6 +34,10 @@ class PapiSession : public CounterReadings {
   pid_t tid_ = 0;
   bool running_ = false;
   std::vector<std::string> events_;
+
+  // Drops (with a note) every group after the first that does not fit on the counters together
+  // with the first and the groups kept before it.
+  void keep_groups_fitting_beside_first(std::vector<const topdown::EventGroup*>& accepted);
 };
 
 }  // namespace hpcsens::agent

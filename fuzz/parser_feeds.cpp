@@ -25,6 +25,7 @@
 #include "run/run_files.h"
 #include "sweep/journal.h"
 #include "sweep/spec.h"
+#include "topdown/event_plan.h"
 
 namespace hpcsens::fuzz {
 namespace {
@@ -41,6 +42,9 @@ void feed_mix(std::string_view in) {
 }
 
 void feed_fit_csv(std::string_view in) { model::parse_fit_csv(std::string(in), kSource); }
+
+// /proc/cpuinfo text, which $HPCSENS_CPU_ROOT lets a user supply: parsed and turned into a plan.
+void feed_cpuinfo(std::string_view in) { topdown::plan_events("topdown", topdown::parse_cpuinfo(in)); }
 
 // The one-pass scan (report/run_scan.h) on the same bytes, deciding alone (no careful reader to
 // fall back on): it refuses what the careful reader refuses, and where that reader accepts, it
@@ -185,6 +189,7 @@ const std::vector<ParserFeed>& parser_feeds() {
       {"spec", feed_spec},     {"system", feed_system}, {"mix", feed_mix},         {"fit_csv", feed_fit_csv},
       {"record", feed_record}, {"model", feed_model},   {"journal", feed_journal},
       {"appfile", feed_appfile}, {"launcher_args", feed_launcher_args}, {"names", feed_names},
+      {"cpuinfo", feed_cpuinfo},
   };
   return feeds;
 }

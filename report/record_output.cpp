@@ -103,7 +103,8 @@ const std::vector<std::string>& topdown_fields() {
 nlohmann::json topdown_of(const record::RankRecord& r, topdown::TopdownTable& table, std::string& looked_up) {
   if (r.event_set != looked_up) table = topdown::table_by_name(looked_up = r.event_set);
   auto m = topdown::compute_metrics(table, r.event_set, r.counters);
-  if (r.counters_status != "ok") m.ok = false, m.why_not = r.counters_status;
+  if (r.counters_status != "ok") topdown::mark_counters_failed(m, r.counters_status);
+  if (r.multiplexed) topdown::refuse_multiplexed_remainder(m);
   nlohmann::json j = {{"ok", m.ok && m.mismeasured.empty()}, {"why_not", m.why_not},
                       {"flagged_path", m.ok ? topdown::path_text(topdown::flagged_path(m)) : ""},
                       {"stall_ratios", m.method == topdown::Method::kStallRatios}};
@@ -192,6 +193,16 @@ nlohmann::json record_report_json(const RunRecord& rec) {
     }
   for (const auto& [name, c] : calls)
     derived["mpi_calls"][name] = {{"count", c.count}, {"seconds", c.seconds}, {"bytes", c.bytes}};
+  // Per-rank Top-Down, as `--format csv --table topdown` gives it, for ranks that counted a set.
+  std::string looked_up;
+  topdown::TopdownTable table = topdown::table_by_name(looked_up);
+  for (const auto& r : rec.ranks) {
+    if (r.event_set.rfind("topdown", 0) != 0) continue;
+    nlohmann::json t = topdown_of(r, table, looked_up);
+    t["rank"] = r.rank;
+    t["event_set"] = r.event_set;
+    derived["topdown"].push_back(std::move(t));
+  }
   j["derived"] = std::move(derived);
   return j;
 }

@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-30}
 shift || true
 parsers=("$@")
-((${#parsers[@]})) || parsers=(spec system mix fit_csv record model journal appfile)
+((${#parsers[@]})) || parsers=(spec system mix fit_csv record model journal appfile cpuinfo)
 build=${HPCSENS_FUZZ_BUILD:-$here/build-fuzz}
 
 CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -216,10 +216,8 @@ BottleneckData bottleneck_data(const record::RunRecord& rec, bool csv, bool all_
   for (const auto& r : rec.ranks) {
     if (r.event_set != looked_up) rank_table = table_by_name(looked_up = r.event_set);
     ms.push_back(compute_metrics(rank_table, r.event_set, r.counters));
-    if (r.counters_status != "ok") {
-      ms.back().ok = false;
-      ms.back().why_not = r.counters_status;
-    }
+    if (r.counters_status != "ok") mark_counters_failed(ms.back(), r.counters_status);
+    if (r.multiplexed) refuse_multiplexed_remainder(ms.back());
     if (event_set.empty()) event_set = r.event_set;
     any_mux = any_mux || r.multiplexed;
     for (const auto& [name, frac] : r.counter_running_fraction) {

@@ -1,5 +1,6 @@
 #include "topdown/event_plan.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -28,6 +29,13 @@ std::vector<std::string> split_commas(std::string_view s) {
     if (comma == std::string_view::npos) return out;
     s.remove_prefix(comma + 1);
   }
+}
+
+// Plans made for a stand-in CPU say so in their note (and so in the record's counters_status).
+std::string injected_label(const CpuId& cpu) {
+  if (cpu.injected_root.empty()) return {};
+  return std::string(" [CPU identity injected by ") + kCpuRootEnv + "=" + cpu.injected_root +
+         ", not read from this machine]";
 }
 
 }  // namespace
@@ -60,7 +68,7 @@ EventPlan plan_events(std::string_view spec, const CpuId& cpu) {
     if (table.name.empty()) {
       plan.name = std::string(spec);
       plan.available = false;
-      plan.note = "Top-Down unavailable: " + info.reason;
+      plan.note = "Top-Down unavailable: " + info.reason + injected_label(cpu);
       return plan;
     }
     plan.name = table.name + (l1_only ? "-l1" : "");
@@ -70,10 +78,15 @@ EventPlan plan_events(std::string_view spec, const CpuId& cpu) {
     }
     plan.note = info.label + " (" + info.reason + ")" +
                 (table.method == Method::kStallRatios ? "; stall-cycle ratios, not slots" : "") +
-                (plan.groups.size() > 1 ? "; level-2 groups are multiplexed with level 1 if they do not fit together" : "");
+                (plan.groups.size() > 1 ? "; level-2 groups are counted only where they fit on the counters beside level 1" : "") +
+                (table.raw_encodings.empty() ? "" : "; " + table.raw_encodings) + injected_label(cpu);
+    plan.raw_encodings = table.raw_encodings;
     // A guest without PMU passthrough still reports the host's CPUID; PAPI then refuses every
     // hardware event, so name the likely cause where we can.
-    if (cpu.virtualised) {
+    if (!cpu.injected_root.empty()) {
+      plan.refusal_hint = std::string("CPU identity injected by ") + kCpuRootEnv + "=" + cpu.injected_root +
+                          ": this machine's PMU need not have that CPU's events";
+    } else if (cpu.virtualised) {
       plan.refusal_hint = "no hardware PMU / virtual machine without PMU passthrough";
     } else if (table.smt) {
       // The kernel allows the AnyThread bit only with perf_event_paranoid <= 0 or CAP_SYS_ADMIN.
@@ -207,6 +220,13 @@ CpuId detect_cpu_at(const std::string& root) {
   return id;
 }
 
-CpuId detect_cpu() { return detect_cpu_at("/"); }
+CpuId detect_cpu() {
+  const char* root = std::getenv(kCpuRootEnv);
+  if (root == nullptr || *root == '\0') return detect_cpu_at("/");
+  // Only read and parsed: the files stand in for the CPU's identity, nothing in them is run.
+  CpuId id = detect_cpu_at(root);
+  id.injected_root = root;
+  return id;
+}
 
 }  // namespace hpcsens::topdown

@@ -17,7 +17,15 @@ struct CpuId {
   // Arm only (MIDR fields from /proc/cpuinfo "CPU implementer" / "CPU part"); -1 elsewhere.
   int arm_implementer = -1;
   int arm_part = -1;
+  // Set when the identity was read from $HPCSENS_CPU_ROOT instead of this machine: plans say so,
+  // so a record made with a stand-in CPU is never taken for a measurement of that CPU's identity.
+  std::string injected_root;
 };
+
+// Environment variable naming a directory that stands in for / when the CPU is identified
+// (<dir>/proc/cpuinfo, <dir>/sys/devices/system/cpu/smt/active). For tests and for checking what
+// hpcsens would do on another machine; the table it selects is labelled as injected.
+inline constexpr char kCpuRootEnv[] = "HPCSENS_CPU_ROOT";
 
 struct EventGroup {
   std::vector<std::string> events;  // PAPI/libpfm4 names, counted together in one event set
@@ -32,6 +40,9 @@ struct EventPlan {
   // Added for Top-Down: what most likely went wrong when PAPI refuses a required event of this
   // plan (e.g. "no hardware PMU / virtual machine without PMU passthrough"). Empty: no guess.
   std::string refusal_hint;
+  // Events of this plan counted by raw encoding, and why (topdown tables only; the counter agent
+  // puts it in the record's notes). Empty: none.
+  std::string raw_encodings;
 };
 
 // The plan of spec "none": nothing counted, and the preload starts no counter agent for it.
@@ -48,7 +59,8 @@ EventPlan plan_events(std::string_view spec, const CpuId& cpu);
 std::string unavailable_status(const EventPlan& plan, std::string_view event,
                                std::string_view papi_error = {});
 
-// Reads vendor/family/model from CPUID (x86) or /proc/cpuinfo (elsewhere).
+// Reads vendor/family/model from CPUID (x86) or /proc/cpuinfo (elsewhere); from
+// $HPCSENS_CPU_ROOT's files when that is set (injected_root says so).
 CpuId detect_cpu();
 // Same, reading /proc/cpuinfo and /sys/devices/system/cpu/smt/active below `root` (tests use a
 // fake tree). CPUID is still used on x86 when root is "/".

@@ -53,28 +53,39 @@ TopdownTable skylake(bool smt) {
   t.width = 4;
   t.pfm_pmu = "skx";
   t.source =
-      "perf tools/perf/pmu-events/arch/x86/skylakex/skx-metrics.json (TMA: Frontend_Bound, "
-      "Bad_Speculation, Retiring, Backend_Bound, tma_fetch_latency, tma_branch_mispredicts, "
-      "tma_memory_bound)";
+      "Linux tools/perf/pmu-events/arch/x86/skylakex/skx-metrics.json at kernel commit "
+      "7051309819b29c8aa2d4f4dddcbe57025a2f861f (tma_frontend_bound, tma_bad_speculation, "
+      "tma_retiring, tma_backend_bound, tma_fetch_latency, tma_branch_mispredicts, tma_memory_bound; "
+      "core clocks as in perf's #core_wide form: any-thread clocks halved with SMT on)";
   if (!smt) {
     // SMT off: 8 general-purpose counters per core; instructions and cycles use fixed counters.
+    // Level 1 with Fetch Latency and the mispredict split takes 7 of them; the memory split (5
+    // more) is counted only where it fits beside level 1, which it does not on Skylake: level 1
+    // is never multiplexed (its remainder, Backend, would mix time slices).
     t.groups.push_back({{ev::kInst, ev::kClk, ev::kIdqNotDelivered, ev::kUopsIssued, ev::kRetireSlots,
-                         ev::kRecovery, ev::kIdqCycles0, ev::kBrMisp, ev::kMachineClears,
-                         ev::kBoundOnStores, ev::kTaskClock},
+                         ev::kRecovery, ev::kIdqCycles0, ev::kBrMisp, ev::kMachineClears, ev::kTaskClock},
                         true});
-    t.groups.push_back({{ev::kStallsMemAny, ev::kStallsTotal, ev::kPorts1, ev::kPorts2}, false});
+    t.groups.push_back(
+        {{ev::kStallsMemAny, ev::kBoundOnStores, ev::kStallsTotal, ev::kPorts1, ev::kPorts2}, false});
   } else {
     // SMT on: 4 general-purpose counters per thread. Level 1 needs the any-thread clocks
     // (fixed counter 1 with AnyThread) and any-thread recovery cycles.
     t.groups.push_back({{ev::kInst, ev::kClkAny, ev::kIdqNotDelivered, ev::kUopsIssued,
                          ev::kRetireSlots, ev::kRecoveryAny, ev::kTaskClock},
                         true});
-    t.groups.push_back({{ev::kClk, ev::kIdqCycles0, ev::kBrMisp, ev::kMachineClears, ev::kBoundOnStores},
-                        false});
-    t.groups.push_back({{ev::kStallsMemAny, ev::kStallsTotal, ev::kPorts1, ev::kPorts2}, false});
+    t.groups.push_back({{ev::kClk, ev::kIdqCycles0, ev::kBrMisp, ev::kMachineClears}, false});
+    t.groups.push_back(
+        {{ev::kStallsMemAny, ev::kBoundOnStores, ev::kStallsTotal, ev::kPorts1, ev::kPorts2}, false});
   }
   return t;
 }
+
+// Debian's libpfm4 4.13 encodes TOPDOWN:BACKEND_BOUND_SLOTS, BR_MISPREDICT_SLOTS and
+// MEMORY_BOUND_SLOTS with event select 0x00 instead of 0xa4 (and BAD_SPEC_SLOTS as 0x400).
+constexpr const char* kTopdownRawNote =
+    "TOPDOWN.*_SLOTS counted by raw encoding (perf_raw::r02a4 BACKEND_BOUND_SLOTS, r08a4 "
+    "BR_MISPREDICT_SLOTS, r10a4 MEMORY_BOUND_SLOTS: event 0xa4 as in perf's pipeline.json) because "
+    "Debian's libpfm4 4.13 encodes those names with event select 0x00";
 
 TopdownTable icelake() {
   TopdownTable t;
@@ -83,14 +94,21 @@ TopdownTable icelake() {
   t.width = 5;
   t.pfm_pmu = "icx";
   t.source =
-      "perf tools/perf/pmu-events/arch/x86/icelakex/icx-metrics.json (tma_* level 1 from the "
-      "PERF_METRICS topdown-* events; general-purpose slot events when those are absent, as in "
-      "Intel TMA for Ice Lake without fixed-counter metrics)";
-  // TOPDOWN.SLOTS is fixed counter 3; 8 general-purpose counters per thread on Ice Lake.
+      "Linux tools/perf/pmu-events/arch/x86/icelakex/icx-metrics.json at kernel commit "
+      "06f609b3119876b42f19fdb690b10896d3c648e6 (tma_* level 1 and 2; the PERF_METRICS topdown-* "
+      "slot counts replaced by the general-purpose events counting the same slots when absent)";
+  t.raw_encodings = "TOPDOWN.BACKEND_BOUND_SLOTS counted as perf_raw::r02a4 (event 0xa4 umask 0x02, as in "
+                    "perf's icelakex/pipeline.json) because Debian's libpfm4 4.13 encodes the name with "
+                    "event select 0x00";
+  // Level 1 (and Fetch Latency) as one group: instructions, cycles and slots on fixed counters
+  // 0, 1 and 3, six of Ice Lake's 8 per-thread general-purpose counters, so that cycles still fit
+  // when the NMI watchdog holds fixed counter 1. Level-2 groups join only where they fit beside
+  // it (the counter agent never multiplexes a Top-Down level 1): the mispredict split does, the
+  // memory split (5 more counters) does not.
   t.groups.push_back({{ev::kInst, ev::kClk, ev::kSlots, ev::kUopsRetiredSlots, ev::kIdqNotDelivered,
-                       ev::kUopDropping, ev::kBackendSlots, ev::kIdqCycles0, ev::kBrMispSlots,
-                       ev::kTaskClock},
+                       ev::kUopDropping, ev::kBackendSlots, ev::kClearsCount, ev::kIdqCycles0, ev::kTaskClock},
                       true});
+  t.groups.push_back({{ev::kBrMisp, ev::kMachineClears}, false});
   t.groups.push_back(
       {{ev::kStallsMemAny, ev::kStallsTotal, ev::kBoundOnStores, ev::kPorts1, ev::kPorts2}, false});
   return t;
@@ -103,12 +121,14 @@ TopdownTable sapphire_rapids() {
   t.width = 6;
   t.pfm_pmu = "spr";
   t.source =
-      "perf tools/perf/pmu-events/arch/x86/sapphirerapids/spr-metrics.json (tma_* from "
-      "topdown-* events; the TOPDOWN.*_SLOTS general-purpose events otherwise)";
+      "Linux tools/perf/pmu-events/arch/x86/sapphirerapids/spr-metrics.json at kernel commit "
+      "e80b500370e71b8cd7dd64be4080cee0a3e5068f (tma_* from the topdown-* slot counts; the "
+      "TOPDOWN.*_SLOTS general-purpose events counting the same slots when those are absent)";
+  t.raw_encodings = kTopdownRawNote;
   // Everything fits one group: 3 fixed counters (instructions, cycles, slots) + 8 general.
   t.groups.push_back({{ev::kInst, ev::kClk, ev::kSlots, ev::kUopsRetiredSlots, ev::kIdqNotDelivered,
-                       ev::kUopDropping, ev::kBackendSlots, ev::kBadSpecSlots, ev::kMemBoundSlots,
-                       ev::kBrMispSlots, ev::kIdqCycles0, ev::kTaskClock},
+                       ev::kUopDropping, ev::kBackendSlots, ev::kMemBoundSlots, ev::kBrMispSlots,
+                       ev::kIdqCycles0, ev::kTaskClock},
                       true});
   return t;
 }
@@ -121,13 +141,19 @@ TopdownTable zen(Uarch u) {
   t.width = z5 ? 8 : 6;
   // libpfm4 4.13 has no Zen 5 table; the Zen 5 events keep the Zen 4 names and codes.
   t.pfm_pmu = "amd64_fam19h_zen4";
-  t.source = z5 ? "perf tools/perf/pmu-events/arch/x86/amdzen5/pipeline.json (8 dispatch slots)"
-                : "perf tools/perf/pmu-events/arch/x86/amdzen4/pipeline.json (6 dispatch slots)";
+  t.source = z5 ? "Linux tools/perf/pmu-events/arch/x86/amdzen5/pipeline.json at kernel commit "
+                  "a9fe4ac7a3a25f0242406db7aa237850692fb29c (8 dispatch slots)"
+                : "Linux tools/perf/pmu-events/arch/x86/amdzen4/pipeline.json at kernel commit "
+                  "037dd1308c6dfa64edd2dfcd1b8177a3f484a124 (6 dispatch slots)";
+  if (z5)
+    t.raw_encodings = "bp_redirects.resync counted as perf_raw::r019f (PMCx09F umask 0x01, perf's "
+                      "amdzen5 JSON) because Debian's libpfm4 4.13 has no Zen 5 table";
   // 6 general-purpose counters: the level-1 set exactly.
   t.groups.push_back({{ev::kAmdCycles, ev::kAmdFeNoOps, ev::kAmdBeStalls, ev::kAmdSmt,
                        ev::kAmdOpsDispatched, ev::kAmdRetOps, ev::kTaskClock},
                       true});
-  t.groups.push_back({{ev::kAmdInst, z5 ? ev::kAmdFeNoOpsLat8 : ev::kAmdFeNoOpsLat, ev::kAmdBrMisp, ev::kAmdResyncs,
+  t.groups.push_back({{ev::kAmdInst, z5 ? ev::kAmdFeNoOpsLat8 : ev::kAmdFeNoOpsLat, ev::kAmdBrMisp,
+                       z5 ? ev::kAmdResyncsZen5 : ev::kAmdResyncs,
                        ev::kAmdNoRetireLoad, ev::kAmdNoRetireAll},
                       false});
   return t;
@@ -141,10 +167,12 @@ TopdownTable zen3() {
   t.width = 6;
   t.pfm_pmu = "amd64_fam19h_zen3";
   t.source =
-      "AMD PPR for family 19h model 01h (PMCx0A9 op queue empty, PMCx0AE dispatch resource "
-      "stalls); Zen 3 has no slot-based Top-Down events, so stall-cycle ratios are reported";
+      "AMD PPR for family 19h model 01h (PMCx0A9 op queue empty, as Linux's stalled-cycles-frontend "
+      "for Zen 2 and later; PMCx0AE and PMCx0AF dispatch resource stalls); perf publishes no Zen 3 "
+      "stall metric (amdzen3/recommended.json at kernel commit 57390019b68b83f96eb98f490367b9df1f2d77cb) "
+      "and Zen 3 has no slot events, so stall-cycle ratios are reported";
   t.groups.push_back({{ev::kAmdCycles, ev::kAmdInst, ev::kAmdOpQueueEmpty, ev::kAmdDispStall1,
-                       ev::kTaskClock},
+                       ev::kAmdDispStall2, ev::kTaskClock},
                       true});
   return t;
 }
@@ -158,8 +186,9 @@ TopdownTable neoverse(Uarch u) {
     t.width = 4;
     t.pfm_pmu = "arm_n1";
     t.source =
-        "perf tools/perf/pmu-events/arch/arm64/arm/neoverse-n1 (frontend_stalled_cycles, "
-        "backend_stalled_cycles); N1 has no STALL_SLOT events";
+        "Linux tools/perf/pmu-events/arch/arm64/arm/neoverse-n1/metrics.json (frontend_stalled_cycles, "
+        "backend_stalled_cycles, as in neoverse-v1/metrics.json at kernel commit "
+        "918e37d50a2fde1370c45e28a89ad2da487f420a); N1 has no STALL_SLOT events";
     t.groups.push_back({{ev::kArmCycles, ev::kArmInst, ev::kArmStallFe, ev::kArmStallBe, ev::kTaskClock}, true});
     return t;
   }
@@ -167,10 +196,12 @@ TopdownTable neoverse(Uarch u) {
   t.name = v2 ? "topdown-v2" : "topdown-v1";
   t.width = 8;
   t.pfm_pmu = v2 ? "arm_v2" : "arm_v1";
-  t.source = v2 ? "perf tools/perf/pmu-events/arch/arm64/arm/neoverse-n2-v2/metrics.json and "
-                  "Arm Neoverse V2 telemetry guide (frontend/backend/bad speculation/retiring)"
-                : "perf tools/perf/pmu-events/arch/arm64/arm/neoverse-v1/metrics.json with "
-                  "arch/arm64/sbsa.json";
+  t.source = v2 ? "Arm Neoverse V2 Telemetry Specification level-1 formulas (as quoted in Arm's "
+                  "learning path topdown-compare/1b-arm); Linux neoverse-n2-v2/metrics.json at kernel "
+                  "commit 0df82189bc42037678fa590a77ed0116f428c90d has no mispredict terms"
+                : "Linux tools/perf/pmu-events/arch/arm64/arm/neoverse-v1/metrics.json at kernel commit "
+                  "918e37d50a2fde1370c45e28a89ad2da487f420a with arch/arm64/sbsa.json (backend_bound, "
+                  "retiring)";
   // 6 general-purpose counters plus the cycle counter.
   t.groups.push_back({{ev::kArmCycles, ev::kArmStallSlot, ev::kArmStallSlotFe, ev::kArmStallSlotBe,
                        ev::kArmOpSpec, ev::kArmOpRetired, ev::kArmBrMisPred, ev::kTaskClock},

@@ -47,8 +47,11 @@ struct TopdownTable {
   bool smt = false;        // Skylake: SMT formulas (any-thread clocks halved)
   int width = 4;           // issue/dispatch slots per cycle
   std::string pfm_pmu;     // libpfm4 PMU the names are checked against
-  std::string source;      // published formula this table implements
+  std::string source;      // published formula this table implements (file and kernel commit)
   std::vector<EventGroup> groups;  // groups[0] = level 1 (required), later groups = level 2
+  // Events counted by raw encoding because Debian's libpfm4 encodes their names wrongly or not
+  // at all: said in the plan's note (doctor) and in the record's notes. Empty: none.
+  std::string raw_encodings;
 };
 
 // Table for a CPU, or nullptr-equivalent (empty name) when none fits.
@@ -88,10 +91,13 @@ inline constexpr const char* kPorts2 = "EXE_ACTIVITY:2_PORTS_UTIL";
 inline constexpr const char* kSlots = "TOPDOWN:SLOTS";
 inline constexpr const char* kUopsRetiredSlots = "UOPS_RETIRED:SLOTS";
 inline constexpr const char* kUopDropping = "INT_MISC:UOP_DROPPING";
-inline constexpr const char* kBackendSlots = "TOPDOWN:BACKEND_BOUND_SLOTS";
-inline constexpr const char* kBadSpecSlots = "TOPDOWN:BAD_SPEC_SLOTS";
-inline constexpr const char* kBrMispSlots = "TOPDOWN:BR_MISPREDICT_SLOTS";
-inline constexpr const char* kMemBoundSlots = "TOPDOWN:MEMORY_BOUND_SLOTS";
+inline constexpr const char* kClearsCount = "INT_MISC:CLEARS_COUNT";  // recovery cycles, cmask=1 edge
+// TOPDOWN.*_SLOTS (event 0xa4): libpfm4 4.13 encodes these names with event select 0x00 (and
+// BAD_SPEC_SLOTS as 0x400, the fixed-counter SLOTS), so they are counted by their raw encoding
+// through PAPI's perf_event component (perf_raw::r<umask><event>), as perf's JSON gives it.
+inline constexpr const char* kBackendSlots = "perf_raw::r02a4";   // TOPDOWN.BACKEND_BOUND_SLOTS
+inline constexpr const char* kBrMispSlots = "perf_raw::r08a4";    // TOPDOWN.BR_MISPREDICT_SLOTS
+inline constexpr const char* kMemBoundSlots = "perf_raw::r10a4";  // TOPDOWN.MEMORY_BOUND_SLOTS
 inline constexpr const char* kTdRetiring = "topdown-retiring";
 inline constexpr const char* kTdBadSpec = "topdown-bad-spec";
 inline constexpr const char* kTdFeBound = "topdown-fe-bound";
@@ -110,7 +116,9 @@ inline constexpr const char* kAmdBeStalls = "DISPATCH_STALLS_1:BE_STALLS";
 inline constexpr const char* kAmdSmt = "DISPATCH_STALLS_1:SMT_CONTENTION";
 inline constexpr const char* kAmdOpsDispatched = "OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER";
 inline constexpr const char* kAmdBrMisp = "RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED";
-inline constexpr const char* kAmdResyncs = "RESYNCS";
+inline constexpr const char* kAmdResyncs = "RESYNCS";  // Zen 4 PMCx096
+// Zen 5 bp_redirects.resync (PMCx09F umask 0x01): libpfm4 4.13 has no Zen 5 table.
+inline constexpr const char* kAmdResyncsZen5 = "perf_raw::r019f";
 inline constexpr const char* kAmdNoRetireLoad = "CYCLES_NO_RETIRE:NOT_COMPLETE_MISSING_LOAD";
 inline constexpr const char* kAmdNoRetireAll = "CYCLES_NO_RETIRE:NOT_COMPLETE_LOAD_AND_ALU";
 inline constexpr const char* kAmdOpQueueEmpty = "UOPS_QUEUE_EMPTY";
@@ -118,6 +126,10 @@ inline constexpr const char* kAmdDispStall1 =
     "DISPATCH_RESOURCE_STALL_CYCLES_1:INT_PHY_REG_FILE_RSRC_STALL:LOAD_QUEUE_RSRC_STALL:"
     "STORE_QUEUE_RSRC_STALL:TAKEN_BRANCH_BUFFER_RSRC_STALL:FP_REG_FILE_RSRC_STALL:"
     "FP_SCHEDULER_RSRC_STALL:FP_FLUSH_RECOVERY_STALL";
+// PMCx0AF: integer scheduler and retire token stalls, where memory-bound code waits.
+inline constexpr const char* kAmdDispStall2 =
+    "DISPATCH_RESOURCE_STALL_CYCLES_2:INT_SCHEDULER_0_TOKEN_STALL:INT_SCHEDULER_1_TOKEN_STALL:"
+    "INT_SCHEDULER_2_TOKEN_STALL:INT_SCHEDULER_3_TOKEN_STALL:RETIRE_TOKEN_STALL";
 // Arm
 inline constexpr const char* kArmCycles = "CPU_CYCLES";
 inline constexpr const char* kArmInst = "INST_RETIRED";

@@ -3,37 +3,29 @@
 #include <cmath>
 #include <cstdio>
 
+#include "topdown/metric_inputs.h"
+
 namespace hpcsens::topdown {
-namespace {
+namespace detail {
 
-// Counter lookup that ignores a "pmu::" prefix (but keeps perf::, a PAPI component name).
-class Counts {
- public:
-  explicit Counts(const std::map<std::string, double>& raw) {
-    for (const auto& [k, v] : raw) {
-      const auto pos = k.find("::");
-      if (pos != std::string::npos && k.compare(0, pos, "perf") != 0)
-        m_[k.substr(pos + 2)] = v;
-      else
-        m_[k] = v;
-    }
+Counts::Counts(const std::map<std::string, double>& raw) {
+  for (const auto& [k, v] : raw) {
+    const auto pos = k.find("::");
+    const bool papi_own = pos != std::string::npos &&
+                          (k.compare(0, pos, "perf") == 0 || k.compare(0, pos, "perf_raw") == 0);
+    if (pos != std::string::npos && !papi_own)
+      m_[k.substr(pos + 2)] = v;
+    else
+      m_[k] = v;
   }
-  bool has(const char* name) const { return m_.count(name) != 0; }
-  double get(const char* name) const {
-    auto it = m_.find(name);
-    return it == m_.end() ? 0.0 : it->second;
-  }
-  // Names among `names` that are missing, comma separated (empty: all present).
-  std::string missing(std::initializer_list<const char*> names) const {
-    std::string out;
-    for (const char* n : names)
-      if (!has(n)) out += (out.empty() ? "" : ", ") + std::string(n);
-    return out;
-  }
+}
 
- private:
-  std::map<std::string, double> m_;
-};
+std::string Counts::missing(std::initializer_list<const char*> names) const {
+  std::string out;
+  for (const char* n : names)
+    if (!has(n)) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
 
 std::optional<double> ratio(double num, double den) {
   if (den <= 0.0 || !std::isfinite(num) || !std::isfinite(den)) return std::nullopt;
@@ -53,109 +45,14 @@ bool fail(TopdownMetrics& m, const std::string& missing) {
   return true;
 }
 
-// Backend split shared by Skylake and Ice Lake (perf tma_memory_bound): stalled cycles on memory
-// over all backend-stall cycles, times Backend Bound.
-void intel_backend_split(TopdownMetrics& m, const Counts& c) {
-  if (!m.backend_bound || !m.retiring) return;
-  if (!c.missing({ev::kStallsMemAny, ev::kBoundOnStores, ev::kStallsTotal, ev::kPorts1, ev::kPorts2}).empty())
-    return;
-  const double be_cycles = c.get(ev::kStallsTotal) + c.get(ev::kPorts1) +
-                           *m.retiring * c.get(ev::kPorts2) + c.get(ev::kBoundOnStores);
-  auto share = ratio(c.get(ev::kStallsMemAny) + c.get(ev::kBoundOnStores), be_cycles);
-  if (!share) return;
-  m.memory_bound = *share * *m.backend_bound;
-  m.core_bound = *m.backend_bound - *m.memory_bound;
-}
+}  // namespace detail
 
-void skylake(TopdownMetrics& m, const Counts& c, bool smt) {
-  const char* clk = smt ? ev::kClkAny : ev::kClk;
-  const char* rec = smt ? ev::kRecoveryAny : ev::kRecovery;
-  if (fail(m, c.missing({clk, ev::kIdqNotDelivered, ev::kUopsIssued, ev::kRetireSlots, rec}))) return;
-  // SMT: core clocks and recovery cycles are the any-thread counts halved (perf TMA, #SMT_on).
-  const double core_clks = smt ? c.get(clk) / 2 : c.get(clk);
-  const double recovery = smt ? c.get(rec) / 2 : c.get(rec);
-  const double slots = 4 * core_clks;
-  if (slots <= 0) return (void)fail(m, std::string(clk) + " is zero");
-  m.frontend_bound = c.get(ev::kIdqNotDelivered) / slots;
-  m.bad_speculation = (c.get(ev::kUopsIssued) - c.get(ev::kRetireSlots) + 4 * recovery) / slots;
-  m.retiring = c.get(ev::kRetireSlots) / slots;
-  m.backend_bound = 1 - (*m.frontend_bound + *m.bad_speculation + *m.retiring);
-  m.ok = true;
-  if (c.has(ev::kIdqCycles0)) {
-    m.fetch_latency = 4 * c.get(ev::kIdqCycles0) / slots;
-    m.fetch_bandwidth = *m.frontend_bound - *m.fetch_latency;
-  }
-  if (c.has(ev::kBrMisp) && c.has(ev::kMachineClears)) {
-    if (auto share = ratio(c.get(ev::kBrMisp), c.get(ev::kBrMisp) + c.get(ev::kMachineClears))) {
-      m.branch_mispredicts = *share * *m.bad_speculation;
-      m.machine_clears = *m.bad_speculation - *m.branch_mispredicts;
-    }
-  }
-  intel_backend_split(m, c);
-  set_freq_ipc(m, c, ev::kInst, ev::kClk);
-}
+namespace {
 
-// Ice Lake and Sapphire Rapids. With the kernel's PERF_METRICS events (topdown-*) each level-1
-// node is its slot count over the sum of the four (perf's tma_* formulas); otherwise the
-// general-purpose slot events over TOPDOWN.SLOTS.
-void icelake_or_later(TopdownMetrics& m, const Counts& c, int width, bool spr) {
-  const bool have_slots = c.has(ev::kSlots) && c.get(ev::kSlots) > 0;
-  const double slots = c.get(ev::kSlots);
-  const double dropping = c.has(ev::kUopDropping) && have_slots ? c.get(ev::kUopDropping) / slots : 0.0;
-  double pm_sum = 0;
-  if (c.missing({ev::kTdRetiring, ev::kTdBadSpec, ev::kTdFeBound, ev::kTdBeBound}).empty()) {
-    pm_sum = c.get(ev::kTdRetiring) + c.get(ev::kTdBadSpec) + c.get(ev::kTdFeBound) + c.get(ev::kTdBeBound);
-  }
-  if (pm_sum > 0) {
-    m.from_perf_metrics = true;
-    m.retiring = c.get(ev::kTdRetiring) / pm_sum;
-    m.bad_speculation = c.get(ev::kTdBadSpec) / pm_sum;
-    m.frontend_bound = c.get(ev::kTdFeBound) / pm_sum - dropping;
-    m.backend_bound = c.get(ev::kTdBeBound) / pm_sum;
-    m.ok = true;
-    if (c.has(ev::kTdMemBound)) {
-      m.memory_bound = c.get(ev::kTdMemBound) / pm_sum;
-      m.core_bound = *m.backend_bound - *m.memory_bound;
-    }
-    if (c.has(ev::kTdBrMispredict)) {
-      m.branch_mispredicts = c.get(ev::kTdBrMispredict) / pm_sum;
-      m.machine_clears = *m.bad_speculation - *m.branch_mispredicts;
-    }
-    if (c.has(ev::kTdFetchLat)) {
-      m.fetch_latency = c.get(ev::kTdFetchLat) / pm_sum - dropping;
-      m.fetch_bandwidth = *m.frontend_bound - *m.fetch_latency;
-    }
-  } else {
-    std::initializer_list<const char*> need_icx = {ev::kSlots, ev::kUopsRetiredSlots,
-                                                    ev::kIdqNotDelivered, ev::kBackendSlots};
-    std::initializer_list<const char*> need_spr = {ev::kSlots, ev::kUopsRetiredSlots,
-                                                    ev::kIdqNotDelivered, ev::kBackendSlots,
-                                                    ev::kBadSpecSlots};
-    if (fail(m, c.missing(spr ? need_spr : need_icx))) return;
-    if (!have_slots) return (void)fail(m, std::string(ev::kSlots) + " is zero");
-    m.retiring = c.get(ev::kUopsRetiredSlots) / slots;
-    m.frontend_bound = (c.get(ev::kIdqNotDelivered) - c.get(ev::kUopDropping)) / slots;
-    m.backend_bound = c.get(ev::kBackendSlots) / slots;
-    // Ice Lake has no bad-speculation slot event: it is what the other three leave.
-    m.bad_speculation = spr ? c.get(ev::kBadSpecSlots) / slots
-                            : 1 - (*m.retiring + *m.frontend_bound + *m.backend_bound);
-    m.ok = true;
-  }
-  if (!m.fetch_latency && c.has(ev::kIdqCycles0) && have_slots) {
-    m.fetch_latency = (width * c.get(ev::kIdqCycles0) - c.get(ev::kUopDropping)) / slots;
-    m.fetch_bandwidth = *m.frontend_bound - *m.fetch_latency;
-  }
-  if (!m.branch_mispredicts && c.has(ev::kBrMispSlots) && have_slots) {
-    m.branch_mispredicts = c.get(ev::kBrMispSlots) / slots;
-    m.machine_clears = *m.bad_speculation - *m.branch_mispredicts;
-  }
-  if (!m.memory_bound && spr && c.has(ev::kMemBoundSlots) && have_slots) {
-    m.memory_bound = c.get(ev::kMemBoundSlots) / slots;
-    m.core_bound = *m.backend_bound - *m.memory_bound;
-  }
-  if (!m.memory_bound) intel_backend_split(m, c);
-  set_freq_ipc(m, c, ev::kInst, ev::kClk);
-}
+using detail::Counts;
+using detail::fail;
+using detail::ratio;
+using detail::set_freq_ipc;
 
 void amd_zen(TopdownMetrics& m, const Counts& c, int width) {
   if (fail(m, c.missing({ev::kAmdCycles, ev::kAmdFeNoOps, ev::kAmdBeStalls, ev::kAmdSmt,
@@ -174,8 +71,11 @@ void amd_zen(TopdownMetrics& m, const Counts& c, int width) {
     m.fetch_latency = width * c.get(lat) / slots;
     m.fetch_bandwidth = *m.frontend_bound - *m.fetch_latency;
   }
-  if (c.has(ev::kAmdBrMisp) && c.has(ev::kAmdResyncs)) {
-    if (auto share = ratio(c.get(ev::kAmdBrMisp), c.get(ev::kAmdBrMisp) + c.get(ev::kAmdResyncs))) {
+  // Pipeline restarts: Zen 4's PMCx096 (resyncs_or_nc_redirects), Zen 5's PMCx09F umask 1
+  // (bp_redirects.resync), as perf's bad_speculation_from_mispredicts uses them.
+  const char* resyncs = width == 8 ? ev::kAmdResyncsZen5 : ev::kAmdResyncs;
+  if (c.has(ev::kAmdBrMisp) && c.has(resyncs)) {
+    if (auto share = ratio(c.get(ev::kAmdBrMisp), c.get(ev::kAmdBrMisp) + c.get(resyncs))) {
       m.branch_mispredicts = *m.bad_speculation * *share;
       m.machine_clears = *m.bad_speculation - *m.branch_mispredicts;  // "pipeline restarts"
     }
@@ -199,23 +99,27 @@ void neoverse_slots(TopdownMetrics& m, const Counts& c, bool v2) {
     return (void)fail(m, "CPU_CYCLES or OP_SPEC is zero");
   const double useful = c.get(ev::kArmOpRetired) / c.get(ev::kArmOpSpec);
   const double issued = 1 - c.get(ev::kArmStallSlot) / slots;
-  // Mispredict recovery cycles move from Frontend to Bad Speculation; V1's perf metrics use
-  // 4 x BR_MIS_PRED / cycles, V2's BR_MIS_PRED / (4 x cycles).
-  const double recovery = v2 ? c.get(ev::kArmBrMisPred) / (4 * cycles) : 4 * c.get(ev::kArmBrMisPred) / cycles;
-  m.frontend_bound = c.get(ev::kArmStallSlotFe) / slots - recovery;
-  m.bad_speculation = (1 - useful) * issued + recovery;
+  // Slots of mispredict recovery move to Bad Speculation: on V1 all 4 per mispredict from
+  // Frontend (perf neoverse-v1 metrics); on V2 1 from Frontend and 3 from Backend (Arm Neoverse
+  // V2 telemetry specification).
+  const double mispredicts = c.get(ev::kArmBrMisPred) / cycles;
+  m.frontend_bound = c.get(ev::kArmStallSlotFe) / slots - (v2 ? 1 : 4) * mispredicts;
+  m.backend_bound = c.get(ev::kArmStallSlotBe) / slots - (v2 ? 3 : 0) * mispredicts;
+  m.bad_speculation = (1 - useful) * issued + 4 * mispredicts;
   m.retiring = useful * issued;
-  m.backend_bound = c.get(ev::kArmStallSlotBe) / slots;
   m.ok = true;
   set_freq_ipc(m, c, ev::kArmInst, ev::kArmCycles);
 }
 
+// `be2`: a second backend stall event whose cycles add to `be`'s (Zen 3: the dispatch stalls
+// are split over PMCx0AE and PMCx0AF); nullptr when there is none.
 void stall_ratios(TopdownMetrics& m, const Counts& c, const char* cycles, const char* inst,
-                  const char* fe, const char* be) {
+                  const char* fe, const char* be, const char* be2 = nullptr) {
   if (fail(m, c.missing({cycles, fe, be}))) return;
+  if (be2 != nullptr && fail(m, c.missing({be2}))) return;
   if (c.get(cycles) <= 0) return (void)fail(m, std::string(cycles) + " is zero");
   m.frontend_stalls = c.get(fe) / c.get(cycles);
-  m.backend_stalls = c.get(be) / c.get(cycles);
+  m.backend_stalls = (c.get(be) + (be2 != nullptr ? c.get(be2) : 0.0)) / c.get(cycles);
   m.ok = true;
   set_freq_ipc(m, c, inst, cycles);
 }
@@ -247,15 +151,16 @@ TopdownMetrics compute_metrics(const TopdownTable& t, std::string_view event_set
   }
   const Counts c(counters);
   switch (t.uarch) {
-    case Uarch::kIntelSkylake: skylake(m, c, t.smt); break;
-    case Uarch::kIntelIceLake: icelake_or_later(m, c, t.width, false); break;
-    case Uarch::kIntelSapphireRapids: icelake_or_later(m, c, t.width, true); break;
+    case Uarch::kIntelSkylake: detail::skylake(m, c, t.smt); break;
+    case Uarch::kIntelIceLake: detail::icelake_or_later(m, c, t.width, false); break;
+    case Uarch::kIntelSapphireRapids: detail::icelake_or_later(m, c, t.width, true); break;
     case Uarch::kAmdZen4:
     case Uarch::kAmdZen5: amd_zen(m, c, t.width); break;
     case Uarch::kArmNeoverseV1: neoverse_slots(m, c, false); break;
     case Uarch::kArmNeoverseV2: neoverse_slots(m, c, true); break;
     case Uarch::kAmdZen3:
-      stall_ratios(m, c, ev::kAmdCycles, ev::kAmdInst, ev::kAmdOpQueueEmpty, ev::kAmdDispStall1);
+      stall_ratios(m, c, ev::kAmdCycles, ev::kAmdInst, ev::kAmdOpQueueEmpty, ev::kAmdDispStall1,
+                   ev::kAmdDispStall2);
       break;
     case Uarch::kArmNeoverseN1:
       stall_ratios(m, c, ev::kArmCycles, ev::kArmInst, ev::kArmStallFe, ev::kArmStallBe);
@@ -288,6 +193,20 @@ TopdownMetrics compute_metrics(const TopdownTable& t, std::string_view event_set
     }
   }
   return m;
+}
+
+void mark_counters_failed(TopdownMetrics& m, const std::string& status) {
+  TopdownMetrics failed;
+  failed.table = std::move(m.table);
+  failed.method = m.method;
+  failed.why_not = status;
+  m = std::move(failed);
+}
+
+void refuse_multiplexed_remainder(TopdownMetrics& m) {
+  if (!m.ok || m.remainder == nullptr) return;
+  m.mismeasured.push_back(std::string(m.remainder) +
+                          " is what multiplexed (time-sliced) counts leave: not reliable");
 }
 
 std::vector<std::string> flagged_path(const TopdownMetrics& m, const Thresholds& t) {

@@ -45,6 +45,9 @@ struct TopdownMetrics {
   std::optional<double> ghz;  // cycles / task-clock: achieved frequency
   std::vector<std::string> mismeasured;  // "Backend Bound = -0.31", ...
   bool from_perf_metrics = false;        // Ice Lake+: used the kernel topdown-* events
+  // The level-1 node computed as what the others leave ("Backend Bound" on Skylake, "Bad
+  // Speculation" on Ice Lake and later); nullptr where every node is measured.
+  const char* remainder = nullptr;
 };
 
 // Computes metrics for counters recorded with the table named `event_set`. Event names may carry
@@ -54,6 +57,16 @@ TopdownMetrics compute_metrics(std::string_view event_set, const std::map<std::s
 // table, which dominated reports of 100,000-rank jobs.
 TopdownMetrics compute_metrics(const TopdownTable& table, std::string_view event_set,
                                const std::map<std::string, double>& counters);
+
+// A rank whose counter session failed (`status` is its counters_status): nothing derived from its
+// counts is kept, fractions, IPC and frequency alike, since the counts that did arrive may be
+// partial.
+void mark_counters_failed(TopdownMetrics& m, const std::string& status);
+
+// A rank whose counts were multiplexed (time-sliced): a remainder node mixes time slices and can
+// be off by tens of points, so the rank is marked mismeasured with that reason instead of shown
+// as a breakdown with a note. Nothing changes for tables without a remainder.
+void refuse_multiplexed_remainder(TopdownMetrics& m);
 
 // The flagged path with hierarchical safety: a level-2 node appears only under a flagged level-1
 // parent. Empty when nothing is flagged or the values are mismeasured.

@@ -155,3 +155,30 @@ TEST(TextReport, EveryLineFitsA120ColumnTerminal) {
 
 }  // namespace
 }  // namespace hpcsens::report
+
+namespace hpcsens::report {
+namespace {
+
+TEST(RecordJson, CarriesPerRankTopdownAndNoRatesFromFailedCounters) {
+  auto rec = testing::small_job(4, true);
+  rec.ranks[2].counters_status = "Top-Down unavailable: UOPS_ISSUED:ANY not supported";  // partial counts kept
+  const nlohmann::json j = record_report_json(rec);
+  const auto& td = j.at("derived").at("topdown");
+  ASSERT_EQ(td.size(), 4u);
+  const auto m = topdown::compute_metrics(rec.ranks[0].event_set, rec.ranks[0].counters);
+  ASSERT_TRUE(m.ok && m.ipc.has_value());
+  EXPECT_EQ(td[0].at("rank"), rec.ranks[0].rank);
+  EXPECT_EQ(td[0].at("event_set"), "topdown-skx");
+  EXPECT_EQ(td[0].at("backend_bound").get<double>(), *m.backend_bound);
+  EXPECT_EQ(td[0].at("ipc").get<double>(), *m.ipc);
+  EXPECT_FALSE(td[2].at("ok").get<bool>());
+  EXPECT_EQ(td[2].at("why_not"), rec.ranks[2].counters_status);
+  EXPECT_FALSE(td[2].contains("ipc")) << td[2].dump();
+  EXPECT_FALSE(td[2].contains("ghz")) << td[2].dump();
+  EXPECT_FALSE(td[2].contains("retiring")) << td[2].dump();
+  // Without a Top-Down set there is nothing to derive.
+  EXPECT_FALSE(record_report_json(testing::small_job(4, false)).at("derived").contains("topdown"));
+}
+
+}  // namespace
+}  // namespace hpcsens::report

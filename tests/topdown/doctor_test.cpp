@@ -173,6 +173,16 @@ TEST_F(FakeRoot, TopdownPlanNamesTableAndSmtPermission) {
   write("proc/sys/kernel/perf_event_paranoid", "0\n");
   EXPECT_EQ(doctor::check_topdown_plan(skx, root_.string(), false).status, doctor::Status::kOk);
 
+  // Sapphire Rapids: the doctor says which events are counted by raw encoding and why.
+  topdown::CpuId spr = skx;
+  spr.smt = false;
+  spr.model = 0x8F;
+  c = doctor::check_topdown_plan(spr, root_.string(), false);
+  EXPECT_EQ(c.status, doctor::Status::kOk) << c.detail;
+  EXPECT_NE(c.detail.find("perf_raw::r02a4 BACKEND_BOUND_SLOTS"), std::string::npos) << c.detail;
+  EXPECT_NE(c.detail.find("Debian's libpfm4 4.13 encodes those names with event select 0x00"), std::string::npos)
+      << c.detail;
+
   topdown::CpuId zen2;
   zen2.vendor = "AuthenticAMD";
   zen2.family = 0x17;

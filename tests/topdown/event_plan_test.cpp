@@ -157,3 +157,56 @@ TEST(Plan, EventNamesAreUniqueWithinATable) {
       for (const auto& e : g.events) EXPECT_TRUE(seen.insert(e).second) << t.name << ": " << e;
   }
 }
+
+TEST(Plan, TablelessCpusAreUnavailableWithTheirReason) {
+  // Zen 1 and Zen 2 (family 0x17), Intel before Skylake, Arm cores without a table and other
+  // implementers: no plan, and the note names the CPU and why.
+  const struct {
+    CpuId cpu;
+    const char* reason;
+  } cases[] = {
+      {amd(0x17, 0x01), "AMD family 0x17 model 0x1: no Top-Down table (Zen 2 and older have no slot events)"},
+      {amd(0x17, 0x31), "AMD family 0x17 model 0x31: no Top-Down table (Zen 2 and older have no slot events)"},
+      {amd(0x15, 0x02), "AMD family 0x15 model 0x2: no Top-Down table (Zen 2 and older have no slot events)"},
+      {intel(0x4F), "Intel family 6 model 0x4f: no Top-Down table for this model"},  // Broadwell-EP
+      {intel(0x3F), "Intel family 6 model 0x3f: no Top-Down table for this model"},  // Haswell-EP
+      {arm(0xd08), "Arm implementer 0x41 part 0xd08: no Top-Down table for this core"},  // Cortex-A72
+  };
+  for (const auto& c : cases) {
+    const EventPlan p = plan_events("topdown", c.cpu);
+    EXPECT_FALSE(p.available) << c.reason;
+    EXPECT_TRUE(p.groups.empty()) << c.reason;
+    EXPECT_EQ(p.note, std::string("Top-Down unavailable: ") + c.reason);
+  }
+  CpuId ampere;  // another implementer (Ampere 0xc0): not an Arm Ltd. core
+  ampere.vendor = "ARM";
+  ampere.arm_implementer = 0xc0;
+  ampere.arm_part = 0xac3;
+  EXPECT_EQ(plan_events("topdown", ampere).note, "Top-Down unavailable: Arm implementer 0xc0 part 0xac3: no Top-Down table for this core");
+}
+
+TEST(Cpuinfo, InjectedRootReplacesThisMachineAndIsLabelled) {
+  const auto root = std::filesystem::temp_directory_path() / ("td_inject_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "proc");
+  std::ofstream(root / "proc/cpuinfo") << "vendor_id\t: AuthenticAMD\ncpu family\t: 23\nmodel\t\t: 49\n";
+  ::setenv(kCpuRootEnv, root.c_str(), 1);
+  const CpuId zen2 = detect_cpu();
+  ::unsetenv(kCpuRootEnv);
+  EXPECT_EQ(zen2.family, 0x17);
+  EXPECT_EQ(zen2.model, 0x31);
+  EXPECT_EQ(zen2.injected_root, root.string());
+  const EventPlan p = plan_events("topdown", zen2);
+  EXPECT_EQ(p.note, "Top-Down unavailable: AMD family 0x17 model 0x31: no Top-Down table (Zen 2 and older have no "
+                    "slot events) [CPU identity injected by HPCSENS_CPU_ROOT=" + root.string() +
+                        ", not read from this machine]");
+
+  std::ofstream(root / "proc/cpuinfo") << "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n";
+  ::setenv(kCpuRootEnv, root.c_str(), 1);
+  const EventPlan skx = plan_events("topdown", detect_cpu());
+  ::unsetenv(kCpuRootEnv);
+  EXPECT_EQ(skx.name, "topdown-skx");
+  EXPECT_NE(skx.note.find("[CPU identity injected by HPCSENS_CPU_ROOT="), std::string::npos) << skx.note;
+  EXPECT_NE(skx.refusal_hint.find("need not have that CPU's events"), std::string::npos) << skx.refusal_hint;
+  EXPECT_TRUE(detect_cpu().injected_root.empty());  // unset again: this machine
+  std::filesystem::remove_all(root);
+}

@@ -1,6 +1,7 @@
 // Every x86 event name in every Top-Down table must encode in Debian's libpfm4 (what PAPI 7.0
 // uses for native names), checked without the hardware by forcing the PMU model:
-// LIBPFM_FORCE_PMU is read by pfm_initialize(), so each PMU is checked in a forked child.
+// LIBPFM_FORCE_PMU is read by pfm_initialize(), so each PMU is checked in a forked child
+// (tests/topdown/pfm_encode.cpp).
 // Kernel PERF_METRICS pseudo-events and Arm events (Arm PMUs are not built into the x86
 // libpfm4) are checked against the documented lists in topdown/event_tables.cpp instead.
 #include <gtest/gtest.h>
@@ -14,64 +15,20 @@
 #include <string>
 #include <vector>
 
+#include "tests/topdown/pfm_encode.h"
 #include "topdown/event_tables.h"
 
 using namespace hpcsens::topdown;
 
 namespace {
 
-// Software events come from PAPI's perf_event component, not libpfm4's core PMU tables.
-bool is_software(const std::string& e) { return e.rfind("perf::", 0) == 0; }
+// Software events and raw encodings come from PAPI's perf_event component, not libpfm4's core
+// PMU tables (raw encodings are checked against perf's event JSON in perf_encoding_test.cpp).
+bool is_software(const std::string& e) { return e.rfind("perf::", 0) == 0 || e.rfind("perf_raw::", 0) == 0; }
 bool is_kernel_topdown(const std::string& e) { return e.rfind("topdown-", 0) == 0; }
 
-// Runs in a child: force `pmu`, encode "<pmu>::<event>" for each event, write failures to `fd`.
-int encode_in_child(const std::string& pmu, const std::vector<std::string>& events, int fd) {
-  ::setenv("LIBPFM_FORCE_PMU", pmu.c_str(), 1);
-  if (pfm_initialize() != PFM_SUCCESS) {
-    dprintf(fd, "pfm_initialize failed for %s\n", pmu.c_str());
-    return 1;
-  }
-  int bad = 0;
-  for (const auto& e : events) {
-    const std::string full = pmu + "::" + e;
-    perf_event_attr attr;
-    std::memset(&attr, 0, sizeof attr);
-    pfm_perf_encode_arg_t arg;
-    std::memset(&arg, 0, sizeof arg);
-    arg.attr = &attr;
-    arg.size = sizeof arg;
-    const int rc = pfm_get_os_event_encoding(full.c_str(), PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
-    if (rc != PFM_SUCCESS) {
-      dprintf(fd, "%s: %s\n", full.c_str(), pfm_strerror(rc));
-      ++bad;
-    }
-  }
-  pfm_terminate();
-  return bad == 0 ? 0 : 1;
-}
-
-// Returns the child's failure text ("" when every event encoded).
 std::string encode_all(const std::string& pmu, const std::vector<std::string>& events) {
-  int pipefd[2];
-  if (::pipe(pipefd) != 0) return "pipe failed";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(pipefd[0]);
-    const int rc = encode_in_child(pmu, events, pipefd[1]);
-    ::close(pipefd[1]);
-    ::_exit(rc);
-  }
-  ::close(pipefd[1]);
-  std::string out;
-  char buf[512];
-  ssize_t n;
-  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
-  ::close(pipefd[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status)) return "child crashed\n" + out;
-  if (WEXITSTATUS(status) != 0 && out.empty()) return "child failed";
-  return out;
+  return hpcsens::testing::pfm_encode_all(pmu, events);
 }
 
 bool is_x86(const TopdownTable& t) {
