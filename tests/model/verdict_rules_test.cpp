@@ -8,6 +8,7 @@
 #include "model/analysis.h"
 #include "model/fit_output.h"
 #include "model/predict.h"
+#include "model/validation.h"
 #include "model/verdict.h"
 #include "tests/model/ground_truth.h"
 #include "tests/model/text_match.h"
@@ -199,6 +200,38 @@ TEST(Extrapolation, FarOutsideTheMeasuredRangeIsMarkedWidenedAndNotOk) {
   EXPECT_NE(table.find("rests on extrapolated predictions (far)"), std::string::npos) << table;
   const std::string json = render_predictions(m, both, "json");
   EXPECT_NE(json.find("\"extrapolated\": true"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hpcsens::model
+
+namespace hpcsens::model {
+namespace {
+
+// Above kExactLooMaxPoints the leave-one-out fits come in closed form from the full fit: for least
+// squares with every work off its bound they must equal real refits.
+TEST(LeaveOneOut, ClosedFormMatchesRefitsAboveTheThreshold) {
+  std::vector<Config> cfg;
+  for (int i = 0; i < 150; ++i)  // 150 distinct clocks in 1-3 GHz and bandwidths in 20-120 GB/s
+    cfg.push_back({1.0 + 2.0 * ((i * 37) % 150) / 150.0, 20.0 + 100.0 * ((i * 61) % 150) / 150.0});
+  NoiseSpec n;
+  n.rel_sigma = 0.01, n.seed = 21;
+  const auto pts = testing::generate_points({24, 600, 2}, cfg, n);
+  const auto times = times_of(pts);
+  const ModelSpec spec = parse_model_spec("cpu+mem+io");
+  const FitResult all = fit_model(spec, pts, times, {});
+  const LeaveOneOut loo = leave_one_out(spec, pts, times, {}, all.params);
+  ASSERT_TRUE(loo.closed_form);
+  for (size_t i : {0u, 17u, 64u, 149u}) {
+    std::vector<Point> train;
+    std::vector<double> t;
+    for (size_t j = 0; j < pts.size(); ++j)
+      if (j != i) train.push_back(pts[j]), t.push_back(times[j]);
+    const FitResult f = fit_model(spec, train, t, {});
+    const double refit_err = (model_time(spec, f.params, pts[i]) - times[i]) / times[i];
+    EXPECT_NEAR(loo.err[i], refit_err, 1e-6) << "configuration " << i;
+    for (size_t k = 0; k < f.params.size(); ++k) EXPECT_NEAR(loo.params[i][k], f.params[k], 1e-5 * (1 + f.params[k]));
+  }
 }
 
 }  // namespace
