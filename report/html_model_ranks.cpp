@@ -42,6 +42,7 @@ json per_rank_section(const json& model, const std::string& file) {
   t.numeric = {true, false, true, true, true, true, true, true, true};
   const json ranks = pr.value("ranks", json::array());
   for (const auto& r : ranks) {
+    // A rate the model has no term for is null (not varied by the sweep): it draws no bar.
     const json c = ja::maybe(r, "cpu"), m = ja::maybe(r, "mem"), f = ja::maybe(r, "fixed");
     labels.push_back(std::to_string(r.value("rank", -1)));
     auto secs = [&](const json& v) { return v.is_number() ? json(v.get<double>() * time_s) : json(nullptr); };
