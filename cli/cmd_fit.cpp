@@ -116,9 +116,9 @@ void add_fit(CLI::App& app, Registry& reg) {
   sub->add_option("--format", o->format, "stdout format: table | json | csv | md")
       ->capture_default_str()
       ->check(CLI::IsMember({"table", "json", "csv", "md"}));
-  sub->add_option("--table", o->table, "with --format csv: points | terms | ranks (one tidy table per call)")
+  sub->add_option("--table", o->table, "with --format csv: points | terms | ranks | rates (one tidy table per call)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"points", "terms", "ranks"}));
+      ->check(CLI::IsMember({"points", "terms", "ranks", "rates"}));
   reg.add(sub, [o] {
     if (o->format != "csv" && o->table != "points")
       throw InputError("--table", "goes with --format csv");

@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "model/identifiability.h"
+#include "model/jackknife.h"
 #include "model/model_choice.h"
 #include "model/node_effects.h"
 #include "model/number_format.h"
@@ -51,8 +52,6 @@ void judge_model(ModelReport& rep, const Dataset& data, const IdentifiabilityRep
   in.diag = &rep.diag;
   in.noise = rep.noise;
   in.no_effect = knobs_without_effect(rep.spec, rep.points, rep.noise);
-  for (const auto& w : id.warnings)
-    if (w.find("varied only by a factor") != std::string::npos) in.narrow_rates.push_back(w);
   in.clock_problems = data.clock_problems;
   in.mixed_apps = data.apps.size() > 1;
   const Rate one = one_rate_of(rep.spec);
@@ -62,12 +61,59 @@ void judge_model(ModelReport& rep, const Dataset& data, const IdentifiabilityRep
                                 one == Rate::cpu_ghz ? "cpu" : "mem");
   in.bounds_feasible = rep.bounds.feasible || !rep.bounds.unavailable.empty();
   in.points = rep.points.size();
+  in.distinct = id.distinct_configs;
+  in.params = rep.spec.num_params();
+  for (const auto& t : rep.diag.trends)
+    for (Term term : rep.spec.terms)
+      if (rate_name(term_info(term).rate) == t.rate) in.trends.push_back(t);
+  const auto weak = term_effect_problems(rep.spec, rep.params, rep.points, rep.points[rep.baseline].time_s, rep.noise);
+  for (size_t k = 0; k < weak.size(); ++k) {
+    if (weak[k].empty()) continue;
+    rep.terms[k].unreliable = weak[k];
+    in.weak_terms.push_back(weak[k]);
+    for (auto& e : rep.elasticities)
+      if (e.rate == term_info(rep.spec.terms[k]).rate) e.unreliable = true;
+  }
   rep.verdict = judge(in);
   for (const auto& s : in.no_effect) rep.warnings.push_back(s);
   if (data.requested_clock_runs > 0 && rate_varied(Rate::cpu_ghz, rep.points))
     rep.notes.push_back(fmt::format("{} run(s) record only the requested core clock (no calibration.clock): if the "
                                     "knob did not take effect, the fit cannot tell",
                                     data.requested_clock_runs));
+}
+
+// Intervals from the jackknife over configurations (the leave-one-out fits), which widen when the
+// model misses how the code scales; the covariance ones stay beside them, labelled.
+void apply_jackknife(ModelReport& rep) {
+  rep.jackknife_covariance = jackknife_covariance(rep.loo_params);
+  rep.jackknife_n = usable_fits(rep.loo_params);
+  if (rep.jackknife_covariance.empty()) return;
+  rep.interval_method = "jackknife";
+  const double t = jackknife_t(rep.jackknife_n);
+  const Point& b = rep.points[rep.baseline];
+  for (size_t k = 0; k < rep.terms.size(); ++k) {
+    TermResult& term = rep.terms[k];
+    term.jk_stderr = std::sqrt(std::max(0.0, rep.jackknife_covariance[k][k]));
+    term.work_lo = std::max(0.0, term.work - t * term.jk_stderr);
+    term.work_hi = term.work + t * term.jk_stderr;
+    const double x = basis(term.term, b) / b.time_s;
+    term.share_jk_lo = term.work_lo * x;
+    term.share_jk_hi = std::min(1.0, term.work_hi * x);
+  }
+  std::vector<double> half;
+  for (const auto& e : rep.elasticities) {
+    const auto reps = replicates(rep.loo_params, [&](const std::vector<double>& p) {
+      for (const auto& x : elasticities(rep.spec, p, std::vector<double>(p.size(), 0.0), b, model_time(rep.spec, p, b)))
+        if (x.rate == e.rate) return x.elasticity;
+      return double(NAN);
+    });
+    double lo = NAN, hi = NAN;
+    for (const auto& v : rep.rates)
+      if (v.rate == e.rate) lo = v.lo, hi = v.hi;
+    const double jk = t * std::sqrt(jackknife_variance(reps)), model = model_error_half(rep.diag.max_abs_err, lo, hi);
+    half.push_back(std::sqrt(jk * jk + model * model));
+  }
+  set_resampled_intervals(rep.elasticities, half);
 }
 
 }  // namespace
@@ -91,6 +137,9 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
   const auto times = times_of(pts);
 
   rep.app = data.app;
+  rep.rates = rate_variations(pts);
+  for (const auto& v : rep.rates)
+    if (auto note = held_constant_note(v); !note.empty()) rep.notes.push_back(note);
   rep.spec = opts.model == "auto" ? choose_model(pts, opts, rep) : parse_model_spec(opts.model);
   const auto id = check_identifiability(rep.spec, pts);
   require_with_hint(rep.spec, id, pts);
@@ -104,7 +153,12 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
   rep.params = f.params;
   for (const auto& p : pts) rep.predicted.push_back(model_time(rep.spec, rep.params, p));
   rep.diag = diagnose(times, rep.predicted);
-  rep.loocv_err = loocv_errors(rep.spec, pts, times, opts.fit);
+  {
+    LeaveOneOut loo = leave_one_out(rep.spec, pts, times, opts.fit, rep.params);
+    rep.loocv_err = std::move(loo.err);
+    rep.loo_params = std::move(loo.params);
+    rep.loo_closed_form = loo.closed_form;
+  }
   rep.diag.loocv_mape = mean_abs(rep.loocv_err);
 
   rep.node_effects = judge_node_effects(data.node_runs, rep.predicted, run_to_run_noise(rep.points));
@@ -172,8 +226,9 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
   {
     std::vector<double> work, se;
     for (const auto& t : rep.terms) work.push_back(t.work), se.push_back(t.stderr_);
+    if (rep.spec.overlap) work.push_back(rep.params.back());  // w: the hidden part responds by (1 - w)
     rep.elasticities = elasticities(rep.spec, work, se, b, rep.predicted[rep.baseline]);
-    rep.sensitivity = sensitivity_sentence(rep.elasticities, b);
+    apply_jackknife(rep);
     const int f = rep.spec.index_of(Term::fixed);
     if (f >= 0) rep.notes.push_back(one_rate_note(rep.spec, b, rep.params[f], rep.terms[f].share));
   }
@@ -194,6 +249,7 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
     }
   }
   judge_model(rep, data, id);
+  rep.sensitivity = sensitivity_sentence(rep.elasticities, b);
   // A node effect beyond the noise inflates the repetition noise the other rules judge against, so
   // those rules can say "ok" on exactly the data the node effect makes doubtful.
   for (const auto& w : node_warnings) rep.verdict.caution(w);

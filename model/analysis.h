@@ -12,6 +12,7 @@
 #include "model/node_effects.h"
 #include "model/overlap_bounds.h"
 #include "model/per_rank.h"
+#include "model/rate_variation.h"
 #include "model/sensitivity.h"
 #include "model/verdict.h"
 
@@ -24,6 +25,10 @@ struct TermResult {
   double work = 0, stderr_ = 0;
   TermBounds bounds;                             // from the overlap LP
   double share = 0, share_lo = 0, share_hi = 0;  // W_k x_k / T at the baseline (fit, LP interval)
+  std::string unreliable;                        // why the data cannot determine this term ("" if it can)
+  // Jackknife over configurations (model/jackknife.h): standard error and 95 % intervals of the
+  // work and the share; NaN when fewer than 3 leave-one-out fits were usable.
+  double jk_stderr = NAN, work_lo = NAN, work_hi = NAN, share_jk_lo = NAN, share_jk_hi = NAN;
 };
 
 struct CandidateScore {
@@ -32,6 +37,8 @@ struct CandidateScore {
   double mape = NAN, loocv_mape = NAN;
   bool significant_extra = true;  // its terms beyond cpu+mem are more than 2 stderr above zero
   std::string note;               // why it was skipped or not preferred
+  double loocv_se = NAN;          // standard error of loocv_mape (spread of |LOOCV error| / sqrt(n))
+  std::vector<double> loo_err;    // per configuration, for the paired comparison (not written out)
 };
 
 struct AnalyzeOptions {
@@ -76,6 +83,12 @@ struct ModelReport {
   std::vector<Elasticity> elasticities;    // per varied rate at the baseline
   std::string sensitivity;                 // the same in one sentence
   NodeEffects node_effects;                // per-node mean residual, flagged against the noise
+  std::vector<RateVariation> rates;        // which rates the sweep varied by design, which only jittered
+  std::vector<std::vector<double>> loo_params;  // leave-one-out fits (empty: failed)
+  bool loo_closed_form = false;                 // from the full fit in closed form (validation.h)
+  Matrix jackknife_covariance;                  // of the parameters; empty with < 3 usable fits
+  int jackknife_n = 0;                          // usable leave-one-out fits
+  std::string interval_method = "covariance";   // what low/high of elasticities and predictions use
 };
 
 // The configuration with the highest CPU rate, then the highest memory rate: the machine as
@@ -84,8 +97,5 @@ size_t pick_baseline(const std::vector<Point>& points);
 
 // Throws InputError (exit 2) when the design cannot identify the requested model.
 ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts);
-
-// Which rates the points vary (max/min above 1).
-bool rate_varied(Rate r, const std::vector<Point>& points);
 
 }  // namespace hpcsens::model

@@ -215,6 +215,8 @@ Dataset assemble(const std::vector<Observation>& obs) {
             p.label, rate, v->size(), 100 * spread(*v), *std::min_element(v->begin(), v->end()),
             *std::max_element(v->begin(), v->end()), 100 * kRateSpreadWarn, median(*v)));
     if (!a.lats.empty() && a.lat_missing == 0) p.lat_ns = median(a.lats);
+    if (a.cpus.size() >= 2) p.cpu_spread = spread(a.cpus), p.mem_spread = spread(a.mems);
+    if (p.lat_ns && a.lats.size() >= 2) p.lat_spread = spread(a.lats);
     std::vector<double> rank_medians;
     for (const auto& [r, ts] : a.ranks) {
       const double m = median(ts);

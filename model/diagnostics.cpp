@@ -25,14 +25,33 @@ LinearFit linear_fit(const std::vector<double>& x, const std::vector<double>& y)
   return f;
 }
 
-double t_critical_95(int df) {
-  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+namespace {
+
+// Two-sided critical values of Student's t for 1..30 degrees of freedom; beyond, the normal
+// quantile plus a 1/df term that stays close to the tabulated values.
+struct TTable {
+  double values[30];
+  double normal, per_df;
+};
+constexpr TTable kT95{{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                       2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                       2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042},
+                      1.96, 2.4};
+constexpr TTable kT99{{63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169,
+                       3.106,  3.055, 3.012, 2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845,
+                       2.831,  2.819, 2.807, 2.797, 2.787, 2.779, 2.771, 2.763, 2.756, 2.750},
+                      2.576, 5.3};  // 2.704 at 40, 2.660 at 60
+
+double t_from(const TTable& t, int df) {
   if (df < 1) return INFINITY;
-  if (df <= 30) return table[df - 1];
-  return 1.96 + 2.4 / df;  // close to the tabulated values beyond 30
+  if (df <= 30) return t.values[df - 1];
+  return t.normal + t.per_df / df;
 }
+
+}  // namespace
+
+double t_critical_95(int df) { return t_from(kT95, df); }
+double t_critical_99(int df) { return t_from(kT99, df); }
 
 double mean_abs(const std::vector<double>& v) {
   double s = 0;
@@ -53,8 +72,9 @@ ResidualTrend residual_trend(const std::string& rate, const std::vector<double>&
   if (df >= 2 && std::fabs(t.r) < 1) {
     const double tstat = std::fabs(t.r) * std::sqrt(df / (1 - t.r * t.r));
     t.significant = tstat > t_critical_95(df);
+    t.strong = tstat > t_critical_99(df);
   } else if (df >= 2) {
-    t.significant = true;
+    t.significant = t.strong = true;
   }
   return t;
 }

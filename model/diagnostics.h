@@ -17,6 +17,7 @@ struct ResidualTrend {
   double r = 0;           // correlation of relative residual with the rate
   double slope = 0;       // relative residual per unit of the rate
   bool significant = false;  // |t| of the correlation above the two-sided 5 % critical value
+  bool strong = false;       // ... above the two-sided 1 % value: what the verdict acts on
 };
 
 struct Diagnostics {
@@ -35,6 +36,8 @@ ResidualTrend residual_trend(const std::string& rate, const std::vector<double>&
                              const std::vector<double>& rel_err);
 // Two-sided 5 % critical value of Student's t with `df` degrees of freedom.
 double t_critical_95(int df);
+// Two-sided 1 % critical value of Student's t with `df` degrees of freedom.
+double t_critical_99(int df);
 double mean_abs(const std::vector<double>& v);
 
 }  // namespace hpcsens::model

@@ -26,9 +26,10 @@ std::string config_line(const ModelReport& r) {
 std::string diagnostics_line(const ModelReport& r) {
   return fmt::format(
       "MAPE {}  max error {}  slope {:.4f}  intercept {:.4g} s  R² {:.5f}  LOOCV MAPE {}  "
-      "condition {:.3g}  stderr by {}",
+      "condition {:.3g}  stderr by {}  intervals by {}{}",
       percent_or_na(r.diag.mape), percent_or_na(r.diag.max_abs_err), r.diag.slope, r.diag.intercept, r.diag.r2,
-      percent_or_na(r.diag.loocv_mape), r.condition_number, r.stderr_method);
+      percent_or_na(r.diag.loocv_mape), r.condition_number, r.stderr_method, r.interval_method,
+      r.loo_closed_form ? " (leave-one-out in closed form)" : "");
 }
 
 std::string verdict_block(const ModelReport& r, bool markdown) {
@@ -99,9 +100,12 @@ std::string render_table(const ModelReport& r, bool markdown) {
     // Thousands of rows help nobody on a terminal; the groups below summarise them and the
     // model JSON keeps every rank.
     const size_t shown = std::min(r.per_rank.size(), kMaxRankRows);
+    // A rate without a term (not varied by the sweep) gets no share, not 0 %.
+    auto cpu_cell = [&](double v) { return r.spec.has(Term::cpu) ? percent_or_na(v) : std::string("not varied"); };
+    auto mem_cell = [&](double v) { return r.spec.has(Term::mem) ? percent_or_na(v) : std::string("not varied"); };
     for (size_t i = 0; i < shown; ++i) {
       const auto& s = r.per_rank[i];
-      o += s.ok ? row({std::to_string(s.rank), percent_or_na(s.cpu), percent_or_na(s.mem), percent_or_na(s.fixed),
+      o += s.ok ? row({std::to_string(s.rank), cpu_cell(s.cpu), mem_cell(s.mem), percent_or_na(s.fixed),
                        percent_or_na(s.error)},
                       rw)
                 : row({std::to_string(s.rank), "n/a", "n/a", "n/a", "too few times"}, rw);
@@ -113,12 +117,13 @@ std::string render_table(const ModelReport& r, bool markdown) {
     const std::vector<int> gw{6, 8, 8, 8, 20};
     o += row({"count", "cpu", "memory", "fixed", "ranks"}, gw) + rule(5);
     for (const auto& g : r.groups)
-      o += row({std::to_string(g.ranks.size()), percent_or_na(g.cpu), percent_or_na(g.mem), percent_or_na(g.fixed),
+      o += row({std::to_string(g.ranks.size()), cpu_cell(g.cpu), mem_cell(g.mem), percent_or_na(g.fixed),
                 format_rank_list(g.ranks)},
                gw);
     o += "\nwhich ranks gain from which resource:\n";
     for (const auto& g : r.groups)
-      o += fmt::format("{}ranks {}: {}\n", markdown ? "- " : "  ", format_rank_list(g.ranks), share_sentence(g.cpu, g.mem));
+      o += fmt::format("{}ranks {}: {}\n", markdown ? "- " : "  ", format_rank_list(g.ranks),
+                       share_sentence(r.spec, g.cpu, g.mem));
   }
   if (!r.warnings.empty()) {
     o += "\nwarnings:\n";

@@ -58,11 +58,24 @@ std::string ranks_csv(const ModelReport& r) {
     for (size_t g = 0; g < r.groups.size(); ++g)
       for (int k : r.groups[g].ranks)
         if (k == s.rank) group = static_cast<int>(g) + 1;
-    o += s.ok ? fmt::format("{},true,{},{},{},{},{},{},{},{}\n", s.rank, csv_number(s.cpu), csv_number(s.mem),
-                            csv_number(s.fixed), csv_number(s.error), csv_number(-s.cpu), csv_number(-s.mem), group,
+    // A rate without a term (not varied by the sweep) gets an empty cell, not a share of 0.
+    const double cpu = r.spec.has(Term::cpu) ? s.cpu : NAN, mem = r.spec.has(Term::mem) ? s.mem : NAN;
+    o += s.ok ? fmt::format("{},true,{},{},{},{},{},{},{},{}\n", s.rank, csv_number(cpu), csv_number(mem),
+                            csv_number(s.fixed), csv_number(s.error), csv_number(-cpu), csv_number(-mem), group,
                             tail(r))
               : fmt::format("{},false,,,,,,,,{}\n", s.rank, tail(r));
   }
+  return o;
+}
+
+// Which rates the sweep varied by design and which only jittered (held constant, folded into fixed).
+std::string rates_csv(const ModelReport& r) {
+  std::string o = "rate,varied,lo,hi,median,range_frac,noise_frac,noise_from,threshold_frac,note,model,verdict,emulated\n";
+  for (const auto& v : r.rates)
+    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", rate_name(v.rate), v.varied ? "true" : "false",
+                     csv_number(v.lo), csv_number(v.hi), csv_number(v.median), csv_number(v.range),
+                     csv_number(v.noise), v.noise_from, csv_number(v.threshold), csv_cell(held_constant_note(v)),
+                     tail(r));
   return o;
 }
 
@@ -79,7 +92,8 @@ std::string render_fit_csv(const ModelReport& rep, const std::string& table) {
   if (table == "points") return points_csv(rep);
   if (table == "terms") return terms_csv(rep);
   if (table == "ranks") return ranks_csv(rep);
-  throw InputError("--table", "unknown table '" + table + "' (expected points, terms or ranks)");
+  if (table == "rates") return rates_csv(rep);
+  throw InputError("--table", "unknown table '" + table + "' (expected points, terms, ranks or rates)");
 }
 
 }  // namespace hpcsens::model

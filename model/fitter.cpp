@@ -151,6 +151,14 @@ FitResult fit_model(const ModelSpec& spec, const std::vector<Point>& points, con
   return r;
 }
 
+double loss_weight(const FitOptions& opts, double squared_residual) {
+  std::unique_ptr<ceres::LossFunction> loss(make_loss(opts));
+  if (!loss) return 1.0;
+  double rho[3];
+  loss->Evaluate(squared_residual, rho);
+  return rho[1];
+}
+
 std::optional<Matrix> covariance_at(const ModelSpec& spec, const std::vector<Point>& points,
                                     const std::vector<double>& times, const std::vector<double>& params,
                                     const FitOptions& opts) {

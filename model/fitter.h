@@ -33,6 +33,10 @@ struct FitResult {
 FitResult fit_model(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
                     const FitOptions& opts);
 
+// The weight rho'(s) the loss gives a squared relative residual s at the solution (1 without a
+// robust loss): what iteratively reweighted least squares would use, for the closed-form LOOCV.
+double loss_weight(const FitOptions& opts, double squared_residual);
+
 using Matrix = std::vector<std::vector<double>>;
 
 // Parameter covariance from ceres::Covariance, scaled by the residual variance

@@ -10,6 +10,7 @@
 
 #include "common/errors.h"
 #include "model/diagnostics.h"
+#include "model/rate_variation.h"
 
 namespace hpcsens::model {
 namespace {
@@ -35,9 +36,12 @@ IdentifiabilityReport check_identifiability(const ModelSpec& spec, const std::ve
           return rep;
         }
 
-  // Distinct configurations by their rates: repeated labels at the same rates add nothing.
+  // Distinct configurations by the rates the model uses: repeated labels at the same rates add
+  // nothing, and neither does the jitter of a rate the model does not use (STREAM in a core-only sweep).
+  const bool uses_cpu = spec.has(Term::cpu), uses_mem = spec.has(Term::mem), uses_lat = spec.has(Term::lat);
   std::set<std::tuple<double, double, double>> distinct;
-  for (const auto& p : points) distinct.insert({p.cpu_ghz, p.mem_gbs, p.lat_ns.value_or(0)});
+  for (const auto& p : points)
+    distinct.insert({uses_cpu ? p.cpu_ghz : 0, uses_mem ? p.mem_gbs : 0, uses_lat ? p.lat_ns.value_or(0) : 0});
   std::vector<Point> uniq;
   for (const auto& [c, m, l] : distinct) {
     Point p;
@@ -56,17 +60,18 @@ IdentifiabilityReport check_identifiability(const ModelSpec& spec, const std::ve
 
   for (Term t : spec.terms) {
     if (constant(t)) continue;
-    double lo = INFINITY, hi = 0;
-    for (const auto& p : uniq) {
-      const double v = rate_value(term_info(t).rate, p.cpu_ghz, p.mem_gbs, p.lat_ns);
-      lo = std::min(lo, v), hi = std::max(hi, v);
-    }
-    const double ratio = hi / lo;
-    if (ratio <= 1.0 + 1e-9) {
+    const RateVariation v = rate_variation(term_info(t).rate, points);
+    const double lo = v.lo, hi = v.hi, ratio = hi / lo;
+    if (v.range <= 0) {
       rep.errors.push_back(fmt::format(
           "{} was not varied (all {:g}), so the '{}' term cannot be told apart from fixed time; add "
           "configurations at other {}",
           rate_of(t), lo, term_name(t), what_to_vary(t)));
+    } else if (!v.varied) {
+      rep.errors.push_back(fmt::format(
+          "{} moved only {:.1f}% ({:g} to {:g}), within its measurement noise (a varied rate must move more than "
+          "{:.1f}%), so the '{}' term cannot be told apart from fixed time; add configurations at other {}",
+          rate_of(t), 100 * v.range, lo, hi, 100 * v.threshold, term_name(t), what_to_vary(t)));
     } else if (ratio < kMinRateRatio) {
       rep.warnings.push_back(fmt::format(
           "{} varied only by a factor {:.3f} ({:g} to {:g}); the '{}' work will be poorly determined: widen the "

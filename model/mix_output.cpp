@@ -29,6 +29,7 @@ json system_json(const MixSystem& s) {
                     {"speedup_low", json_number(a.pred.speedup_low)},
                     {"speedup_high", json_number(a.pred.speedup_high)},
                     {"verdict", a.verdict},
+                    {"extrapolated", !a.pred.extrapolated.empty()},
                     {"warnings", a.pred.warnings}});
   json j = {{"name", s.system.name},
             {"cpu_ghz", s.system.cpu_ghz},
@@ -48,6 +49,15 @@ json system_json(const MixSystem& s) {
   return j;
 }
 
+// A ranking resting on extrapolated predictions says so in its conclusion (and names them).
+std::string extrapolation_note(const MixResult& r) {
+  std::string names;
+  for (const auto& s : r.systems)
+    for (const auto& a : s.apps)
+      if (!a.pred.extrapolated.empty()) names += (names.empty() ? "" : ", ") + s.system.name + "/" + a.name;
+  return names.empty() ? "" : ", but it rests on extrapolated predictions (" + names + ")";
+}
+
 std::string render_json(const MixResult& r) {
   json apps = json::array(), systems = json::array();
   for (const auto& a : r.mix->apps)
@@ -60,6 +70,7 @@ std::string render_json(const MixResult& r) {
               {"baseline_nodes", r.mix->baseline_nodes},
               {"ranking_holds", r.overlaps.empty()},
               {"ranking_overlaps", r.overlaps},
+              {"ranking_extrapolated", !extrapolation_note(r).empty()},
               {"applications", apps},
               {"systems", systems}};
   return out.dump(2) + "\n";
@@ -102,7 +113,8 @@ std::string render_table(const MixResult& r) {
     for (const auto& a : s.apps)
       o += fmt::format("       {:<14} {:>7.3f}x  predicted {:.4g} s (fit {:.4g}-{:.4g} s){}\n", a.name, a.pred.speedup,
                        a.pred.predicted_s, a.pred.fit_low_s, a.pred.fit_high_s,
-                       a.verdict == "unreliable" ? "  UNRELIABLE" : "");
+                       std::string(a.verdict == "unreliable" ? "  UNRELIABLE" : "") +
+                           (a.pred.extrapolated.empty() ? "" : "  EXTRAPOLATED"));
   }
   o += "\nspeedup: weighted harmonic mean of the applications' speed-ups over their baselines (the same node-hours of "
        "work run that much faster); interval from the fit intervals.\nthroughput: speedup x nodes / baseline_nodes ("
@@ -111,8 +123,9 @@ std::string render_table(const MixResult& r) {
   if (r.systems.size() > 1) {
     std::string pairs;
     for (const auto& x : r.overlaps) pairs += (pairs.empty() ? "" : ", ") + x;
-    o += r.overlaps.empty() ? "the ranking holds across the intervals\n"
-                            : "the ranking does not hold across the intervals between " + pairs + "\n";
+    o += (r.overlaps.empty() ? "the ranking holds across the intervals"
+                             : "the ranking does not hold across the intervals between " + pairs) +
+         extrapolation_note(r) + "\n";
   }
   if (r.mix->weights_normalised) o += "note: the weights did not sum to 1 and were normalised\n";
   for (const auto& s : r.systems)

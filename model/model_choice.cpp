@@ -52,46 +52,84 @@ bool extra_terms_significant(const ModelSpec& spec, const std::vector<Point>& pt
   return true;
 }
 
-// --model auto: simplest identifiable model, replaced only by a more complex one that beats
-// it by the margin in LOOCV MAPE.
+// Standard error of the mean of |a_i| - |b_i| over configurations both predicted: how much of a
+// difference in LOOCV MAPE is the luck of which configurations were measured.
+double paired_se(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> d;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    if (std::isfinite(a[i]) && std::isfinite(b[i])) d.push_back(std::fabs(a[i]) - std::fabs(b[i]));
+  if (d.size() < 2) return INFINITY;
+  double m = 0, ss = 0;
+  for (double x : d) m += x / d.size();
+  for (double x : d) ss += (x - m) * (x - m);
+  return std::sqrt(ss / (d.size() - 1) / d.size());
+}
+
+CandidateScore score(const std::string& name, const std::vector<Point>& pts, const std::vector<double>& times,
+                     const AnalyzeOptions& opts, std::string& first_error) {
+  const ModelSpec spec = parse_model_spec(name);
+  CandidateScore c;
+  c.model = name;
+  const auto id = check_identifiability(spec, pts);
+  if (!id.ok()) {
+    c.note = id.errors.front();
+    if (first_error.empty()) first_error = id.errors.front();
+    return c;
+  }
+  c.identifiable = true;
+  const FitResult f = fit_model(spec, pts, times, opts.fit);
+  std::vector<double> pred;
+  for (const auto& p : pts) pred.push_back(model_time(spec, f.params, p));
+  c.mape = diagnose(times, pred).mape;
+  c.loo_err = leave_one_out(spec, pts, times, opts.fit, f.params).err;
+  c.loocv_mape = mean_abs(c.loo_err);
+  c.loocv_se = paired_se(c.loo_err, std::vector<double>(c.loo_err.size(), 0.0));
+  c.significant_extra = extra_terms_significant(spec, pts, times, f.params, opts.fit, c.note);
+  return c;
+}
+
+// Whether `c` (more complex) beats `best`; says why in either case.
+bool beats(const CandidateScore& c, const CandidateScore& best, const AnalyzeOptions& opts, std::string& why) {
+  const double gain = best.loocv_mape - c.loocv_mape, se = paired_se(best.loo_err, c.loo_err);
+  const bool margins = c.loocv_mape < best.loocv_mape * (1 - opts.auto_margin_rel) && gain > opts.auto_margin_abs;
+  if (gain > se && margins && c.significant_extra) {
+    why = fmt::format("{} lowers the LOOCV MAPE by {} points, more than one standard error ({}) of the difference, "
+                      "and its extra terms are significant",
+                      c.model, percent(gain), percent(se));
+    return true;
+  }
+  if (!(gain > 0))
+    why = fmt::format("{} does not lower the LOOCV MAPE", c.model);
+  else if (!(gain > se))
+    why = fmt::format("{} lowers the LOOCV MAPE by {} points, within one standard error ({}) of the difference: "
+                      "noise, so the smaller model stays",
+                      c.model, percent(gain), percent(se));
+  else if (!margins)
+    why = fmt::format("{} lowers the LOOCV MAPE by only {} points (needs {:.0f}% relative and {:.1f} points)", c.model,
+                      percent(gain), 100 * opts.auto_margin_rel, 100 * opts.auto_margin_abs);
+  else
+    why = fmt::format("{}: {}", c.model, c.note);
+  return false;
+}
+
+// --model auto: simplest identifiable model, replaced only by a more complex one that beats it
+// beyond one standard error of the LOOCV difference (and the margins).
 ModelSpec choose_among(const std::vector<std::string>& names, const std::vector<Point>& pts,
                        const AnalyzeOptions& opts, ModelReport& rep) {
   const auto times = times_of(pts);
-  const CandidateScore* best = nullptr;
   std::string first_error;
-  std::vector<std::string> passed_over;
-  for (const auto& name : names) {
-    const ModelSpec spec = parse_model_spec(name);
-    CandidateScore c;
-    c.model = name;
-    const auto id = check_identifiability(spec, pts);
-    if (!id.ok()) {
-      c.note = id.errors.front();
-      if (first_error.empty()) first_error = id.errors.front();
-      rep.candidates.push_back(c);
-      continue;
-    }
-    c.identifiable = true;
-    const FitResult f = fit_model(spec, pts, times, opts.fit);
-    std::vector<double> pred;
-    for (const auto& p : pts) pred.push_back(model_time(spec, f.params, p));
-    c.mape = diagnose(times, pred).mape;
-    c.loocv_mape = mean_abs(loocv_errors(spec, pts, times, opts.fit));
-    c.significant_extra = extra_terms_significant(spec, pts, times, f.params, opts.fit, c.note);
-    rep.candidates.push_back(c);
-  }
+  for (const auto& name : names) rep.candidates.push_back(score(name, pts, times, opts, first_error));
+  const CandidateScore* best = nullptr;
+  std::vector<std::string> why;
   for (const auto& c : rep.candidates) {
     if (!c.identifiable || !std::isfinite(c.loocv_mape)) continue;
     if (!best) {
       best = &c;
       continue;
     }
-    const bool better = c.significant_extra && c.loocv_mape < best->loocv_mape * (1 - opts.auto_margin_rel) &&
-                        best->loocv_mape - c.loocv_mape > opts.auto_margin_abs;
-    if (better) {
-      passed_over.push_back(fmt::format("{} (LOOCV MAPE {})", best->model, percent(best->loocv_mape)));
-      best = &c;
-    }
+    std::string w;
+    if (beats(c, *best, opts, w)) best = &c;
+    why.push_back(w);
   }
   if (!best) {
     rep.selection_reason = first_error.empty() ? std::string("no candidate converged") : first_error;
@@ -103,26 +141,18 @@ ModelSpec choose_among(const std::vector<std::string>& names, const std::vector<
     others += fmt::format("{}{} {}", others.empty() ? "" : ", ", c.model,
                           c.identifiable ? percent(c.loocv_mape) : "not identifiable");
   }
+  std::string reasons;
+  for (const auto& w : why) reasons += "; " + w;
   rep.selection_reason = fmt::format(
-      "picked {} with LOOCV MAPE {} ({}); a more complex model is chosen only if it lowers the LOOCV MAPE by "
-      "at least {:.0f}% relative and {:.1f} percentage points and its extra terms differ from zero by more than "
-      "2 standard errors",
-      best->model, percent(best->loocv_mape), others.empty() ? "the only candidate" : "others: " + others,
+      "picked {} with LOOCV MAPE {} ({}){}; a more complex model is chosen only if it lowers the LOOCV MAPE by more "
+      "than one standard error of the difference, by at least {:.0f}% relative and {:.1f} percentage points, and "
+      "its extra terms differ from zero by more than 2 standard errors",
+      best->model, percent(best->loocv_mape), others.empty() ? "the only candidate" : "others: " + others, reasons,
       100 * opts.auto_margin_rel, 100 * opts.auto_margin_abs);
   return parse_model_spec(best->model);
 }
 
 }  // namespace
-
-bool rate_varied(Rate r, const std::vector<Point>& points) {
-  double lo = INFINITY, hi = 0;
-  for (const auto& p : points) {
-    const double v = rate_value(r, p.cpu_ghz, p.mem_gbs, p.lat_ns);
-    if (!std::isfinite(v)) return false;
-    lo = std::min(lo, v), hi = std::max(hi, v);
-  }
-  return hi > lo * (1 + 1e-9);
-}
 
 // --model auto: simplest identifiable model, replaced only by a more complex one that beats
 // it by the margin in LOOCV MAPE. Two-rate models first; when none is identifiable, the largest

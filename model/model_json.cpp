@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "common/safe_file.h"
+#include "model/number_format.h"
 
 namespace hpcsens::model {
 namespace {
@@ -67,8 +68,48 @@ json elasticities_json(const std::vector<Elasticity>& es) {
                    {"high", e.high},
                    {"saving_10pct", e.saving_10},
                    {"saving_10pct_low", e.saving_10_low},
-                   {"saving_10pct_high", e.saving_10_high}});
+                   {"saving_10pct_high", e.saving_10_high},
+                   {"unreliable", e.unreliable},
+                   {"covariance_low", json_number(e.cov_low)},
+                   {"covariance_high", json_number(e.cov_high)}});
   return out;
+}
+
+json rates_json(const std::vector<RateVariation>& rates) {
+  json out = json::array();
+  for (const auto& v : rates)
+    out.push_back({{"rate", rate_name(v.rate)},
+                   {"varied", v.varied},
+                   {"lo", json_number(v.lo)},
+                   {"hi", json_number(v.hi)},
+                   {"median", json_number(v.median)},
+                   {"range", json_number(v.range)},
+                   {"noise", json_number(v.noise)},
+                   {"noise_from", v.noise_from},
+                   {"threshold", json_number(v.threshold)},
+                   {"note", held_constant_note(v)}});
+  return out;
+}
+
+// An np x np matrix of finite numbers, errors naming the field.
+Matrix square_matrix(const json& cov, size_t np, const std::string& src, const std::string& key) {
+  if (!cov.is_array() || cov.size() != np) throw InputError(src + ": field '" + key + "'", "expected a square matrix");
+  Matrix m;
+  for (size_t a = 0; a < np; ++a) {
+    if (!cov[a].is_array() || cov[a].size() != np)
+      throw InputError(src + ": field '" + key + "[" + std::to_string(a) + "]'",
+                       "expected a row of " + std::to_string(np) + " numbers");
+    std::vector<double> row;
+    for (size_t b = 0; b < np; ++b) {
+      const auto& v = cov[a][b];
+      if (!v.is_number() || !std::isfinite(v.get<double>()))
+        throw InputError(src + ": field '" + key + "[" + std::to_string(a) + "][" + std::to_string(b) + "]'",
+                         "not a finite number");
+      row.push_back(v.get<double>());
+    }
+    m.push_back(row);
+  }
+  return m;
 }
 
 }  // namespace
@@ -82,7 +123,14 @@ json to_json(const ModelReport& rep) {
                      {"stderr", t.stderr_},
                      {"bounds", {t.bounds.lo, t.bounds.hi}},
                      {"closed_form_upper", t.bounds.closed_form_hi},
-                     {"share", {{"fit", t.share}, {"lo", t.share_lo}, {"hi", t.share_hi}}}});
+                     {"share", {{"fit", t.share}, {"lo", t.share_lo}, {"hi", t.share_hi}}},
+                     {"unreliable", t.unreliable.empty() ? json(nullptr) : json(t.unreliable)},
+                     {"jackknife",
+                      {{"stderr", json_number(t.jk_stderr)},
+                       {"work_lo", json_number(t.work_lo)},
+                       {"work_hi", json_number(t.work_hi)},
+                       {"share_lo", json_number(t.share_jk_lo)},
+                       {"share_hi", json_number(t.share_jk_hi)}}}});
   json trends = json::array();
   for (const auto& t : rep.diag.trends)
     trends.push_back({{"rate", t.rate}, {"r", t.r}, {"slope", t.slope}, {"significant", t.significant}});
@@ -111,6 +159,7 @@ json to_json(const ModelReport& rep) {
       {"notes", rep.notes},
       {"noise", std::isfinite(rep.noise) ? json(rep.noise) : json(nullptr)},
       {"node_effects", node_effects_json(rep.node_effects)},
+      {"rate_variation", rates_json(rep.rates)},
       {"elasticities", elasticities_json(rep.elasticities)},
       {"sensitivity", rep.sensitivity},
       {"robust", robust_name(rep.robust)},
@@ -119,6 +168,10 @@ json to_json(const ModelReport& rep) {
       {"parameters", rep.params},
       {"covariance", rep.covariance},
       {"stderr_method", rep.stderr_method},
+      {"interval_method", rep.interval_method},
+      {"jackknife_covariance", rep.jackknife_covariance},
+      {"jackknife_n", rep.jackknife_n},
+      {"loocv_method", rep.loo_closed_form ? "closed form" : "refits"},
       {"diagnostics",
        {{"mape", rep.diag.mape},
         {"max_abs_err", rep.diag.max_abs_err},
@@ -145,27 +198,31 @@ json to_json(const ModelReport& rep) {
                    {"mape", s.mape},
                    {"loocv_mape", s.loocv_mape},
                    {"significant", s.significant_extra},
+                   {"loocv_se", json_number(s.loocv_se)},
                    {"note", s.note}});
     out["selection"] = {{"reason", rep.selection_reason}, {"candidates", c}};
   }
   if (rep.has_per_rank) {
     json ranks = json::array(), groups = json::array();
     // A rank's elasticity to a rate is minus its share of time in the term dividing by it.
+    // A rate the model has no term for (not varied by the sweep) gets null, not a share of 0.
+    const bool cpu = rep.spec.has(Term::cpu), mem = rep.spec.has(Term::mem);
+    auto share = [](bool modelled, double v) { return modelled ? json(v) : json(nullptr); };
     for (const auto& r : rep.per_rank)
       ranks.push_back({{"rank", r.rank},
                        {"ok", r.ok},
-                       {"cpu", r.cpu},
-                       {"mem", r.mem},
+                       {"cpu", share(cpu, r.cpu)},
+                       {"mem", share(mem, r.mem)},
                        {"fixed", r.fixed},
                        {"error", r.error},
-                       {"elasticity", {{"cpu_ghz", -r.cpu}, {"mem_gbs", -r.mem}}}});
+                       {"elasticity", {{"cpu_ghz", share(cpu, -r.cpu)}, {"mem_gbs", share(mem, -r.mem)}}}});
     for (const auto& g : rep.groups)
-      groups.push_back({{"cpu", g.cpu},
-                        {"mem", g.mem},
+      groups.push_back({{"cpu", share(cpu, g.cpu)},
+                        {"mem", share(mem, g.mem)},
                         {"fixed", g.fixed},
                         {"count", g.ranks.size()},
                         {"ranks", format_rank_list(g.ranks)},
-                        {"sensitivity", share_sentence(g.cpu, g.mem)}});
+                        {"sensitivity", share_sentence(rep.spec, g.cpu, g.mem)}});
     out["per_rank"] = {{"ranks", ranks}, {"groups", groups}};
   } else {
     out["per_rank"] = nullptr;
@@ -194,21 +251,13 @@ ModelReport model_from_json(const json& j, const std::string& src) {
       throw InputError(src + ": field 'parameters[" + std::to_string(i) + "]'", "not a finite number");
     m.params.push_back(v.get<double>());
   }
-  const auto& cov = j.contains("covariance") ? j.at("covariance") : json();
-  if (!cov.is_array() || cov.size() != np) throw InputError(src + ": field 'covariance'", "expected a square matrix");
-  for (size_t a = 0; a < np; ++a) {
-    if (!cov[a].is_array() || cov[a].size() != np)
-      throw InputError(src + ": field 'covariance[" + std::to_string(a) + "]'", "expected a row of " +
-                                                                                   std::to_string(np) + " numbers");
-    std::vector<double> row;
-    for (size_t b = 0; b < np; ++b) {
-      const auto& v = cov[a][b];
-      if (!v.is_number() || !std::isfinite(v.get<double>()))
-        throw InputError(src + ": field 'covariance[" + std::to_string(a) + "][" + std::to_string(b) + "]'",
-                         "not a finite number");
-      row.push_back(v.get<double>());
-    }
-    m.covariance.push_back(row);
+  m.covariance = square_matrix(j.contains("covariance") ? j.at("covariance") : json(), np, src, "covariance");
+  if (j.contains("jackknife_covariance") && !j.at("jackknife_covariance").is_null() &&
+      !j.at("jackknife_covariance").empty()) {
+    m.jackknife_covariance = square_matrix(j.at("jackknife_covariance"), np, src, "jackknife_covariance");
+    m.jackknife_n = static_cast<int>(need_number(j, "jackknife_n", src, true));
+    if (m.jackknife_n < 3) throw InputError(src + ": field 'jackknife_n'", "must be at least 3");
+    m.interval_method = "jackknife";
   }
   if (!j.contains("points") || !j.at("points").is_array() || j.at("points").empty())
     throw InputError(src + ": field 'points'", "missing or empty");
@@ -246,6 +295,13 @@ ModelReport model_from_json(const json& j, const std::string& src) {
   m.verdict.reasons = optional_strings(j, "verdict_reasons", src);
   if (v.empty()) m.verdict.reasons.push_back("the model file has no verdict (written by an older hpcsens)");
   m.notes = optional_strings(j, "notes", src);
+  // The model error that widens extrapolated predictions (absent in older files: the floor applies).
+  if (j.contains("diagnostics") && j.at("diagnostics").is_object()) {
+    const json& d = j.at("diagnostics");
+    if (d.contains("loocv_mape") && d.at("loocv_mape").is_number()) m.diag.loocv_mape = d.at("loocv_mape").get<double>();
+    if (!std::isfinite(m.diag.loocv_mape) || m.diag.loocv_mape < 0)
+      throw InputError(src + ": field 'diagnostics.loocv_mape'", "must be a finite number of at least 0");
+  }
   return m;
 }
 

@@ -2,6 +2,7 @@
 // Which terms a sensitivity model has and what each term's "basis" is at a configuration.
 // T_j = sum_k W_k * x_k(j) with x_cpu = 1/R_cpu, x_mem = 1/R_mem, x_io = 1, x_lat = L_j;
 // the overlap variant replaces the cpu+mem sum by sum - w (sum - max) (design.md).
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ struct Point {
   double min_s = 0;    // spread of the repetitions
   double max_s = 0;
   int reps = 1;
+  // Relative spread (max - min) / median of the rates measured at the repetitions of this
+  // configuration (STREAM and the clock are measured at every visit): the rates' own
+  // measurement noise. NaN with fewer than two repetitions.
+  double cpu_spread = NAN, mem_spread = NAN, lat_spread = NAN;
 };
 
 struct ModelSpec {

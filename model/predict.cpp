@@ -14,18 +14,44 @@
 #include "common/safe_file.h"
 #include "model/dataset.h"
 #include "model/glpk_guard.h"
+#include "model/jackknife.h"
+#include "model/number_format.h"
+#include "model/rate_variation.h"
 #include "model/yaml_position.h"
 
 namespace hpcsens::model {
 namespace {
 
-// Beyond this factor outside the measured range a prediction is an extrapolation worth flagging.
-constexpr double kExtrapolationFactor = 1.25;
-
-void check_range(const char* rate, double v, double lo, double hi, std::vector<std::string>& warnings) {
-  if (v < lo / kExtrapolationFactor || v > hi * kExtrapolationFactor)
-    warnings.push_back(fmt::format("{} {:g} is far outside the measured range {:g} to {:g}: extrapolating", rate, v,
+void check_range(const char* rate, double v, double lo, double hi, Prediction& p) {
+  if (!(v < lo / kExtrapolationFactor || v > hi * kExtrapolationFactor)) return;
+  p.extrapolated.push_back(rate);
+  p.extrapolation = std::max(p.extrapolation, std::max(v / hi, lo / v));
+  p.warnings.push_back(fmt::format("{} {:g} is far outside the measured range {:g} to {:g}: extrapolating", rate, v,
                                    lo, hi));
+}
+
+// An extrapolated prediction rests on the model being right where nothing was measured: its
+// interval widens by the model's error (LOOCV MAPE, at least kMinModelError) times how far out it
+// is, and its verdict drops one step (to unreliable beyond kFarExtrapolationFactor).
+void judge_extrapolation(const ModelReport& m, Prediction& p) {
+  p.verdict = m.verdict.word;
+  p.verdict_reasons = m.verdict.reasons;
+  if (p.extrapolated.empty()) return;
+  const double err = std::max(kMinModelError, std::isfinite(m.diag.loocv_mape) ? m.diag.loocv_mape : 0.0);
+  const double extra = p.predicted_s * err * p.extrapolation;
+  p.fit_low_s = std::max(0.0, p.fit_low_s - extra);
+  p.fit_high_s += extra;
+  p.low_s = std::min(p.low_s, p.fit_low_s);
+  p.high_s = std::max(p.high_s, p.fit_high_s);
+  std::string rates;
+  for (const auto& r : p.extrapolated) rates += (rates.empty() ? "" : ", ") + r;
+  const std::string why = fmt::format(
+      "extrapolated: {} up to {:.2f}x beyond the measured range; the interval is widened by the model error {} x "
+      "{:.2f}",
+      rates, p.extrapolation, percent(err, 1), p.extrapolation);
+  if (p.extrapolation > kFarExtrapolationFactor || p.verdict == "caution") p.verdict = "unreliable";
+  else p.verdict = "caution";
+  p.verdict_reasons.push_back(why);
 }
 
 // The one rate a one-rate model cannot project: cpu+fixed holds the memory part as measured.
@@ -33,9 +59,12 @@ void check_unmodelled_rate(const ModelReport& m, const SystemSpec& sys, std::vec
   const Rate r = one_rate_of(m.spec);
   if (r == Rate::none) return;
   const bool cpu_model = r == Rate::cpu_ghz;
-  const double swept = held_rate(m, cpu_model ? Rate::mem_gbs : Rate::cpu_ghz);
+  const Rate other = cpu_model ? Rate::mem_gbs : Rate::cpu_ghz;
+  const double swept = held_rate(m, other);
   const double target = cpu_model ? sys.mem_gbs : sys.cpu_ghz;
-  if (std::fabs(target - swept) <= 0.01 * swept) return;
+  // Within the jitter the sweep measured (or 1 % of the held value) is the same configuration.
+  const RateVariation v = rate_variation(other, m.points);
+  if (std::fabs(target - swept) <= 0.01 * swept || (target >= v.lo && target <= v.hi)) return;
   warnings.push_back(fmt::format(
       "{} {:g} differs from the {:g} of the sweep, but model {} does not model this change: the 'fixed' part is "
       "held at its measured value",
@@ -118,8 +147,18 @@ Prediction predict(const ModelReport& m, const SystemSpec& sys) {
   for (size_t a = 0; a < g.size(); ++a)
     for (size_t b = 0; b < g.size(); ++b) var += g[a] * m.covariance[a][b] * g[b];
   const double half = 1.96 * std::sqrt(std::max(0.0, var));
-  p.fit_low_s = std::max(0.0, p.predicted_s - half);
-  p.fit_high_s = p.predicted_s + half;
+  p.cov_low_s = std::max(0.0, p.predicted_s - half);
+  p.cov_high_s = p.predicted_s + half;
+  p.fit_low_s = p.cov_low_s, p.fit_high_s = p.cov_high_s;
+  if (!m.jackknife_covariance.empty()) {
+    double jv = 0;
+    for (size_t a = 0; a < g.size(); ++a)
+      for (size_t b = 0; b < g.size(); ++b) jv += g[a] * m.jackknife_covariance[a][b] * g[b];
+    const double jhalf = jackknife_t(m.jackknife_n) * std::sqrt(std::max(0.0, jv));
+    p.fit_low_s = std::max(0.0, p.predicted_s - jhalf);
+    p.fit_high_s = p.predicted_s + jhalf;
+    p.interval_method = "jackknife";
+  }
   p.low_s = p.fit_low_s;
   p.high_s = p.fit_high_s;
   if (m.bounds.feasible) {
@@ -134,10 +173,6 @@ Prediction predict(const ModelReport& m, const SystemSpec& sys) {
       p.warnings.push_back(std::string("overlap bounds unavailable: ") + e.what());
     }
   }
-  const double base = m.points[m.baseline].time_s;
-  p.speedup = base / p.predicted_s;
-  p.speedup_low = base / p.fit_high_s;
-  p.speedup_high = p.fit_low_s > 0 ? base / p.fit_low_s : INFINITY;
   double clo = INFINITY, chi = 0, mlo = INFINITY, mhi = 0, llo = INFINITY, lhi = 0;
   for (const auto& pt : m.points) {
     clo = std::min(clo, pt.cpu_ghz), chi = std::max(chi, pt.cpu_ghz);
@@ -145,15 +180,20 @@ Prediction predict(const ModelReport& m, const SystemSpec& sys) {
     if (pt.lat_ns) llo = std::min(llo, *pt.lat_ns), lhi = std::max(lhi, *pt.lat_ns);
   }
   const Rate one = one_rate_of(m.spec);
-  if (one != Rate::mem_gbs) check_range("cpu_ghz", cpu, clo, chi, p.warnings);
+  if (one != Rate::mem_gbs) check_range("cpu_ghz", cpu, clo, chi, p);
   if (sys.cpu_work_factor != 1.0)
     p.warnings.push_back(fmt::format("cpu_work_factor {:g}: the cpu work is scaled as if the clock were {:g} GHz",
                                      sys.cpu_work_factor, cpu));
   check_unmodelled_rate(m, sys, p.warnings);
   if (m.verdict.word == "unreliable")
     p.warnings.insert(p.warnings.begin(), "UNRELIABLE model: this prediction inherits its verdict");
-  if (one != Rate::cpu_ghz) check_range("mem_gbs", sys.mem_gbs, mlo, mhi, p.warnings);
-  if (m.spec.has(Term::lat) && sys.lat_ns) check_range("lat_ns", *sys.lat_ns, llo, lhi, p.warnings);
+  if (one != Rate::cpu_ghz) check_range("mem_gbs", sys.mem_gbs, mlo, mhi, p);
+  if (m.spec.has(Term::lat) && sys.lat_ns) check_range("lat_ns", *sys.lat_ns, llo, lhi, p);
+  judge_extrapolation(m, p);
+  const double base = m.points[m.baseline].time_s;
+  p.speedup = base / p.predicted_s;
+  p.speedup_low = base / p.fit_high_s;
+  p.speedup_high = p.fit_low_s > 0 ? base / p.fit_low_s : INFINITY;
   if (m.emulated) p.warnings.insert(p.warnings.begin(), "EMULATED: the model was fitted to emulated runs");
   return p;
 }

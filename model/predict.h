@@ -22,10 +22,25 @@ struct SystemSpec {
   double cpu_work_factor = 1.0;
 };
 
+// A rate more than this factor outside the measured range is an extrapolation (docs/methodology.md).
+inline constexpr double kExtrapolationFactor = 1.25;
+// Beyond this factor the prediction is `unreliable` whatever the model's verdict.
+inline constexpr double kFarExtrapolationFactor = 2.0;
+// Smallest relative model error assumed when widening an extrapolated prediction.
+inline constexpr double kMinModelError = 0.02;
+
 struct Prediction {
   SystemSpec system;
   double predicted_s = 0;
-  double fit_low_s = 0, fit_high_s = 0;          // predicted -/+ 1.96 sigma from the covariance
+  // 95 % interval: the jackknife over configurations (t with n-1 df) when the model has one, else
+  // the covariance; widened by the model error when extrapolated.
+  double fit_low_s = 0, fit_high_s = 0;
+  double cov_low_s = 0, cov_high_s = 0;          // predicted -/+ 1.96 sigma from the covariance, for comparison
+  std::string interval_method = "covariance";    // of fit_low_s/fit_high_s: jackknife or covariance
+  std::vector<std::string> extrapolated;         // rates beyond the measured range x kExtrapolationFactor
+  double extrapolation = 1;                      // the largest factor by which a rate lies beyond its range
+  std::string verdict = "ok";                    // the model's, downgraded for extrapolation
+  std::vector<std::string> verdict_reasons;
   std::optional<double> overlap_low_s, overlap_high_s;  // LP range (absent when infeasible)
   double low_s = 0, high_s = 0;                  // the union of both intervals
   double speedup = 0;                            // baseline measured time / predicted

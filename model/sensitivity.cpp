@@ -32,10 +32,17 @@ std::vector<Elasticity> elasticities(const ModelSpec& spec, const std::vector<do
                                      const std::vector<double>& se, const Point& b, double modelled_s) {
   std::vector<Elasticity> out;
   if (!(modelled_s > 0)) return out;
-  for (size_t k = 0; k < spec.terms.size(); ++k) {
+  // The overlap model hides w of the smaller of the cpu and memory parts: a change of that part
+  // moves the time by only (1 - w) of it.
+  const size_t nt = spec.terms.size();
+  const double w = spec.overlap && work.size() > nt ? work[nt] : 0.0;
+  const int c = spec.index_of(Term::cpu), m = spec.index_of(Term::mem);
+  const double pc = c >= 0 ? work[c] * basis(Term::cpu, b) : 0, pm = m >= 0 ? work[m] * basis(Term::mem, b) : 0;
+  for (size_t k = 0; k < nt; ++k) {
     const TermInfo& info = term_info(spec.terms[k]);
     if (info.rate == Rate::none) continue;
-    const double x = basis(spec.terms[k], b) / modelled_s;
+    const bool hidden = spec.overlap && ((int(k) == c && pc < pm) || (int(k) == m && pm <= pc && pc != pm));
+    const double x = basis(spec.terms[k], b) / modelled_s * (hidden ? 1.0 - w : 1.0);
     const double share = work[k] * x, half = 1.96 * se[k] * x;
     const double lo = std::max(0.0, share - half), hi = std::min(1.0, share + half);
     const double sign = info.divides ? -1.0 : 1.0;
@@ -51,6 +58,21 @@ std::vector<Elasticity> elasticities(const ModelSpec& spec, const std::vector<do
   return out;
 }
 
+void set_resampled_intervals(std::vector<Elasticity>& es, const std::vector<double>& half) {
+  for (size_t i = 0; i < es.size() && i < half.size(); ++i) {
+    Elasticity& e = es[i];
+    if (!std::isfinite(half[i])) continue;
+    e.cov_low = e.low, e.cov_high = e.high;
+    const bool divides = e.rate != Rate::lat_ns;
+    const double share = std::fabs(e.elasticity);
+    const double lo = std::max(0.0, share - half[i]), hi = std::min(1.0, share + half[i]);
+    e.low = divides ? -hi : lo;
+    e.high = divides ? -lo : hi;
+    const double f = saving_factor(divides);
+    e.saving_10_low = lo * f, e.saving_10_high = hi * f;
+  }
+}
+
 std::string sensitivity_sentence(const std::vector<Elasticity>& es, const Point& b) {
   if (es.empty()) return "";
   std::string s = fmt::format("at {:g} GHz / {:g} GB/s", b.cpu_ghz, b.mem_gbs);
@@ -60,17 +82,20 @@ std::string sensitivity_sentence(const std::vector<Elasticity>& es, const Point&
                    [](const Elasticity& a, const Elasticity& c) { return a.saving_10 > c.saving_10; });
   for (size_t i = 0; i < sorted.size(); ++i) {
     const auto& e = sorted[i];
-    s += fmt::format("{} 10 % {} {} saves {} ({}-{}) of run time", i == 0 ? "," : ";", better(e.rate),
+    s += fmt::format("{} 10 % {} {} saves {} ({}-{}) of run time{}", i == 0 ? "," : ";", better(e.rate),
                      rate_words(e.rate), percent(e.saving_10, 1), percent(e.saving_10_low, 1),
-                     percent(e.saving_10_high, 1));
+                     percent(e.saving_10_high, 1), e.unreliable ? " (UNRELIABLE: the sweep cannot determine it)" : "");
   }
   return s;
 }
 
-std::string share_sentence(double cpu_share, double mem_share) {
+std::string share_sentence(const ModelSpec& spec, double cpu_share, double mem_share) {
   const double f = saving_factor(true);
-  return fmt::format("10 % more core clock saves {}, 10 % more memory bandwidth saves {}", percent(cpu_share * f, 1),
-                     percent(mem_share * f, 1));
+  std::string s;
+  if (spec.has(Term::cpu)) s = fmt::format("10 % more core clock saves {}", percent(cpu_share * f, 1));
+  if (spec.has(Term::mem))
+    s += fmt::format("{}10 % more memory bandwidth saves {}", s.empty() ? "" : ", ", percent(mem_share * f, 1));
+  return s;
 }
 
 }  // namespace hpcsens::model

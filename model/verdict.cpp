@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "model/identifiability.h"
 #include "model/number_format.h"
 
 namespace hpcsens::model {
@@ -90,6 +91,80 @@ std::vector<std::string> knobs_without_effect(const ModelSpec& spec, const std::
   return out;
 }
 
+std::vector<std::string> term_effect_problems(const ModelSpec& spec, const std::vector<double>& params,
+                                              const std::vector<Point>& points, double baseline_s, double noise) {
+  std::vector<std::string> out(spec.terms.size());
+  const double limit = kTermEffectFactor * (std::isfinite(noise) ? noise : kNoEffectFloor);
+  for (size_t k = 0; k < spec.terms.size(); ++k) {
+    const TermInfo& info = term_info(spec.terms[k]);
+    if (info.rate == Rate::none) continue;
+    double lo = INFINITY, hi = 0, blo = INFINITY, bhi = -INFINITY;
+    for (const auto& p : points) {
+      const double r = rate_value(info.rate, p.cpu_ghz, p.mem_gbs, p.lat_ns), b = basis(spec.terms[k], p);
+      lo = std::min(lo, r), hi = std::max(hi, r), blo = std::min(blo, b), bhi = std::max(bhi, b);
+    }
+    const double change = params[k] * (bhi - blo) / baseline_s;
+    if (hi / lo < kMinRateRatio)
+      out[k] = fmt::format("the '{}' term is unreliable: {} varied only {:.3f}-fold ({:g} to {:g}), too narrow to "
+                           "determine its work; widen the range to at least {:.1f}x",
+                           info.name, rate_name(info.rate), hi / lo, lo, hi, kMinRateRatio);
+    else if (change < limit)
+      out[k] = fmt::format("the '{}' term is unreliable: over the measured {} range ({:g} to {:g}) it changes the run "
+                           "time by only {}, less than {:g} x the {} {}; its work and sensitivity cannot be told "
+                           "apart from noise (widen the range of {})",
+                           info.name, rate_name(info.rate), lo, hi, percent(change, 2), kTermEffectFactor,
+                           std::isfinite(noise) ? "run-to-run noise" : "assumed noise",
+                           percent(std::isfinite(noise) ? noise : kNoEffectFloor, 2), rate_name(info.rate));
+  }
+  return out;
+}
+
+std::string trend_cause(const std::string& rate) {
+  if (rate == "cpu_ghz")
+    return "the time does not scale as 1/clock: part of the run follows the core clock only partly (a cache or "
+           "uncore clocked with the cores, turbo or power limits) or the recorded clock was not the one reached";
+  if (rate == "mem_gbs")
+    return "the time does not scale as 1/bandwidth: a bandwidth knee (the code saturates below the highest "
+           "bandwidth), latency-bound accesses, or memory time overlapping computation (try --model overlap or +lat)";
+  return "the time does not follow the latency linearly: prefetching or memory-level parallelism hides part of it";
+}
+
+namespace {
+
+// Rules that need evidence the model was tested at all (docs/methodology.md, "Verdict rules").
+void judge_evidence(const VerdictInput& in, Verdict& v) {
+  const Diagnostics& d = *in.diag;
+  if (in.distinct >= 0 && in.distinct - in.params < kMinDof)
+    v.caution(fmt::format("only {} degree(s) of freedom ({} distinct configurations for {} parameters): too few to "
+                          "test the model; add at least {} configuration(s)",
+                          std::max(0, in.distinct - in.params), in.distinct, in.params,
+                          kMinDof - (in.distinct - in.params)));
+  if (std::isfinite(d.loocv_mape) && d.loocv_mape > kLoocvUnreliable) {
+    v.unreliable(fmt::format("leave-one-out error {} is above {}: the fit does not predict configurations it has "
+                             "not seen",
+                             percent(d.loocv_mape, 1), percent(kLoocvUnreliable, 1)));
+  } else if (std::isfinite(d.loocv_mape) && d.loocv_mape > kLoocvCaution) {
+    v.caution(fmt::format("leave-one-out error {} is above {}: predictions of configurations the fit has not seen "
+                          "are that far off",
+                          percent(d.loocv_mape, 1), percent(kLoocvCaution, 1)));
+  } else if (std::isfinite(d.loocv_mape) && in.distinct > in.params && in.params > 0) {
+    const double expected = static_cast<double>(in.distinct) / (in.distinct - in.params);
+    const double floor = std::max(kLoocvRatioFloor, std::isfinite(in.noise) ? kNoiseFactor * in.noise : 0.0);
+    if (d.loocv_mape > kLoocvRatio * expected * d.mape && d.loocv_mape > floor)
+      v.caution(fmt::format("leave-one-out error {} is {:.1f} times the in-sample error {} (a correct model loses "
+                            "about {:.1f}x): the fit leans on individual configurations",
+                            percent(d.loocv_mape, 1), d.loocv_mape / d.mape, percent(d.mape, 1), expected));
+  }
+  const double trend_floor = std::max(0.005, std::isfinite(in.noise) ? in.noise : 0.0);
+  for (const auto& t : in.trends)
+    if (t.strong && d.mape > trend_floor)
+      v.caution(fmt::format("the residuals trend with {} (correlation {:.2f}, significant at 1 %): {}", t.rate, t.r,
+                            trend_cause(t.rate)));
+  for (const auto& s : in.weak_terms) v.caution(s);
+}
+
+}  // namespace
+
 Verdict judge(const VerdictInput& in) {
   Verdict v;
   const Diagnostics& d = *in.diag;
@@ -114,12 +189,7 @@ Verdict judge(const VerdictInput& in) {
     else if (d.r2 < kR2Caution)
       v.caution(fmt::format("R² {:.2f} is below {:.1f}", d.r2, kR2Caution));
   }
-  if (std::isfinite(d.loocv_mape) && d.loocv_mape > kLoocvUnreliable)
-    v.unreliable(
-        fmt::format("leave-one-out error {} is above {}: the fit does not predict configurations it has "
-                    "not seen",
-                    percent(d.loocv_mape, 1), percent(kLoocvUnreliable, 1)));
-  for (const auto& s : in.narrow_rates) v.caution("too narrow a rate range: " + s);
+  judge_evidence(in, v);
   for (const auto& s : in.clock_problems) v.caution(s);
   if (!in.confounded.empty()) v.caution(in.confounded);
   if (in.mixed_apps) v.caution("the inputs mix several applications (--allow-mixed)");

@@ -19,6 +19,15 @@ inline constexpr double kNoiseFactor = 3.0;
 inline constexpr double kMapeCautionNoNoise = 0.05;  // when repetitions give no noise estimate
 inline constexpr double kR2Unreliable = 0.5, kR2Caution = 0.9;
 inline constexpr double kLoocvUnreliable = 0.20;
+inline constexpr double kLoocvCaution = 0.10;
+// LOOCV MAPE above kLoocvRatio x n/(n-p) x the in-sample MAPE (n/(n-p): what leaving a point out
+// costs a correct model) and above kLoocvRatioFloor: the fit leans on individual configurations.
+inline constexpr double kLoocvRatio = 2.0, kLoocvRatioFloor = 0.02;
+// Fewer degrees of freedom (distinct configurations - parameters) than this: too few to test the model.
+inline constexpr int kMinDof = 3;
+// A term whose time changes by less than this many times the run-to-run noise over the measured
+// range of its rate (kNoEffectFloor when the noise is unknown) cannot be told apart from noise.
+inline constexpr double kTermEffectFactor = 2.0;
 // A varied rate whose times move less than this (relative) is "no effect" when no noise is known.
 inline constexpr double kNoEffectFloor = 0.01;
 
@@ -40,13 +49,25 @@ struct VerdictInput {
   const Diagnostics* diag = nullptr;
   double noise = NAN;
   std::vector<std::string> no_effect;     // from knobs_without_effect
-  std::vector<std::string> narrow_rates;  // identifiability warnings about narrow ranges
   std::vector<std::string> clock_problems;
   bool mixed_apps = false;
   std::string confounded;  // a one-rate model fitted although both rates varied (together)
   bool bounds_feasible = true;
   size_t points = 0;
+  int distinct = -1;                      // distinct configurations (by the model's rates); -1: unknown
+  int params = 0;                         // fitted parameters
+  std::vector<ResidualTrend> trends;      // residual trends against the rates the model varies
+  std::vector<std::string> weak_terms;    // from term_effect_problems: terms the data cannot determine
 };
+
+// Per term (spec.terms order): why the data cannot determine it, or "" when it can. A term is
+// undetermined when its time changes by less than kTermEffectFactor x the noise over the measured
+// range of its rate, or that range is narrower than kMinRateRatio (identifiability.h).
+std::vector<std::string> term_effect_problems(const ModelSpec& spec, const std::vector<double>& params,
+                                              const std::vector<Point>& points, double baseline_s, double noise);
+
+// Why a residual trend against a rate arises, in physical terms.
+std::string trend_cause(const std::string& rate);
 
 Verdict judge(const VerdictInput& in);
 

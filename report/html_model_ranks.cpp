@@ -25,7 +25,9 @@ json per_rank_section(const json& model, const std::string& file) {
   const json ranks = pr.value("ranks", json::array());
   auto g = [](const json& v) { return v.is_number() ? fmt::format("{:.5g}", v.get<double>()) : std::string("-"); };
   for (const auto& r : ranks) {
-    const double c = r.value("cpu", 0.0), m = r.value("mem", 0.0), f = r.value("fixed", 0.0);
+    // A rate the model has no term for is null (not varied by the sweep): it draws no bar.
+    auto num = [&](const char* k) { const json v = ja::maybe(r, k); return v.is_number() ? v.get<double>() : 0.0; };
+    const double c = num("cpu"), m = num("mem"), f = num("fixed");
     labels.push_back(std::to_string(r.value("rank", -1)));
     tc.push_back(c / cpu), tm.push_back(m / mem), tf.push_back(f);
     const json e = ja::maybe(r, "error");
