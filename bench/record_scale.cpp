@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     r.host = "node" + std::to_string(i / 128);
     err = stream.add(hpcsens::preload::header_of(r, text.size()), text);
   }
-  hpcsens::preload::JobInfo job{{"mpirun", "-np", std::to_string(n), "./app"}, "openmpi", "bench", "2026-11-24T00:00:00Z"};
+  hpcsens::preload::JobInfo job{{"mpirun", "-np", std::to_string(n), "./app"}, "openmpi", "bench", "2026-11-24T00:00:00Z", "app"};
   if (err.empty()) err = stream.finish(job, {{"preload", {{"note", "synthetic (bench_record_scale)"}}}});
   if (!err.empty()) {
     std::fprintf(stderr, "bench_record_scale: %s\n", err.c_str());

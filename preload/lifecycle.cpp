@@ -82,6 +82,7 @@ JobInfo job_info(const State& s) {
   job.launcher = text::encode_outside(detect_launcher([](const char* n) { return std::getenv(n); }));
   job.mpi_library = s.mpi_library;
   job.start_utc = s.start_utc;
+  job.program = text::encode_outside(program_label(own_arguments()));
   return job;
 }
 

@@ -1,6 +1,7 @@
 #include "preload/rank_report.h"
 
 #include <algorithm>
+#include <string_view>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,41 @@ record::RankRecord make_rank_record(const CallTotals& totals, double seconds_per
   return r;
 }
 
+namespace {
+
+std::string file_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// An interpreter whose first operand is the program that matters ("python3.11" included).
+bool interpreter(const std::string& name) {
+  static const char* const kNames[] = {"python", "Rscript", "R", "julia", "perl", "ruby",
+                                       "node", "java", "octave", "lua", "bash", "sh"};
+  for (const char* n : kNames) {
+    const std::string_view prefix(n);
+    if (name.starts_with(prefix) &&
+        name.find_first_not_of("0123456789.", prefix.size()) == std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string program_label(const std::vector<std::string>& argv) {
+  if (argv.empty()) return "";
+  const std::string label = file_name(argv[0]);
+  if (!interpreter(label)) return label;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a == "-c" || a == "-e") break;  // code on the command line: no script to name
+    if (a == "-m" && i + 1 < argv.size()) return label + " -m " + argv[i + 1];
+    if (!a.empty() && a[0] != '-') return label + " " + file_name(a);
+  }
+  return label;
+}
+
 record::RunRecord assemble_run(const JobInfo& job, std::vector<record::RankRecord> ranks) {
   record::RunRecord run;
   std::sort(ranks.begin(), ranks.end(),
@@ -65,6 +101,7 @@ record::RunRecord assemble_run(const JobInfo& job, std::vector<record::RankRecor
   run.job.launcher = job.launcher;
   run.job.mpi_library = job.mpi_library;
   run.job.start_utc = job.start_utc;
+  run.job.program = job.program;
   run.job.nranks = static_cast<int>(ranks.size());
   for (const auto& r : ranks) {
     if (std::find(run.job.hosts.begin(), run.job.hosts.end(), r.host) == run.job.hosts.end())

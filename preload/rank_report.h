@@ -29,7 +29,12 @@ struct JobInfo {
   std::string launcher;
   std::string mpi_library;
   std::string start_utc;
+  std::string program;  // program_label of rank 0's argv
 };
+
+// What a rank runs, for titles: the executable's file name, and for an interpreter (python3,
+// Rscript, julia, perl, ...) also its script's file name ("python3 run.py"); "" for no argv.
+std::string program_label(const std::vector<std::string>& argv);
 
 // The job record from every rank's record: ranks sorted, hosts in first-seen order, timing bounds
 // and imbalance filled, counters_status "ok" only if every rank's is, complete only if every rank is.

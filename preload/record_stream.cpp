@@ -82,6 +82,7 @@ std::string RecordStream::finish(const JobInfo& job, const nlohmann::json& extra
   run.job.launcher = job.launcher;
   run.job.mpi_library = job.mpi_library;
   run.job.start_utc = job.start_utc;
+  run.job.program = job.program;
   run.job.nranks = static_cast<int>(clocks_.size());
   run.job.hosts = hosts_;
   run.complete = all_complete_;

@@ -169,6 +169,7 @@ json to_json(const RunRecord& r) {
             {"counters_status", r.counters_status},
             {"complete", r.complete},
             {"emulated", r.emulated}};
+  if (!r.job.program.empty()) j["job"]["program"] = r.job.program;
   for (const auto& [k, v] : r.extra.items()) j[k] = v;
   return j;
 }
@@ -216,6 +217,7 @@ RunRecord run_from_json(const json& j, const std::string& src) {
   r.job.mpi_library = opt<std::string>(job, "mpi_library", "", jw);
   r.job.hosts = opt<std::vector<std::string>>(job, "hosts", {}, jw);
   r.job.start_utc = opt<std::string>(job, "start_utc", "", jw);
+  r.job.program = opt<std::string>(job, "program", "", jw);
   if (j.contains("config")) {
     if (!j.at("config").is_object()) throw InputError(src, "field 'config' must be an object");
     r.config = j.at("config");

@@ -54,6 +54,9 @@ struct Job {
   std::string mpi_library;  // MPI_Get_library_version, first line
   std::vector<std::string> hosts;
   std::string start_utc;    // ISO 8601
+  // What the ranks run, from rank 0's own argv (program_label in preload/rank_report.h), e.g.
+  // "lmp", "python3 run.py"; "" when unknown (older records).
+  std::string program;
 };
 
 struct Timing {

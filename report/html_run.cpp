@@ -194,6 +194,17 @@ json topdown_section(const RunRecord& rec) {
   return s;
 }
 
+// The program (not the command's last argument, often an option value) and the job's rank
+// count, with how many left a measurement when some did not (a job killed by MPI_Abort).
+std::string run_title(const RunRecord& rec) {
+  const int nranks = std::max(rec.job.nranks, static_cast<int>(rec.ranks.size()));
+  std::string title = "hpcsens run report: ";
+  if (!rec.job.program.empty()) title += rec.job.program + ", ";
+  title += fmt::format("{} rank{}", nranks, nranks == 1 ? "" : "s");
+  if (static_cast<int>(rec.ranks.size()) < nranks) title += fmt::format(" ({} measured)", rec.ranks.size());
+  return title;
+}
+
 }  // namespace
 
 // I/O by class from the raw ranks (the typed record keeps only io_s per rank).
@@ -230,8 +241,7 @@ json run_page(const RunRecord& rec, const json& raw) {
   const RunScan scan = scan_of(rec);
   RunFacts facts = run_facts(scan);
   add_io_classes(facts, raw);
-  json page = {{"title", fmt::format("hpcsens run report: {} ranks{}", rec.ranks.size(),
-                                     rec.job.command.empty() ? "" : ", " + rec.job.command.back())},
+  json page = {{"title", run_title(rec)},
                {"emulated", rec.emulated},
                {"answer", html::answer(run_answer(facts))},
                {"notes", json::array()},

@@ -52,8 +52,22 @@ TEST(RankRecord, ComputeIsNeverNegative) {
   EXPECT_DOUBLE_EQ(r.compute_s, 0.0);
 }
 
+TEST(ProgramLabel, NamesTheProgramNotItsLastArgument) {
+  // OpenFOAM's "-parallel" was the page title before (issue 20).
+  EXPECT_EQ(program_label({"/opt/of/bin/simpleFoam", "-case", "x", "-parallel"}), "simpleFoam");
+  EXPECT_EQ(program_label({"/usr/bin/python3", "-u", "/home/a/run.py", "--steps", "3"}),
+            "python3 run.py");
+  EXPECT_EQ(program_label({"python3.11", "-m", "mpi4py.bench", "helloworld"}),
+            "python3.11 -m mpi4py.bench");
+  EXPECT_EQ(program_label({"/usr/bin/python3", "-c", "from mpi4py import MPI"}), "python3");
+  EXPECT_EQ(program_label({"Rscript", "fit.R"}), "Rscript fit.R");
+  EXPECT_EQ(program_label({"./shell"}), "shell");  // not "sh": a prefix alone is not a name
+  EXPECT_EQ(program_label({}), "");
+}
+
 TEST(RunAssembly, FillsJobTimingAndImbalance) {
-  JobInfo job{{"mpirun", "-np", "2", "./a"}, "openmpi", "Open MPI v4.1.4", "2026-01-01T00:00:00Z"};
+  JobInfo job{{"mpirun", "-np", "2", "./a"}, "openmpi", "Open MPI v4.1.4", "2026-01-01T00:00:00Z",
+              "a"};
   auto r1 = make_rank_record(sample_totals(), 1e-9, 1, "a", 2, 0.0, 1.0, 11.0, 12.0);
   auto r0 = make_rank_record(CallTotals{}, 1e-9, 0, "a", 1, 0.0, 1.0, 9.0, 12.5);
   r1.counters_status = "counters unavailable: perf::X not supported [Event does not exist]";
@@ -63,6 +77,7 @@ TEST(RunAssembly, FillsJobTimingAndImbalance) {
   EXPECT_EQ(run.job.nranks, 2);
   EXPECT_EQ(run.job.hosts, std::vector<std::string>{"a"});
   EXPECT_EQ(run.job.command.size(), 4u);
+  EXPECT_EQ(run.job.program, "a");
   EXPECT_DOUBLE_EQ(run.timing.job_s, 12.0);  // min over ranks of t3 - t0
   ASSERT_TRUE(run.timing.job_sync_s.has_value());
   EXPECT_DOUBLE_EQ(*run.timing.job_sync_s, 10.0);  // max t2 - min t1

@@ -35,6 +35,7 @@ TEST_F(RealCodes, Mpi4pyUnderOpenMpiRunsWithItsOwnStatusAndIsMeasured) {
       "b = bytearray(100); c.Bcast([b, MPI.BYTE], root=0); c.Bcast([b, MPI.BYTE], root=0)\n"
       "MPI.Finalize(); sys.exit(7)'";
   ASSERT_EQ(mpirun(2, py), 7) << log();
+  EXPECT_EQ(record().at("job").at("program"), "python3");
   for (const json& r : two_ranks(log())) {
     SCOPED_TRACE("rank " + std::to_string(r.at("rank").get<int>()));
     EXPECT_EQ(count(r, "MPI_Barrier"), 3u);
@@ -75,6 +76,7 @@ TEST_F(RealCodes, BindingLoadedLocallyUnderMpichIsMeasured) {
 
 TEST_F(RealCodes, IostreamBytesCountedOnceAndExactly) {
   ASSERT_EQ(mpirun(2, PROG_IOSTREAM), 0) << log();
+  EXPECT_EQ(record().at("job").at("program"), "preload_prog_iostream");
   for (const json& r : two_ranks(log())) {
     SCOPED_TRACE("rank " + std::to_string(r.at("rank").get<int>()));
     const json& io = r.at("io_calls");
