@@ -304,14 +304,32 @@ const std::vector<std::string>& kernel_topdown_events() {
   return names;
 }
 
+namespace {
+// PMUv3 common event numbers (Arm ARM, common architectural and microarchitectural events; the
+// EventCodes of perf's arch/arm64/common-and-microarch.json, checked by perf_encoding_test).
+struct ArmEvent {
+  const char* name;
+  int number;
+};
+constexpr ArmEvent kArmEvents[] = {
+    {"CPU_CYCLES", 0x11}, {"INST_RETIRED", 0x08},   {"BR_MIS_PRED", 0x10},        {"STALL_FRONTEND", 0x23},
+    {"STALL_BACKEND", 0x24}, {"OP_RETIRED", 0x3A}, {"OP_SPEC", 0x3B},           {"STALL_SLOT", 0x3F},
+    {"STALL_SLOT_BACKEND", 0x3D}, {"STALL_SLOT_FRONTEND", 0x3E}};
+}  // namespace
+
 const std::vector<std::string>& arm_documented_events() {
-  // Common event numbers: CPU_CYCLES 0x11, INST_RETIRED 0x08, BR_MIS_PRED 0x10,
-  // STALL_FRONTEND 0x23, STALL_BACKEND 0x24, OP_RETIRED 0x3A, OP_SPEC 0x3B, STALL_SLOT 0x3F,
-  // STALL_SLOT_BACKEND 0x3D, STALL_SLOT_FRONTEND 0x3E (Arm ARM, PMUv3 common events).
-  static const std::vector<std::string> names = {
-      "CPU_CYCLES", "INST_RETIRED", "BR_MIS_PRED", "STALL_FRONTEND", "STALL_BACKEND",
-      "OP_RETIRED", "OP_SPEC",      "STALL_SLOT",  "STALL_SLOT_BACKEND", "STALL_SLOT_FRONTEND"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& e : kArmEvents) v.emplace_back(e.name);
+    return v;
+  }();
   return names;
+}
+
+int arm_event_number(std::string_view name) {
+  for (const auto& e : kArmEvents)
+    if (name == e.name) return e.number;
+  return -1;
 }
 
 }  // namespace hpcsens::topdown

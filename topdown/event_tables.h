@@ -68,6 +68,10 @@ const std::vector<std::string>& kernel_topdown_events();
 // Arm PMUv3 common/architected event names used by the Neoverse tables (Arm ARM D17.11 common
 // event numbers; Neoverse V1/V2/N1 technical reference manuals, PMU events chapter).
 const std::vector<std::string>& arm_documented_events();
+// PMUv3 common event number of one of those names (the number the Arm tables mean by the name;
+// libpfm4's Arm PMU tables are not built into x86 libpfm4, so this is what the test can compare
+// with perf's JSON); -1 for any other name.
+int arm_event_number(std::string_view name);
 
 // Event names (the keys in a record's counters map).
 namespace ev {
