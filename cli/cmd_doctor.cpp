@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/usage.h"
 
 #include <fmt/core.h>
 
@@ -12,8 +13,8 @@ namespace hpcsens::cli {
 void add_doctor(CLI::App& app, Registry& reg) {
   auto* sub = app.add_subcommand(
       "doctor", "Check what this machine lets hpcsens measure and control, with fixes");
-  static std::string format = "text";
-  sub->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  static std::string format = "table";
+  sub->add_option("--format", format, "table (or text) or json")->transform(format_in({"table", "json"}));
   reg.add(sub, [] {
     // Exit 0 whenever hpcsens itself works: missing PMU, cpufreq or Slurm are findings, not errors.
     const auto report = doctor::run_all("/proc/self/exe");

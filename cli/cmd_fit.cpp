@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "common/errors.h"
 #include "common/text_terminal.h"
 #include "model/analysis.h"
@@ -114,9 +115,9 @@ void add_fit(CLI::App& app, Registry& reg) {
       ->capture_default_str()
       ->check(slack_in(0.0, 0.5));
   sub->add_option("-o,--output", o->out, "write the model JSON (hpcsens.model.v1) to this file");
-  sub->add_option("--format", o->format, "stdout format: table | json | csv | md")
+  sub->add_option("--format", o->format, "stdout format: table (or text) | json | csv | md")
       ->capture_default_str()
-      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+      ->transform(format_in({"table", "json", "csv", "md"}));
   sub->add_option("--table", o->table, "with --format csv: points | terms | ranks | rates (one tidy table per call)")
       ->capture_default_str()
       ->check(CLI::IsMember({"points", "terms", "ranks", "rates"}));

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "common/errors.h"
 #include "common/text_terminal.h"
 #include "model/dataset.h"
@@ -45,7 +46,9 @@ int run_mix(const Options& o) {
     systems.insert(systems.end(), s.begin(), s.end());
   }
   model::check_unique_names(systems);
-  const model::MixResult r = model::evaluate_mix(mix, systems);
+  std::optional<model::RankBy> by;
+  if (!o.rank_by.empty()) by = model::parse_rank_by(o.rank_by);
+  const model::MixResult r = model::evaluate_mix(mix, systems, by);
   fmt::print("{}", text::escape_for_terminal(model::render_mix(r, o.format)));  // names from input files
   return 0;
 }
@@ -54,7 +57,7 @@ int run_mix(const Options& o) {
 
 void add_predict(CLI::App& app, Registry& reg) {
   struct Options {
-    std::string model_path, format = "table", name = "target", mix;
+    std::string model_path, format = "table", name = "target", mix, rank_by;
     std::vector<std::string> systems;
     std::optional<double> cpu_ghz, mem_gbs, lat_ns;
   };
@@ -63,6 +66,9 @@ void add_predict(CLI::App& app, Registry& reg) {
       "predict", "Project the run time of a fitted model onto other CPU/memory rates or candidate systems");
   sub->add_option("model", o->model_path, "model JSON written by `hpcsens fit -o` (not with --mix)");
   sub->add_option("--mix", o->mix, "workload mix YAML: applications with their model and node-hour weight");
+  sub->add_option("--rank-by", o->rank_by,
+                  "with --mix: speedup | throughput | per-price | per-watt (default: throughput when every system "
+                  "gives nodes, else speedup)");
   sub->add_option("--system", o->systems, "YAML file(s) with candidate systems: name, cpu_ghz, mem_gbs[, lat_ns]");
   sub->add_option("--cpu-ghz", o->cpu_ghz, "CPU rate of the target")->check(rate_in(model::kCpuGhzRange, "GHz"));
   sub->add_option("--mem-gbs", o->mem_gbs, "sustained memory bandwidth (STREAM triad) of the target")
@@ -70,11 +76,12 @@ void add_predict(CLI::App& app, Registry& reg) {
   sub->add_option("--lat-ns", o->lat_ns, "memory latency of the target (models with a lat term)")
       ->check(rate_in(model::kLatNsRange, "ns"));
   sub->add_option("--name", o->name, "name of the --cpu-ghz/--mem-gbs target in the output")->capture_default_str();
-  sub->add_option("--format", o->format, "table | json (and csv with --mix)")
+  sub->add_option("--format", o->format, "table (or text) | json (and csv with --mix)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"table", "json", "csv"}));
+      ->transform(format_in({"table", "json", "csv"}));
   reg.add(sub, [o] {
     if (!o->mix.empty()) return run_mix(*o);
+    if (!o->rank_by.empty()) throw InputError("--rank-by", "goes with --mix (one model's candidates rank by time)");
     if (o->model_path.empty()) throw InputError("predict", "give a model JSON, or --mix MIX.yaml --system FILE.yaml");
     const bool rates = o->cpu_ghz || o->mem_gbs || o->lat_ns;
     if (rates == !o->systems.empty())

@@ -3,11 +3,15 @@
 // or mix JSON, or a sweep directory.
 #include <fmt/core.h>
 
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "common/errors.h"
 #include "common/safe_file.h"
 #include "common/text_terminal.h"
@@ -26,9 +30,23 @@ struct ReportArgs {
   std::string table;
   std::string out;
   bool all = false;
+  bool summary = false;
 };
 
+// A file that does not start like a JSON object (a CSV, a log) is refused before any parser
+// reports it in its own words.
+void check_looks_like_json(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return;
+  std::ifstream in(path);
+  char c = 0;
+  while (in.get(c) && std::isspace(static_cast<unsigned char>(c))) {}
+  if (in && c != '{')
+    throw InputError(path, "does not hold a JSON object (it does not start with '{'; a CSV or text file?)");
+}
+
 std::string render(const ReportArgs& a) {
+  check_looks_like_json(a.path);
   if (a.format == "html") return report::html_report(a.path);
   if (!a.table.empty() && a.format != "csv")
     throw InputError("--table", "only with --format csv (one tidy table per call)");
@@ -40,6 +58,7 @@ std::string render(const ReportArgs& a) {
   report::ReportOptions opt;
   opt.format = report::parse_format(a.format);
   opt.all_ranks = a.all;
+  opt.summary_only = a.summary;
   // One pass over the file: compact rows and sums, every section from them.
   return report::render_run_report(report::scan_run_record(a.path), opt);
 }
@@ -52,10 +71,13 @@ void add_report(CLI::App& app, Registry& reg) {
   sub->add_option("input", args->path,
                   "Run record (JSON); for --format html also a model, prediction/mix JSON or sweep directory")
       ->required();
-  sub->add_option("--format", args->format, "table, csv, md, json or html")->capture_default_str();
+  sub->add_option("--format", args->format, "table (or text), md, csv, json or html")
+      ->capture_default_str()
+      ->transform(format_in({"table", "md", "csv", "json", "html"}));
   sub->add_option("--table", args->table, "with --format csv: ranks, summary, calls, counters or topdown");
   sub->add_option("-o,--output", args->out, "write to this file instead of standard output");
   sub->add_flag("--all", args->all, "List every rank (default: summarise jobs with many ranks)");
+  sub->add_flag("--summary", args->summary, "Only the answer and the advice (text and Markdown)");
   reg.add(sub, [args] {
     const std::string text = render(*args);
     if (args->out.empty()) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "common/text_escape.h"
 #include "record/run_record.h"
 #include "report/record_reader.h"
+#include "report/run_scan.h"
 #include "report/run_report.h"
 #include "run/run_job.h"
 
@@ -28,6 +30,7 @@ struct RunOptions {
   bool events_given = false;
   bool all = false;
   bool keep_job_status = false;
+  bool summary = false;
   std::vector<std::string> command;
 };
 
@@ -52,6 +55,22 @@ void check_events_spec(const std::string& spec) {
   }
 }
 
+// A program path on the launch line that does not exist here: launchers report that in their own
+// words, or as an exit status that reads like a signal (Open MPI: 132), so say it first.
+void warn_missing_program(const std::vector<std::string>& argv) {
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    const bool path_like = a.rfind("./", 0) == 0 || a.rfind("../", 0) == 0;
+    std::error_code ec;
+    if (path_like && !std::filesystem::exists(a, ec)) {
+      fmt::print(stderr, "hpcsens: warning: {} does not exist in {}; if the job fails at once, that is why (a "
+                         "missing program, not a signal)\n",
+                 text::escape_for_message(a), text::escape_for_message(std::filesystem::current_path(ec).string()));
+      return;
+    }
+  }
+}
+
 int run_command(CLI::App* sub, RunOptions& opt) {
   // After `--`, CLI11 puts the whole command, in order, into the positional and leaves one "--"
   // marker in remaining(). Anything else left over means an option of the job's came without
@@ -62,7 +81,8 @@ int run_command(CLI::App* sub, RunOptions& opt) {
   if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-' && rest.front() != "--" &&
       std::find(rest.begin(), rest.end(), "--") != rest.end())
     throw InputError("hpcsens run", "unknown option " + rest.front() +
-                                        " (options: --out, --events, --quiet, --all, --timeout, --keep-job-status)");
+                                        " (usage: hpcsens run [-o DIR] [--events SPEC] [--quiet] [--summary] [--all] "
+                                        "[--timeout S] [--keep-job-status] -- LAUNCHER ARGS...)");
   if (!rest.empty() && !(rest.size() == 1 && rest.front() == "--"))
     throw InputError("hpcsens run", "put -- before the job's command: hpcsens run [options] -- " +
                                         (argv.empty() ? std::string("LAUNCHER") : argv.front()) + " ARGS...");
@@ -72,6 +92,7 @@ int run_command(CLI::App* sub, RunOptions& opt) {
     throw InputError("--timeout", "must be a finite number of seconds >= 0 (0: never)");
   if (opt.events_given) check_events_spec(opt.request.events);
   opt.request.argv = argv;
+  warn_missing_program(argv);
   // HPCSENS_RUN_ID names the record, as it does for the preload used on its own.
   if (const char* id = std::getenv(env::kRunId); id != nullptr && opt.request.run_id.empty()) {
     if (const std::string problem = run_id_problem(id); !problem.empty())
@@ -82,10 +103,11 @@ int run_command(CLI::App* sub, RunOptions& opt) {
   if (res.refused) throw InputError("hpcsens run", res.error);
   if (!res.record_path.empty() && !opt.request.quiet) {
     try {
-      const auto rec = report::read_run_record(res.record_path);
+      // The same reader and sections as `hpcsens report RECORD` (measurement sections included).
       report::ReportOptions ro;
       ro.all_ranks = opt.all;
-      fmt::print(stderr, "\n{}", report::render_run_report(rec, ro));
+      ro.summary_only = opt.summary;
+      fmt::print(stderr, "\n{}", report::render_run_report(report::scan_run_record(res.record_path), ro));
     } catch (const InputError& e) {
       fmt::print(stderr, "hpcsens: cannot show the record: {}\n", e.what());
     }
@@ -108,12 +130,14 @@ int run_command(CLI::App* sub, RunOptions& opt) {
 void add_run(CLI::App& app, Registry& reg) {
   auto opt = std::make_shared<RunOptions>();
   auto* sub = app.add_subcommand("run", "Run an MPI job with per-rank measurement (no recompiling)");
-  sub->add_option("--out", opt->request.out_dir, "Directory for the run record")->capture_default_str();
+  sub->add_option("-o,--output,--out", opt->request.out_dir, "Directory for the run record (--out: the older name)")
+      ->capture_default_str();
   sub->add_option("--events", opt->request.events, "Counter events: 'default' or a comma list of PAPI names")
       ->capture_default_str()
       ->each([opt](const std::string&) { opt->events_given = true; });
   sub->add_flag("--quiet", opt->request.quiet, "Print only the record path (and problems)");
   sub->add_flag("--all", opt->all, "List every rank in the table printed afterwards");
+  sub->add_flag("--summary", opt->summary, "Print only the answer and the advice afterwards, not the tables");
   sub->add_option("--timeout", opt->request.timeout_s, "Stop the job after this many seconds (0: never)");
   sub->add_flag("--keep-job-status", opt->keep_job_status,
                 "Exit with the job's status even when no record was written (default: 74)");

@@ -49,7 +49,7 @@ void add_sweep(CLI::App& app, Registry& reg) {
   sub->add_flag("--retry-skipped", o->retry_skipped,
                 "With --resume: also run again the runs skipped after their retries (default: only missing runs)");
   sub->add_option("--restore", o->restore, "Restore the knob values saved in DIR's journal (after a kill -9)");
-  sub->add_option("-o,--out", o->out, "Output directory (overrides the spec's output:)");
+  sub->add_option("-o,--output,--out", o->out, "Output directory (overrides the spec's output:)");
   sub->add_flag("--no-fit", o->no_fit, "Do not run `hpcsens fit` at the end");
   sub->add_option("--apply-point", o->apply_point,
                   "Multi-node helper: apply point N's knobs on this node (run once per node through srun)");

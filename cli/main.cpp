@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <exception>
 
+#include "cli/advice.h"
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "common/errors.h"
 #include "common/text_escape.h"
 
@@ -26,13 +28,16 @@ int main(int argc, char** argv) {
     // --help and --version are "errors" with exit code 0 that CLI11 prints itself.
     if (e.get_exit_code() == 0) return app.exit(e);
     // Everything else is bad usage: one line, in the same form as every other error.
-    fmt::print(stderr, "hpcsens: error: {} (see hpcsens --help)\n", hpcsens::text::escape_for_message(e.what()));
+    fmt::print(stderr, "hpcsens: error: {}\n",
+               hpcsens::text::escape_for_message(hpcsens::cli::parse_error_message(app, e)));
     return hpcsens::kExitBadInput;
   }
   try {
     return registry.run_selected();
   } catch (const hpcsens::InputError& e) {
-    fmt::print(stderr, "hpcsens: error: {}\n", e.what());
+    std::string sub;
+    for (const auto* s : app.get_subcommands()) sub = s->get_name();
+    fmt::print(stderr, "hpcsens: error: {}{}\n", e.what(), hpcsens::cli::advice_for(sub, e.what()));
     return hpcsens::kExitBadInput;
   } catch (const std::exception& e) {
     fmt::print(stderr, "hpcsens: internal error: {}\n", hpcsens::text::escape_for_message(e.what()));

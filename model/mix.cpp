@@ -68,6 +68,20 @@ MixApp parse_app(const YAML::Node& n, const std::string& path, const std::filesy
   return a;
 }
 
+// Two applications fitted from one model file are one application counted twice: say so.
+void warn_shared_models(Mix& m) {
+  for (size_t i = 0; i < m.apps.size(); ++i)
+    for (size_t j = i + 1; j < m.apps.size(); ++j) {
+      std::error_code ea, eb;
+      const auto a = std::filesystem::weakly_canonical(m.apps[i].model_path, ea);
+      const auto b = std::filesystem::weakly_canonical(m.apps[j].model_path, eb);
+      if ((ea || eb) ? m.apps[i].model_path != m.apps[j].model_path : a != b) continue;
+      m.warnings.push_back("applications '" + m.apps[i].name + "' and '" + m.apps[j].name + "' share one model file (" +
+                           m.apps[i].model_path + "): they are projected as the same application; give each its "
+                           "own model (hpcsens fit on its own sweep)");
+    }
+}
+
 Mix parse_mix_yaml(const std::string& text, const std::string& path) {
   const YAML::Node root = YAML::Load(text);
   if (!root.IsMap()) throw InputError(path, "expected a mapping with 'applications:'");
@@ -91,6 +105,7 @@ Mix parse_mix_yaml(const std::string& text, const std::string& path) {
     m.apps.push_back(std::move(a));
   }
   m.weights_normalised = std::fabs(total - 1) > 1e-6;
+  warn_shared_models(m);
   for (auto& a : m.apps) a.weight /= total;
   return m;
 }
@@ -113,7 +128,70 @@ double workload_speedup(const std::vector<double>& w, const std::vector<double>&
   return sum > 0 ? 1.0 / sum : INFINITY;
 }
 
-MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems) {
+const char* rank_by_name(RankBy r) {
+  switch (r) {
+    case RankBy::speedup: return "speedup";
+    case RankBy::throughput: return "throughput";
+    case RankBy::per_price: return "per-price";
+    case RankBy::per_watt: return "per-watt";
+  }
+  return "speedup";
+}
+
+RankBy parse_rank_by(const std::string& name) {
+  for (RankBy r : kAllRankBy)
+    if (name == rank_by_name(r)) return r;
+  throw InputError("--rank-by", "'" + name + "' is not a criterion (use speedup, throughput, per-price or per-watt)");
+}
+
+std::optional<double> rank_factor(const MixSystem& s, RankBy r, double baseline_nodes) {
+  if (r == RankBy::speedup) return 1.0;
+  if (!s.system.nodes) return std::nullopt;
+  const double per_node = *s.system.nodes / baseline_nodes;
+  if (r == RankBy::throughput) return per_node;
+  if (r == RankBy::per_price) return s.system.price ? std::optional<double>(per_node / *s.system.price) : std::nullopt;
+  return s.system.power_w ? std::optional<double>(per_node / *s.system.power_w) : std::nullopt;
+}
+
+namespace {
+
+const char* needs(RankBy r) {
+  return r == RankBy::per_price ? "nodes and price" : r == RankBy::per_watt ? "nodes and power_w" : "nodes";
+}
+
+// Best first by `by` (every system has its factor); neighbours whose intervals overlap.
+void rank_systems(MixResult& r, RankBy by, double baseline_nodes) {
+  auto value = [&](const MixSystem& s, double v) { return v * *rank_factor(s, by, baseline_nodes); };
+  std::stable_sort(r.systems.begin(), r.systems.end(), [&](const MixSystem& a, const MixSystem& b) {
+    return value(a, a.speedup) > value(b, b.speedup);
+  });
+  r.overlaps.clear();
+  for (size_t i = 0; i + 1 < r.systems.size(); ++i)
+    if (value(r.systems[i], r.systems[i].speedup_low) <= value(r.systems[i + 1], r.systems[i + 1].speedup_high))
+      r.overlaps.push_back(r.systems[i].system.name + " and " + r.systems[i + 1].system.name);
+}
+
+// An application's warning reads "app: text": grouped by the text, with the applications and the
+// systems it applies to, so nine EMULATED lines become one.
+void group_warnings(MixResult& r) {
+  auto add = [](std::vector<std::string>& list, const std::string& name) {
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+  };
+  for (const auto& s : r.systems)
+    for (const auto& w : s.warnings) {
+      std::string text = w, app;
+      for (const auto& a : s.apps)
+        if (w.rfind(a.name + ": ", 0) == 0) app = a.name, text = w.substr(a.name.size() + 2);
+      auto at = std::find_if(r.warnings.begin(), r.warnings.end(), [&](const GroupedWarning& g) { return g.text == text; });
+      if (at == r.warnings.end()) r.warnings.push_back({text, {}, {}}), at = r.warnings.end() - 1;
+      add(at->systems, s.system.name);
+      if (!app.empty()) add(at->applications, app);
+    }
+}
+
+}  // namespace
+
+MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems, std::optional<RankBy> rank_by) {
   MixResult r;
   r.mix = &mix;
   for (const auto& a : mix.apps) r.emulated = r.emulated || a.model.emulated;
@@ -143,11 +221,24 @@ MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems) {
     }
     r.systems.push_back(std::move(ms));
   }
-  std::stable_sort(r.systems.begin(), r.systems.end(),
-                   [](const MixSystem& a, const MixSystem& b) { return a.speedup > b.speedup; });
-  for (size_t i = 0; i + 1 < r.systems.size(); ++i)
-    if (r.systems[i].speedup_low <= r.systems[i + 1].speedup_high)
-      r.overlaps.push_back(r.systems[i].system.name + " and " + r.systems[i + 1].system.name);
+  auto all_have = [&](RankBy by) {
+    return std::all_of(r.systems.begin(), r.systems.end(),
+                       [&](const MixSystem& s) { return rank_factor(s, by, mix.baseline_nodes).has_value(); });
+  };
+  if (rank_by && !all_have(*rank_by))
+    for (const auto& s : r.systems)
+      if (!rank_factor(s, *rank_by, mix.baseline_nodes))
+        throw InputError("--rank-by " + std::string(rank_by_name(*rank_by)),
+                         "system '" + s.system.name + "' gives no " + needs(*rank_by) +
+                             " (add them to its system file, or rank by speedup)");
+  for (RankBy by : kAllRankBy)
+    if (all_have(by) && !r.systems.empty()) {
+      rank_systems(r, by, mix.baseline_nodes);
+      r.winners.push_back({by, r.systems.front().system.name});
+    }
+  r.rank_by = rank_by ? *rank_by : all_have(RankBy::throughput) ? RankBy::throughput : RankBy::speedup;
+  rank_systems(r, r.rank_by, mix.baseline_nodes);
+  group_warnings(r);
   return r;
 }
 

@@ -28,6 +28,7 @@ struct Mix {
   std::vector<MixApp> apps;
   double baseline_nodes = 1;  // nodes of the measured machine, for throughput
   bool weights_normalised = false;  // the file's weights did not sum to 1
+  std::vector<std::string> warnings;  // about the mix itself (two applications sharing one model file)
 };
 
 // YAML: `applications:` list of {name, model, weight}; optional `baseline_nodes`, `description`.
@@ -50,9 +51,31 @@ struct MixSystem {
   std::vector<std::string> warnings;
 };
 
+// What the systems are ranked by (`--rank-by`): workload speed-up per node, throughput (speed-up x
+// nodes / baseline_nodes), throughput per price, throughput per watt.
+enum class RankBy { speedup, throughput, per_price, per_watt };
+inline constexpr RankBy kAllRankBy[] = {RankBy::speedup, RankBy::throughput, RankBy::per_price, RankBy::per_watt};
+const char* rank_by_name(RankBy r);
+// "speedup" | "throughput" | "per-price" | "per-watt"; anything else: InputError listing them.
+RankBy parse_rank_by(const std::string& name);
+// The criterion's value divided by the speed-up (1, nodes / baseline_nodes, ... / price, ... /
+// power_w): the speed-up interval times it is the criterion's interval. Empty when the system
+// lacks what the criterion needs (nodes, price, power_w).
+std::optional<double> rank_factor(const MixSystem& s, RankBy r, double baseline_nodes);
+
+// One warning text and the systems it applies to (said once, not once per system).
+struct GroupedWarning {
+  std::string text;
+  std::vector<std::string> systems;
+  std::vector<std::string> applications;  // empty for a warning about the system itself
+};
+
 struct MixResult {
-  std::vector<MixSystem> systems;  // best workload speed-up first
-  std::vector<std::string> overlaps;  // adjacent systems whose speed-up intervals overlap
+  std::vector<MixSystem> systems;  // best first by rank_by
+  RankBy rank_by = RankBy::speedup;
+  std::vector<std::pair<RankBy, std::string>> winners;  // best system per criterion every system has
+  std::vector<std::string> overlaps;  // adjacent systems whose intervals of rank_by overlap
+  std::vector<GroupedWarning> warnings;  // the systems' warnings, each text once
   bool emulated = false;
   const Mix* mix = nullptr;
 };
@@ -60,7 +83,10 @@ struct MixResult {
 // Weighted harmonic mean of speed-ups (weights sum to 1).
 double workload_speedup(const std::vector<double>& weights, const std::vector<double>& speedups);
 
-MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems);
+// Ranks by `rank_by`; without one, by throughput when every system gives nodes, else by speed-up.
+// A criterion some system cannot give is InputError naming the system and what it lacks.
+MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems,
+                       std::optional<RankBy> rank_by = std::nullopt);
 
 // format: table | json | csv.
 std::string render_mix(const MixResult& r, const std::string& format);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/errors.h"
+#include "common/human_units.h"
 #include "model/fit_tables.h"
 #include "model/mix.h"
 #include "model/number_format.h"
@@ -58,13 +59,35 @@ std::string extrapolation_note(const MixResult& r) {
   return names.empty() ? "" : ", but it rests on extrapolated predictions (" + names + ")";
 }
 
+bool winner_changes(const MixResult& r) {
+  for (const auto& w : r.winners)
+    if (w.second != r.winners.front().second) return true;
+  return false;
+}
+
+// "per-watt: big-mem; throughput: fast-cpu" -- which system each criterion puts first.
+std::string winners_line(const MixResult& r) {
+  std::string o;
+  for (const auto& [by, name] : r.winners) o += fmt::format("{}{}: {}", o.empty() ? "" : "; ", rank_by_name(by), name);
+  return o;
+}
+
 std::string render_json(const MixResult& r) {
   json apps = json::array(), systems = json::array();
   for (const auto& a : r.mix->apps)
     apps.push_back({{"name", a.name}, {"model", a.model_path}, {"weight", a.weight}, {"verdict", a.model.verdict.word},
                     {"verdict_reasons", a.model.verdict.reasons}, {"emulated", a.model.emulated}});
   for (const auto& s : r.systems) systems.push_back(system_json(s));
+  json winners = json::object(), grouped = json::array();
+  for (const auto& [by, name] : r.winners) winners[rank_by_name(by)] = name;
+  for (const auto& g : r.warnings)
+    grouped.push_back({{"warning", g.text}, {"systems", g.systems}, {"applications", g.applications}});
   json out = {{"schema", kMixSchema},
+              {"rank_by", rank_by_name(r.rank_by)},
+              {"winners", winners},
+              {"winner_changes", winner_changes(r)},
+              {"warnings", r.mix->warnings},
+              {"warnings_grouped", grouped},
               {"emulated", r.emulated},
               {"assumption", kMixAssumption},
               {"baseline_nodes", r.mix->baseline_nodes},
@@ -96,26 +119,42 @@ std::string render_csv(const MixResult& r) {
   return o;
 }
 
-std::string render_table(const MixResult& r) {
-  std::string o;
-  if (r.emulated) o += "EMULATED — at least one model was fitted to emulated runs, not measurements\n";
-  o += "workload mix:";
-  for (const auto& a : r.mix->apps) o += fmt::format(" {} {:.0f}% ({})", a.name, 100 * a.weight, a.model.verdict.word);
-  o += fmt::format("\nassumption: {}\n\n", kMixAssumption);
-  o += fmt::format("  {:<4} {:<16} {:>8} {:>15} {:>11} {:>13} {:>13}\n", "rank", "system", "speedup", "interval",
-                   "throughput", "per price", "per watt");
+std::string system_rows(const MixResult& r) {
+  std::string o = fmt::format("  {:<4} {:<16} {:>8} {:>15} {:>11} {:>22} {:>22}\n", "rank", "system", "speedup",
+                              "interval", "throughput", "per price", "per watt");
+  auto show = [](const std::optional<double>& v, bool money) {
+    return !v ? std::string("-") : money ? human::per_money(*v) : fmt::format("{:.4g}", *v);
+  };
   for (size_t i = 0; i < r.systems.size(); ++i) {
     const auto& s = r.systems[i];
-    auto show = [](const std::optional<double>& v) { return v ? fmt::format("{:.4g}", *v) : std::string("-"); };
-    o += fmt::format("  {:<4} {:<16} {:>7.3f}x {:>15} {:>11} {:>13} {:>13}\n", i + 1, s.system.name, s.speedup,
-                     fmt::format("{:.3f}-{:.3f}", s.speedup_low, s.speedup_high), show(s.throughput),
-                     show(s.per_price), show(s.per_watt));
+    o += fmt::format("  {:<4} {:<16} {:>7.3f}x {:>15} {:>11} {:>22} {:>22}\n", i + 1, s.system.name, s.speedup,
+                     fmt::format("{:.3f}-{:.3f}", s.speedup_low, s.speedup_high), show(s.throughput, false),
+                     show(s.per_price, true), show(s.per_watt, true));
     for (const auto& a : s.apps)
-      o += fmt::format("       {:<14} {:>7.3f}x  predicted {:.4g} s (fit {:.4g}-{:.4g} s){}\n", a.name, a.pred.speedup,
-                       a.pred.predicted_s, a.pred.fit_low_s, a.pred.fit_high_s,
+      o += fmt::format("       {:<14} {:>7.3f}x  predicted {} (fit {} to {}){}\n", a.name, a.pred.speedup,
+                       human::seconds(a.pred.predicted_s), human::seconds(a.pred.fit_low_s),
+                       human::seconds(a.pred.fit_high_s),
                        std::string(a.verdict == "unreliable" ? "  UNRELIABLE" : "") +
                            (a.pred.extrapolated.empty() ? "" : "  EXTRAPOLATED"));
   }
+  return o;
+}
+
+std::string render_table(const MixResult& r) {
+  std::string o;
+  if (r.emulated) o += "EMULATED — at least one model was fitted to emulated runs, not measurements\n";
+  if (!r.systems.empty()) {
+    o += fmt::format("Answer: ranked by {}, {} comes first", rank_by_name(r.rank_by), r.systems.front().system.name);
+    o += r.systems.size() < 2 ? "" : r.overlaps.empty() ? ", and the ranking holds across the intervals"
+                                                         : ", but the ranking does not hold across the intervals";
+    o += extrapolation_note(r) + ".\n";
+    if (winner_changes(r)) o += "The winner changes with the criterion: " + winners_line(r) + ".\n";
+    else if (r.winners.size() > 1) o += "It wins on every criterion given (" + winners_line(r) + ").\n";
+  }
+  o += "\nworkload mix:";
+  for (const auto& a : r.mix->apps) o += fmt::format(" {} {:.0f}% ({})", a.name, 100 * a.weight, a.model.verdict.word);
+  o += fmt::format("\nassumption: {}\n\n", kMixAssumption);
+  o += system_rows(r);
   o += "\nspeedup: weighted harmonic mean of the applications' speed-ups over their baselines (the same node-hours of "
        "work run that much faster); interval from the fit intervals.\nthroughput: speedup x nodes / baseline_nodes ("
        + fmt::format("{:g}", r.mix->baseline_nodes) + "); per price and per watt divide it by the system's price and "
@@ -128,8 +167,19 @@ std::string render_table(const MixResult& r) {
          extrapolation_note(r) + "\n";
   }
   if (r.mix->weights_normalised) o += "note: the weights did not sum to 1 and were normalised\n";
-  for (const auto& s : r.systems)
-    for (const auto& w : s.warnings) o += "warning: " + s.system.name + ": " + w + "\n";
+  for (const auto& w : r.mix->warnings) o += "warning: " + w + "\n";
+  for (const auto& g : r.warnings) {
+    auto list = [](const std::vector<std::string>& v) {
+      std::string o;
+      for (const auto& n : v) o += (o.empty() ? "" : ", ") + n;
+      return o;
+    };
+    std::string where = g.applications.empty() ? "" : "applications " + list(g.applications);
+    if (r.systems.size() > 1)
+      where += (where.empty() ? "" : "; ") +
+               (g.systems.size() == r.systems.size() ? std::string("every system") : "systems " + list(g.systems));
+    o += "warning: " + g.text + (where.empty() ? "" : " [" + where + "]") + "\n";
+  }
   return o;
 }
 

@@ -16,7 +16,7 @@ namespace {
 using nlohmann::json;
 namespace ja = json_access;
 
-double num(const json& j, const char* key, double fallback = NAN) {
+double number_or(const json& j, const char* key, double fallback = NAN) {
   const json v = ja::maybe(j, key);
   return v.is_number() ? v.get<double>() : fallback;
 }
@@ -88,12 +88,12 @@ Answer prediction_answer(const json& p) {
   const json base = p.value("baseline", json::object());
   const std::string app = ja::text(p, "app").empty() ? std::string("The application") : ja::text(p, "app");
   const std::string baseline = fmt::format("the baseline '{}' ({} at {:g} GHz, {:g} GB/s)", ja::text(base, "label"),
-                                           human::seconds(num(base, "time_s")), num(base, "cpu_ghz", 0),
-                                           num(base, "mem_gbs", 0));
+                                           human::seconds(number_or(base, "time_s")), number_or(base, "cpu_ghz", 0),
+                                           number_or(base, "mem_gbs", 0));
   const json& best = list[0];
   a.headline = fmt::format("{} {} {} on {}, {:.2f}x as fast as {}.", app,
                            list.size() > 1 ? "runs fastest, in" : "is projected to take",
-                           human::seconds(num(best, "predicted_s")), ja::text(best, "name"), num(best, "speedup", 0),
+                           human::seconds(number_or(best, "predicted_s")), ja::text(best, "name"), number_or(best, "speedup", 0),
                            baseline);
   const bool holds = p.value("ranking_holds", true);
   if (list.size() > 1)
@@ -116,7 +116,7 @@ Answer mix_answer(const json& mix) {
   const std::string by = ja::text(mix, "rank_by", "speedup");
   const json& best = systems[0];
   const std::string key = by == "per-price" ? "per_price" : by == "per-watt" ? "per_watt" : by;
-  const double v = num(best, key.c_str());
+  const double v = number_or(best, key.c_str());
   const std::string value = by == "speedup" ? fmt::format("{:.2f}x the baseline", v)
                             : by == "throughput" ? fmt::format("{:.2f}x the baseline's throughput", v)
                                                  : human::per_money(v) + (by == "per-watt" ? " per watt" : " per price");
@@ -128,10 +128,9 @@ Answer mix_answer(const json& mix) {
   std::string others;
   const json winners = mix.value("winners", json::object());  // items() must not outlive it
   for (const auto& [criterion, name] : winners.items())
-    if (criterion != by && name.is_string())
-      others += fmt::format("{}{} on {}", others.empty() ? "" : "; ", name.get<std::string>(), criterion);
-  if (mix.value("winner_changes", false))
-    a.headline += " The winner changes with the criterion: " + others + ".";
+    if (criterion != by && name.is_string() && name != best.value("name", json()))
+      others += fmt::format("{}{} wins on {}", others.empty() ? "" : "; ", name.get<std::string>(), criterion);
+  if (!others.empty()) a.headline += " The winner changes with the criterion: " + others + ".";
   for (const auto& app : mix.value("applications", json::array()))
     if (ja::text(app, "verdict") == "unreliable") {
       a.tone = "bad";

@@ -51,12 +51,37 @@ void add_grouped_warnings(json& section, const json& mix, std::size_t nsystems) 
         (*at)["systems"].push_back(ja::text(sys, "name"));
       }
   }
+  auto list = [](const json& v) {
+    std::string o;
+    for (const auto& n : v) o += (o.empty() ? "" : ", ") + (n.is_string() ? n.get<std::string>() : n.dump());
+    return o;
+  };
   for (const auto& e : grouped) {
-    std::string names;
-    for (const auto& n : e.value("systems", json::array())) names += (names.empty() ? "" : ", ") + (n.is_string() ? n.get<std::string>() : n.dump());
-    const std::string all = e.value("systems", json::array()).size() == nsystems && nsystems > 1 ? "every system" : names;
-    section["warnings"].push_back(ja::text(e, "warning") + (nsystems > 1 ? " [applies to: " + all + "]" : ""));
+    const json systems = e.value("systems", json::array()), apps = e.value("applications", json::array());
+    std::string where = apps.empty() ? "" : "applications " + list(apps);
+    if (nsystems > 1)
+      where += (where.empty() ? "" : "; ") + (systems.size() == nsystems ? std::string("every system") : "systems " + list(systems));
+    section["warnings"].push_back(ja::text(e, "warning") + (where.empty() ? "" : " [applies to: " + where + "]"));
   }
+}
+
+// The criterion the systems are ranked by, when it is not the speed-up drawn anyway. Money and
+// power ratios are drawn per million (of the currency, of watts) so the axis reads in plain numbers.
+json criterion_chart(const json& mix, const std::vector<std::string>& labels) {
+  const std::string by = ja::text(mix, "rank_by", "speedup");
+  if (by == "speedup") return json();
+  const bool tp = by == "throughput";
+  const std::string key = tp ? "throughput" : by == "per-price" ? "per_price" : "per_watt";
+  const double scale = tp ? 1.0 : 1e6;
+  json values = json::array();
+  for (const auto& sys : mix.value("systems", json::array())) {
+    const json v = ja::maybe(sys, key);
+    values.push_back(v.is_number() ? json(v.get<double>() * scale) : json(nullptr));
+  }
+  const std::string axis = tp ? "throughput vs baseline [x]"
+                          : by == "per-price" ? "throughput per million of price" : "throughput per MW (million watts)";
+  return html::bar_chart("Ranked by " + by + ": " + axis + " per candidate system", "candidate system", axis, labels,
+                         {html::series(by, values, {{"color", 2}})}, false, true);
 }
 
 void add_warnings(json& section, const json& source) {
@@ -156,6 +181,7 @@ json mix_page(const json& mix, const std::string& file) {
                                         {html::series("range", spread, {{"color", 0}}),
                                          html::series("workload speed-up", speed, {{"color", 3}})},
                                         false, true));
+  if (json c = criterion_chart(mix, labels); c.is_object()) w["charts"].push_back(std::move(c));
   json a = html::section("Per-application speed-up per system");
   std::vector<json> series;
   Table t;

@@ -116,6 +116,15 @@ TEST_F(Wrapped, ImbalancedProgramsSlowRankIsReportedSlowest) {
   // The printed summary names rank 3 first among the slowest.
   EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(slowest ranks \(most compute first\)\s+3\b)"))) << r.err;
   expect_same_stdout(job, r);
+  // hpcsens run printed exactly what hpcsens report prints for the record, answer first.
+  const auto report = run_process({HPCSENS_BIN, "report", record_path(r)}, kTimeout);
+  ASSERT_EQ(report.exit_status, 0) << report.err;
+  EXPECT_EQ(report.out.rfind("Answer: ", 0), 0u) << report.out;
+  EXPECT_NE(r.err.find("\n" + report.out + "hpcsens: record: "), std::string::npos) << r.err << "\n---\n" << report.out;
+  // --summary: the answer and the advice only.
+  const auto brief = run_process({HPCSENS_BIN, "report", record_path(r), "--summary"}, kTimeout);
+  EXPECT_EQ(report.out.rfind(brief.out, 0), 0u) << brief.out;
+  EXPECT_EQ(brief.out.find("Ranks"), std::string::npos) << brief.out;
 }
 
 TEST_F(Wrapped, FortranCallsAreCounted) {

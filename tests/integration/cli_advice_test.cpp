@@ -1,0 +1,135 @@
+// Common mistakes, made with the real hpcsens binary: each is refused with exit status 2 in one
+// line that says what went wrong AND what to do next (cli/advice.cpp, cli/usage.cpp).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+#include "record/run_record.h"
+
+namespace hpcsens::testing {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kHpcsens = HPCSENS_BIN;
+
+struct Mistake {
+  std::string what;                // the mistake, for the failure message
+  std::vector<std::string> args;   // after "hpcsens"; "@" is replaced by the test's directory
+  std::vector<std::string> says;   // the error line holds each of these
+};
+
+class CliAdvice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("hpcsens-advice-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "plain");
+    // A record of a plain `hpcsens run`: no config.cpu_ghz / mem_gbs.
+    record::RunRecord rec;
+    rec.job.nranks = 1;
+    rec.job.command = {"./app"};
+    record::RankRecord r;
+    r.wall_s = 1, r.compute_s = 1;
+    rec.ranks.push_back(r);
+    rec.timing.job_s = 1;
+    std::ofstream(dir_ / "plain" / "run.json") << record::to_json(rec).dump();
+    std::ofstream(dir_ / "model.json") << R"({"schema": "hpcsens.model.v1", "model": "cpu+fixed"})";
+    std::ofstream(dir_ / "runs.csv") << "label,cpu_ghz,mem_gbs,time_s\na,2.0,100,10\nb,3.0,100,8\n";
+    std::ofstream(dir_ / "one.csv") << "label,cpu_ghz,mem_gbs,time_s\na,2.0,100,10\na,2.0,100,10.1\n";
+    std::ofstream(dir_ / "good.csv") << "label,cpu_ghz,mem_gbs,time_s\na,1.2,100,20\nb,1.8,100,14.5\nc,2.4,100,11.6\n"
+                                        "d,3.0,100,10\n";
+    ASSERT_EQ(run_process({kHpcsens, "fit", (dir_ / "good.csv").string(), "-o", (dir_ / "good.model.json").string()}, 60)
+                  .exit_status, 0);
+    std::ofstream(dir_ / "mix.yaml") << "applications:\n  - {name: a, model: good.model.json, weight: 1}\n";
+    std::ofstream(dir_ / "sys.yaml") << "systems:\n  - {name: x, cpu_ghz: 3.0, mem_gbs: 100, nodes: 10}\n";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void expect_advice(const Mistake& m) {
+    std::vector<std::string> argv = {kHpcsens};
+    for (auto a : m.args) {
+      if (const auto at = a.find('@'); at != std::string::npos) a.replace(at, 1, dir_.string());
+      argv.push_back(a);
+    }
+    const auto r = run_process(argv, 60);
+    EXPECT_EQ(r.exit_status, 2) << m.what << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << m.what << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("hpcsens: error: ", 0), 0u) << m.what << ": " << r.err;
+    for (const auto& s : m.says) EXPECT_NE(r.err.find(s), std::string::npos) << m.what << ": wants '" << s << "' in " << r.err;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(CliAdvice, FifteenCommonMistakesSayWhatToDoNext) {
+  const std::vector<Mistake> mistakes = {
+      {"fit on records of a plain hpcsens run", {"fit", "@/plain"}, {"config.cpu_ghz", "run hpcsens sweep SPEC.yaml"}},
+      {"report of a model in text", {"report", "@/model.json"}, {"--format html", "hpcsens predict MODEL.json"}},
+      {"report of a CSV file", {"report", "@/runs.csv"}, {"runs.csv", "hpcsens fit FILE.csv"}},
+      {"report of a missing file", {"report", "@/nope.json"}, {"nope.json", "check the path"}},
+      {"report of a directory in text", {"report", "@"}, {"--format html -o sweep.html"}},
+      {"html of a directory that is not a sweep", {"report", "@/plain", "--format", "html"},
+       {"is not a sweep directory", "the directory hpcsens sweep wrote"}},
+      {"an unknown option of run", {"run", "--bogus", "--", "true"},
+       {"unknown option --bogus", "usage: hpcsens run [-o DIR]"}},
+      {"an unknown option of fit", {"fit", "@/runs.csv", "--bogus"},
+       {"hpcsens fit: unknown option --bogus", "usage: hpcsens fit INPUTS..."}},
+      {"a format fit does not write", {"fit", "@/runs.csv", "--format", "pdf"}, {"'pdf'", "use table|json|csv|md"}},
+      {"a format doctor does not write", {"doctor", "--format", "csv"}, {"'csv'", "use table|json"}},
+      {"--table without csv", {"report", "@/plain/run.json", "--table", "ranks"}, {"--table", "only with --format csv"}},
+      {"predict without a target", {"predict", "@/good.model.json"}, {"give either --system FILE.yaml"}},
+      {"rank by price without prices", {"predict", "--mix", "@/mix.yaml", "--system", "@/sys.yaml", "--rank-by", "per-price"},
+       {"system 'x' gives no nodes and price", "or rank by speedup"}},
+      {"an unknown criterion", {"predict", "--mix", "@/mix.yaml", "--system", "@/sys.yaml", "--rank-by", "cheapest"},
+       {"'cheapest'", "speedup, throughput, per-price or per-watt"}},
+      {"--rank-by without a mix", {"predict", "@/good.model.json", "--cpu-ghz", "2", "--mem-gbs", "100", "--rank-by",
+                                   "speedup"}, {"--rank-by", "goes with --mix"}},
+      {"the job's command without --", {"run", "mpirun", "-np", "2", "./app"}, {"put -- before the job's command"}},
+      {"no subcommand", {}, {"give a subcommand: run, report, sweep, fit, predict or doctor"}},
+      {"a sweep without a spec", {"sweep"}, {"needs a spec file"}},
+      {"a design of one configuration", {"fit", "@/one.csv"}, {"1 distinct configuration", "add at least 2 more"}},
+  };
+  ASSERT_GE(mistakes.size(), 15u);
+  for (const auto& m : mistakes) expect_advice(m);
+}
+
+// `hpcsens run -o x -- mpirun -np 2 ./app` once said "arguments were not expected: ./app 2 -np
+// mpirun": -o is now the output directory, as in every other subcommand, and --out its alias.
+TEST_F(CliAdvice, RunTakesDashOAndOutAlike) {
+  for (const char* flag : {"-o", "--output", "--out"}) {
+    const auto out = dir_ / (std::string("out") + flag);
+    const auto r = run_process({kHpcsens, "run", flag, out.string(), "--", "/bin/true"}, 60);
+    EXPECT_EQ(r.err.find("not expected"), std::string::npos) << flag << ": " << r.err;
+    EXPECT_EQ(r.err.find("unknown option"), std::string::npos) << flag << ": " << r.err;
+    EXPECT_TRUE(fs::is_directory(out)) << flag;
+  }
+}
+
+// A program missing from the launch line is said before the job starts, so a launcher's exit status
+// 132 is not read as "a rank killed by signal 4".
+TEST_F(CliAdvice, MissingProgramIsSaidBeforeTheJob) {
+  const auto r = run_process({kHpcsens, "run", "-o", (dir_ / "o").string(), "--", "/bin/true", "./no-such-app"}, 60);
+  EXPECT_NE(r.err.find("hpcsens: warning: ./no-such-app does not exist in "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a missing program, not a signal"), std::string::npos) << r.err;
+}
+
+// --format names are the same everywhere: text is table, in every subcommand that writes tables.
+TEST_F(CliAdvice, TextAndTableAreOneFormatEverywhere) {
+  for (const char* f : {"text", "table"}) {
+    EXPECT_EQ(run_process({kHpcsens, "fit", (dir_ / "good.csv").string(), "--format", f}, 60).exit_status, 0) << f;
+    EXPECT_EQ(run_process({kHpcsens, "report", (dir_ / "plain" / "run.json").string(), "--format", f}, 60).exit_status, 0)
+        << f;
+    EXPECT_EQ(run_process({kHpcsens, "predict", (dir_ / "good.model.json").string(), "--cpu-ghz", "2", "--format", f}, 60)
+                  .exit_status, 0) << f;
+    EXPECT_NE(run_process({kHpcsens, "doctor", "--format", f}, 60).exit_status, 2) << f;
+  }
+}
+
+}  // namespace
+}  // namespace hpcsens::testing
