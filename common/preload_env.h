@@ -10,6 +10,14 @@ inline constexpr const char* kCommand = "HPCSENS_COMMAND";     // JSON array: th
 inline constexpr const char* kLauncher = "HPCSENS_LAUNCHER";   // launcher kind detected by the CLI
 inline constexpr const char* kStartUtc = "HPCSENS_START_UTC";  // ISO 8601 start time
 inline constexpr const char* kPreload = "LD_PRELOAD";
+// The network-delay knob (sweep knobs.network), one run at a time: added latency per message
+// (microseconds) and the bandwidth of an added link (GB/s; each byte costs 1/B more). Unset or 0:
+// off. Only ever in one run's environment, so nothing outlives the run (a killed sweep included).
+inline constexpr const char* kNetLatencyUs = "HPCSENS_NET_LATENCY_US";
+inline constexpr const char* kNetBandwidthGbs = "HPCSENS_NET_BANDWIDTH_GBS";
+// Their plausible range (the sweep spec refuses values outside it; the preload ignores them).
+inline constexpr double kNetMaxLatencyUs = 1e6;                                  // 1 s per message
+inline constexpr double kNetMinBandwidthGbs = 1e-3, kNetMaxBandwidthGbs = 1e6;  // 1 MB/s .. 1 PB/s
 
 // Record file name inside the out dir; partial per-rank files use "<run_id>.rank<N>.partial.json".
 inline constexpr const char* kRecordSuffix = ".json";

@@ -25,6 +25,7 @@ HELPERS = ["n", "t", "np", "nout", "sum", "sumn", "own", "sumw", "sumnw", "inpla
 from gen_forms import (COMPLETIONS, PERSISTENT, completion, completion_after, completion_before,
                        fortran_completion_after, fortran_completion_before, persistent,
                        persistent_lines)
+from gen_net_delay import ShapeError, net_delay_lines
 
 
 class TableError(Exception):
@@ -239,8 +240,9 @@ def gen_c_wrappers(calls):
             if cpl:
                 out += completion_before(*cpl)
             out += persistent_lines(c, "cb", None, "before")
+            out += ["  const std::uint64_t start = now_ticks();"]
+            out += net_delay_lines(c, "cb", bytes_expr)
             out += [
-                "  const std::uint64_t start = now_ticks();",
                 f"  const int rc = real.get()({args});",
                 "  const std::uint64_t elapsed = now_ticks() - start;"]
             out += record_lines(c, "cb", "rc == MPI_SUCCESS")
@@ -279,8 +281,9 @@ def gen_fortran_wrappers(calls):
         if cpl:
             out += fortran_completion_before(*cpl)
         out += persistent_lines(c, "fb", None, "before")
+        out += ["  const std::uint64_t start = now_ticks();"]
+        out += net_delay_lines(c, "fb", bytes_expr)
         out += [
-            "  const std::uint64_t start = now_ticks();",
             f"  real({args});",
             "  const std::uint64_t elapsed = now_ticks() - start;"]
         out += record_lines(c, "fb", "fb::ok(ierror)")
@@ -306,7 +309,14 @@ def main(argv):
     except TableError as e:
         print(f"gen_wrappers.py: {e}", file=sys.stderr)
         return 2
-    out = Path(argv[2])
+    try:
+        return write_outputs(calls, Path(argv[2]))
+    except ShapeError as e:
+        print(f"gen_wrappers.py: {argv[1]}: {e}", file=sys.stderr)
+        return 2
+
+
+def write_outputs(calls, out):
     out.mkdir(parents=True, exist_ok=True)
     h, cpp = gen_call_table(calls)
     files = {"call_table.h": h, "call_table.cpp": cpp, "wrappers_c.cpp": gen_c_wrappers(calls),

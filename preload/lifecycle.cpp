@@ -25,6 +25,7 @@
 #include "preload/counter_client.h"
 #include "preload/pmpi.h"
 #include "preload/msg_report.h"
+#include "preload/net_delay.h"
 #include "preload/own_arguments.h"
 #include "preload/rank_report.h"
 #include "preload/record_gather.h"
@@ -53,6 +54,7 @@ struct State {
   double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
   CounterClient papi;
   TickClock ticks;
+  NetDelayState net;  // the network-delay knob of this run (off unless the sweep set it)
   const ThreadCounts* main_slot = nullptr;  // the thread that called MPI_Init
 };
 
@@ -205,6 +207,22 @@ std::string shared_run_id(State& s) {
   return buf;
 }
 
+// What rank 0 applied (every rank reads the same variables) and how long its delays really
+// took: on a loaded machine a spinning rank that loses its core comes back late, and the sweep
+// scales the added rates by that factor.
+nlohmann::json net_delay_note(const NetDelayState& n, double seconds_per_tick) {
+  if (!n.on && n.error.empty()) return nullptr;
+  if (!n.on) return {{"applied", false}, {"error", text::encode_outside(n.error)}};
+  const NetDelayTotals t = net_delay_totals(seconds_per_tick);
+  return {{"applied", true},
+          {"requested_s", t.requested_s},
+          {"achieved_s", t.achieved_s},
+          {"achieved_factor", t.requested_s > 0 ? t.achieved_s / t.requested_s : 1.0},
+          {"added_latency_us", n.setting.latency_us},
+          {"added_bandwidth_gbs", n.setting.bandwidth_gbs},
+          {"added_ns_per_byte", n.setting.ns_per_byte()},
+          {"placement", "sender, before the message is handed to MPI; collectives by algorithm"}};
+}
 }  // namespace
 
 void after_init() noexcept {
@@ -249,6 +267,8 @@ void after_init() noexcept {
     const std::string spec = text::encode_outside(env_or(env::kEvents, "default"));
     s.papi.prepare(counter_agent_path(), spec, static_cast<pid_t>(::syscall(SYS_gettid)));
     if (s.rank == 0 && s.papi.warn()) warn("counters: " + s.papi.status() + "; the job runs on");
+    s.net = setup_net_delay();
+    if (s.rank == 0 && !s.net.error.empty()) warn("network delay off: " + s.net.error + "; the job runs on");
     std::atexit(at_exit);
   } catch (...) {
     // Never break the job: without set-up we still time it.
@@ -313,6 +333,7 @@ void before_finalize() noexcept {
     std::string err = stream_ranks(world, s.rank, s.size, header, text, &stream);
     if (s.rank != 0) return;
     nlohmann::json extra = {{"preload", preload_notes(s)}};
+    if (auto net = net_delay_note(s.net, s.ticks.seconds_per_tick()); !net.is_null()) extra["preload"]["net_delay"] = std::move(net);
     if (auto d = stream.drops(); !d.empty()) {
       extra["preload"]["drops"] = d;
       warn("some measurements were dropped (" + d.dump() + "); see the record's preload.drops");

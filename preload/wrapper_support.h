@@ -7,6 +7,7 @@
 #include "call_table.h"
 #include "preload/accounting.h"
 #include "preload/clock.h"
+#include "preload/net_delay.h"
 #include "preload/pmpi.h"
 #include "preload/real_symbol.h"
 #include "preload/persistent_sends.h"

@@ -1,0 +1,56 @@
+"""The network-delay knob's line in each generated wrapper (gen_wrappers.py; see net_delay.h).
+
+A send (a call with a sent-to field) is delayed as one message of its bytes; a collective as
+the critical path of its usual algorithm, named by its shape (net_delay_model.h). Calls that
+move no message when called (receives, waits, persistent '_init' calls) get no line.
+"""
+
+# Collective name (MPI_ and a non-blocking 'I' stripped, lower case) -> NetShape.
+SHAPES = {
+    "barrier": "barrier",
+    "bcast": "tree", "reduce": "tree", "allreduce": "tree", "scan": "tree", "exscan": "tree",
+    "gather": "gather", "gatherv": "gather", "scatter": "gather", "scatterv": "gather",
+    "allgather": "gather", "allgatherv": "gather",
+    "reduce_scatter": "halving", "reduce_scatter_block": "halving",
+    "alltoall": "pairwise", "alltoallv": "pairwise", "alltoallw": "pairwise",
+}
+
+
+class ShapeError(Exception):
+    pass
+
+
+def collective_shape(call):
+    """NetShape of a coll/icoll call; None for a persistent '_init' call (nothing moves yet)."""
+    base = call["name"][len("MPI_"):]
+    if base.endswith("_c"):
+        base = base[:-2]
+    if base.endswith("_init"):
+        return None
+    if call["cat"] == "icoll":
+        base = base[1:]
+    base = base.lower()
+    if base.startswith("neighbor_"):
+        return "neighbor"
+    if base not in SHAPES:
+        raise ShapeError(f"{call['name']}: no network-delay shape (add it to gen_net_delay.py)")
+    return SHAPES[base]
+
+
+def net_delay_lines(call, ns, bytes_expr):
+    """Lines after `start` is read: the delay, behind one branch that is false when off."""
+    names = {p[1] for p in call["params"]}
+    guard = "  if (g_net_delay_on) [[unlikely]] "
+    if call["to"]:
+        dest, _comm, expr = call["to"]
+        nbytes = bytes_expr(call, ns, expr)
+        return [guard + f"net_delay_send(start, {ns}::n({dest}), MPI_PROC_NULL, "
+                f"static_cast<std::int64_t>({nbytes}));"]
+    if call["cat"] not in ("coll", "icoll") or "comm" not in names:
+        return []
+    shape = collective_shape(call)
+    if shape is None:
+        return []
+    nbytes = bytes_expr(call, ns) if call["bytes"] != "-" else "0"
+    return [guard + f"net_delay_coll(start, NetShape::{shape}, {ns}::np(comm), "
+            f"static_cast<std::int64_t>({nbytes}));"]

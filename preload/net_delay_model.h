@@ -1,0 +1,56 @@
+#pragma once
+// The network-delay knob's arithmetic (pure: no MPI, no clock), so it is tested without a job.
+//
+// A slower network is emulated by spinning before a message leaves (docs/methodology.md,
+// "The network-delay knob"): each message costs an added latency d_lat plus an added time per
+// byte d_byte. A collective is charged what its usual algorithm puts on the critical path: the
+// number of message steps a rank waits through and the bytes it sends in them (Thakur,
+// Rabenseifner & Gropp 2005, the algorithms MPICH and Open MPI's tuned module use).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace hpcsens::preload {
+
+// How a collective's critical path is made of messages. `n` below is the call's recorded bytes
+// (what this rank contributes, mpi_calls.tbl), `p` the group size.
+enum class NetShape : std::uint8_t {
+  p2p,       // one message of n bytes
+  barrier,   // ceil(log2 p) steps of no payload (dissemination)
+  tree,      // ceil(log2 p) steps of n bytes each (binomial Bcast/Reduce, recursive doubling
+             // Allreduce, Scan)
+  gather,    // ceil(log2 p) steps, n (p - 1) bytes in all (recursive doubling Allgather,
+             // binomial Gather/Scatter: the data doubles at each step)
+  halving,   // ceil(log2 p) steps, n (p - 1) / p bytes (recursive halving Reduce_scatter;
+             // n is the whole vector)
+  pairwise,  // p - 1 steps, n (p - 1) / p bytes (pairwise-exchange Alltoall; n is all this
+             // rank sends)
+  neighbor,  // one step (all neighbours at once), n bytes (they leave through one port)
+};
+
+struct NetCost {
+  double messages = 0;  // message steps on the critical path
+  double bytes = 0;     // bytes on the critical path
+};
+
+// Message steps and bytes that one call of `shape` puts on the critical path.
+NetCost net_cost(NetShape shape, std::int64_t p, std::uint64_t n) noexcept;
+
+// ceil(log2 p), 0 for p <= 1.
+int ceil_log2(std::int64_t p) noexcept;
+
+// The knob as the preload reads it from its environment (set by the sweep for one run only).
+struct NetDelaySetting {
+  double latency_us = 0;     // added per message
+  double bandwidth_gbs = 0;  // the added link's bandwidth: d_byte = 1 / bandwidth (0: none)
+  bool on() const { return latency_us > 0 || bandwidth_gbs > 0; }
+  // Added nanoseconds per byte (1 GB/s = 1 byte/ns).
+  double ns_per_byte() const { return bandwidth_gbs > 0 ? 1.0 / bandwidth_gbs : 0.0; }
+};
+
+// Parses the two variables' values (null or empty: not set). An unusable value (not a number,
+// negative, not finite, absurdly large) gives nullopt and `error` naming the variable.
+std::optional<NetDelaySetting> parse_net_delay(const char* latency_us, const char* bandwidth_gbs,
+                                               std::string* error);
+
+}  // namespace hpcsens::preload

@@ -1,0 +1,166 @@
+// The network-delay knob: its arithmetic, its environment parsing, and where the generator puts
+// it in the wrappers (timing itself is measured by bench/net_delay_accuracy.sh, and applied for
+// real in net_delay_mpirun_test.cpp).
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+#include "preload/net_delay_model.h"
+
+namespace hpcsens::preload {
+namespace {
+
+TEST(NetDelayModel, CeilLog2) {
+  EXPECT_EQ(ceil_log2(0), 0);
+  EXPECT_EQ(ceil_log2(1), 0);
+  EXPECT_EQ(ceil_log2(2), 1);
+  EXPECT_EQ(ceil_log2(3), 2);
+  EXPECT_EQ(ceil_log2(4), 2);
+  EXPECT_EQ(ceil_log2(5), 3);
+  EXPECT_EQ(ceil_log2(1024), 10);
+  EXPECT_EQ(ceil_log2(1025), 11);
+}
+
+TEST(NetDelayModel, CollectivesCostTheirAlgorithmsCriticalPath) {
+  // 8 ranks, 1000 bytes contributed: 3 steps of a tree, 7 of a pairwise exchange.
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::p2p, 8, 1000).messages, 1);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::p2p, 8, 1000).bytes, 1000);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::barrier, 8, 0).messages, 3);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::barrier, 8, 0).bytes, 0);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::tree, 8, 1000).messages, 3);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::tree, 8, 1000).bytes, 3000);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::gather, 8, 1000).messages, 3);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::gather, 8, 1000).bytes, 7000);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::halving, 8, 8000).messages, 3);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::halving, 8, 8000).bytes, 7000);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::pairwise, 8, 8000).messages, 7);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::pairwise, 8, 8000).bytes, 7000);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::neighbor, 8, 500).messages, 1);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::neighbor, 8, 500).bytes, 500);
+  // A non-power of two rounds the steps up (the last partial round is still a step).
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::tree, 5, 10).messages, 3);
+}
+
+TEST(NetDelayModel, OneRankCollectivesSendNothing) {
+  for (auto s : {NetShape::barrier, NetShape::tree, NetShape::gather, NetShape::halving,
+                 NetShape::pairwise, NetShape::neighbor}) {
+    EXPECT_EQ(net_cost(s, 1, 4096).messages, 0);
+    EXPECT_EQ(net_cost(s, 1, 4096).bytes, 0);
+  }
+  // A message to oneself is still a message (the sender cannot tell).
+  EXPECT_EQ(net_cost(NetShape::p2p, 1, 4096).messages, 1);
+}
+
+TEST(NetDelayEnv, UnsetOrZeroIsOff) {
+  std::string err;
+  auto s = parse_net_delay(nullptr, nullptr, &err);
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->on());
+  s = parse_net_delay("", "0", &err);
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->on());
+  EXPECT_EQ(s->ns_per_byte(), 0);
+}
+
+TEST(NetDelayEnv, ValuesAndPerByteTime) {
+  std::string err;
+  auto s = parse_net_delay("2.5", "4", &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_TRUE(s->on());
+  EXPECT_DOUBLE_EQ(s->latency_us, 2.5);
+  EXPECT_DOUBLE_EQ(s->ns_per_byte(), 0.25);  // 4 GB/s: a byte takes a quarter ns more
+  s = parse_net_delay(nullptr, "1e-3", &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_DOUBLE_EQ(s->ns_per_byte(), 1000);
+}
+
+TEST(NetDelayEnv, UnusableValuesNameTheVariable) {
+  for (auto [lat, bw, var] : {std::tuple{"-1", "", "HPCSENS_NET_LATENCY_US"},
+                              std::tuple{"nan", "", "HPCSENS_NET_LATENCY_US"},
+                              std::tuple{"inf", "", "HPCSENS_NET_LATENCY_US"},
+                              std::tuple{"5us", "", "HPCSENS_NET_LATENCY_US"},
+                              std::tuple{"2e6", "", "HPCSENS_NET_LATENCY_US"},
+                              std::tuple{"", "1e-9", "HPCSENS_NET_BANDWIDTH_GBS"},
+                              std::tuple{"", "-4", "HPCSENS_NET_BANDWIDTH_GBS"},
+                              std::tuple{"", "1e400", "HPCSENS_NET_BANDWIDTH_GBS"}}) {
+    std::string err;
+    EXPECT_FALSE(parse_net_delay(lat, bw, &err)) << lat << " " << bw;
+    EXPECT_NE(err.find(var), std::string::npos) << err;
+  }
+}
+
+// The generated wrappers for a small table: the delay sits after the start tick and before the
+// real call, behind one branch; receives and persistent inits have none.
+std::string generated_c(const std::string& table) {
+  char dir[] = "/tmp/hpcsens-gen-XXXXXX";
+  if (!mkdtemp(dir)) return "";
+  const std::string d = dir;
+  std::ofstream(d + "/t.tbl") << table;
+  const std::string cmd = std::string("timeout 30 ") + HPCSENS_PYTHON + " " + HPCSENS_GENERATOR +
+                          " " + d + "/t.tbl " + d + "/out";
+  std::string text;
+  if (std::system(cmd.c_str()) == 0) {
+    std::ifstream in(d + "/out/wrappers_c.cpp");
+    text.assign((std::istreambuf_iterator<char>(in)), {});
+  }
+  std::system(("rm -rf " + d).c_str());
+  return text;
+}
+
+std::string body_of(const std::string& text, const std::string& sym) {
+  const auto at = text.find("int " + sym + "(");
+  if (at == std::string::npos) return "";
+  return text.substr(at, text.find("\n}\n", at) - at);
+}
+
+TEST(NetDelayGenerator, SendsAndCollectivesAreDelayedReceivesAreNot) {
+  const std::string text = generated_c(
+      "MPI_Send | p2p | n(count)*t(datatype) | const void *buf, int count, MPI_Datatype datatype, "
+      "int dest, int tag, MPI_Comm comm | = | dest,comm,n(count)*t(datatype)\n"
+      "MPI_Recv | p2p | rcv(status,count,datatype) | void *buf, int count, MPI_Datatype datatype, "
+      "int source, int tag, MPI_Comm comm, MPI_Status *status | =\n"
+      "MPI_Allreduce | coll | n(count)*t(datatype) | const void *sendbuf, void *recvbuf, int count, "
+      "MPI_Datatype datatype, MPI_Op op, MPI_Comm comm | =\n"
+      "MPI_Ibarrier | icoll | - | MPI_Comm comm, MPI_Request *request | =\n"
+      "MPI_Allreduce_init | coll | n(count)*t(datatype) | const void *sendbuf, void *recvbuf, "
+      "int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, "
+      "MPI_Request *request | -\n");
+  ASSERT_FALSE(text.empty());
+  const std::string send = body_of(text, "MPI_Send");
+  const auto start = send.find("const std::uint64_t start = now_ticks();");
+  const auto delay = send.find("if (g_net_delay_on) [[unlikely]] net_delay_send(start, cb::n(dest), "
+                               "MPI_PROC_NULL, ");
+  const auto call = send.find("const int rc = real.get()(");
+  ASSERT_NE(delay, std::string::npos) << send;
+  EXPECT_LT(start, delay);
+  EXPECT_LT(delay, call);
+  EXPECT_NE(body_of(text, "MPI_Allreduce").find("net_delay_coll(start, NetShape::tree, cb::np(comm), "),
+            std::string::npos);
+  EXPECT_NE(body_of(text, "MPI_Ibarrier").find("NetShape::barrier, cb::np(comm), static_cast<std::int64_t>(0))"),
+            std::string::npos);
+  EXPECT_EQ(body_of(text, "MPI_Recv").find("net_delay"), std::string::npos);
+  EXPECT_EQ(body_of(text, "MPI_Allreduce_init").find("net_delay"), std::string::npos);
+}
+
+TEST(NetDelayGenerator, ACollectiveWithoutAShapeIsRefused) {
+  char dir[] = "/tmp/hpcsens-gen-XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir));
+  const std::string d = dir;
+  std::ofstream(d + "/t.tbl") << "MPI_Allfoo | coll | - | MPI_Comm comm | =\n";
+  const std::string cmd = std::string("timeout 30 ") + HPCSENS_PYTHON + " " + HPCSENS_GENERATOR +
+                          " " + d + "/t.tbl " + d + "/out 2> " + d + "/err";
+  const int st = std::system(cmd.c_str());
+  std::ifstream in(d + "/err");
+  const std::string err((std::istreambuf_iterator<char>(in)), {});
+  std::system(("rm -rf " + d).c_str());
+  EXPECT_EQ(WEXITSTATUS(st), 2);
+  EXPECT_NE(err.find("MPI_Allfoo: no network-delay shape"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace hpcsens::preload
