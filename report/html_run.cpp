@@ -196,6 +196,14 @@ json topdown_section(const RunRecord& rec) {
 
 }  // namespace
 
+// The program a launch line starts: the first word after the launcher that names a file path
+// ("./app", "/opt/x/app"), else the last word; shown in the page's title.
+std::string program_of(const std::vector<std::string>& command) {
+  for (std::size_t i = 1; i < command.size(); ++i)
+    if (command[i].find('/') != std::string::npos && command[i][0] != '-') return command[i];
+  return command.back();
+}
+
 // I/O by class from the raw ranks (the typed record keeps only io_s per rank).
 void add_io_classes(RunFacts& f, const json& raw) {
   if (!raw.is_object() || !raw.contains("ranks") || !raw["ranks"].is_array()) return;
@@ -212,7 +220,7 @@ void add_io_classes(RunFacts& f, const json& raw) {
 
 // Where a section goes: what dominates the run first, then the job's facts, then the rest; a
 // Top-Down section that only says why it is missing goes last.
-int rank_of(const json& section, Dominant d) {
+int section_rank(const json& section, Dominant d) {
   const std::string t = section.value("title", std::string());
   auto is = [&](const char* prefix) { return t.rfind(prefix, 0) == 0; };
   const bool io = is("I/O"), calls = is("MPI time by call"), time = is("Time per rank"), td = is("Top-Down");
@@ -231,7 +239,7 @@ json run_page(const RunRecord& rec, const json& raw) {
   RunFacts facts = run_facts(scan);
   add_io_classes(facts, raw);
   json page = {{"title", fmt::format("hpcsens run report: {} ranks{}", rec.ranks.size(),
-                                     rec.job.command.empty() ? "" : ", " + rec.job.command.back())},
+                                     rec.job.command.empty() ? "" : ", " + program_of(rec.job.command))},
                {"emulated", rec.emulated},
                {"answer", html::answer(run_answer(facts))},
                {"notes", json::array()},
@@ -246,7 +254,7 @@ json run_page(const RunRecord& rec, const json& raw) {
     for (auto& s : run_extra_sections(raw["ranks"], rec.emulated)) sections.push_back(std::move(s));
   const Dominant d = dominant(facts);
   std::stable_sort(sections.begin(), sections.end(),
-                   [&](const json& a, const json& b) { return rank_of(a, d) < rank_of(b, d); });
+                   [&](const json& a, const json& b) { return section_rank(a, d) < section_rank(b, d); });
   for (auto& s : sections) page["sections"].push_back(std::move(s));
   return page;
 }
