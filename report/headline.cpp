@@ -31,10 +31,10 @@ double io_share(const RunFacts& f) {
 }
 
 double mpi_share(const RunFacts& f) { return f.wall_sum > 0 ? f.mpi_sum / f.wall_sum : 0; }
-double max_over_mean(const RunFacts& f) { return f.compute_mean > 0 ? f.compute_max / f.compute_mean : 1; }
+double compute_ratio(const RunFacts& f) { return f.compute_mean > 0 ? f.compute_max / f.compute_mean : 1; }
 
 Answer imbalance_answer(const RunFacts& f) {
-  const double more = max_over_mean(f) - 1;
+  const double more = compute_ratio(f) - 1;
   const double saving = f.job_s > 0 ? std::clamp((f.compute_max - f.compute_mean) / f.job_s, 0.0, 1.0) : 0;
   Answer a;
   a.tone = "caution";
@@ -45,7 +45,7 @@ Answer imbalance_answer(const RunFacts& f) {
                            human::seconds(f.compute_max - f.compute_mean));
   a.advice.push_back(fmt::format("Balance the work between ranks: rank {}'s compute is {:.2f}x the mean "
                                  "(load-balance efficiency {:.2f}).",
-                                 f.slowest_rank, max_over_mean(f), 1 / max_over_mean(f)));
+                                 f.slowest_rank, compute_ratio(f), 1 / compute_ratio(f)));
   if (!f.top_call.empty())
     a.advice.push_back(fmt::format("Look at what rank {} computes before {}: that call holds {} of all MPI time, "
                                    "which is where the other ranks wait.",
@@ -77,7 +77,7 @@ Answer mpi_answer(const RunFacts& f) {
   a.headline = fmt::format("MPI takes {} of the ranks' time{}; compute is balanced (max/mean {:.2f}).",
                            pct(mpi_share(f)),
                            f.top_call.empty() ? "" : fmt::format(", {} of it in {}", pct(f.top_call_share), f.top_call),
-                           max_over_mean(f));
+                           compute_ratio(f));
   if (!f.top_call.empty())
     a.advice.push_back(fmt::format("Send fewer, larger messages or overlap {} with computation (non-blocking "
                                    "calls): it holds {} of MPI time.",
@@ -94,7 +94,7 @@ Answer compute_answer(const RunFacts& f) {
   const double share = f.wall_sum > 0 ? f.compute_sum / f.wall_sum : 0;
   a.headline = fmt::format("Compute takes {} of the ranks' time and is balanced (max/mean {:.2f}): the run is bound "
                            "by computation, not by MPI or I/O.",
-                           pct(share), max_over_mean(f));
+                           pct(share), compute_ratio(f));
   a.advice.push_back("Find whether core clock or memory bandwidth limits it: hpcsens sweep, then hpcsens fit (the "
                      "model says which resource to buy).");
   a.advice.push_back("hpcsens run --events topdown names the bottleneck inside the core (where a PMU is available).");
@@ -106,7 +106,7 @@ Answer compute_answer(const RunFacts& f) {
 Dominant dominant(const RunFacts& f) {
   if (f.ranks == 0 || f.wall_sum <= 0) return Dominant::kNothing;
   if (io_share(f) >= kIoDominant) return Dominant::kIo;
-  if (f.ranks > 1 && max_over_mean(f) >= kImbalanced && f.others_mpi_share >= kWaitingShare) return Dominant::kImbalance;
+  if (f.ranks > 1 && compute_ratio(f) >= kImbalanced && f.others_mpi_share >= kWaitingShare) return Dominant::kImbalance;
   if (mpi_share(f) >= kMpiDominant) return Dominant::kMpi;
   return Dominant::kCompute;
 }

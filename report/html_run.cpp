@@ -194,12 +194,21 @@ json topdown_section(const RunRecord& rec) {
   return s;
 }
 
+// The program a launch line starts: the first word after the launcher that names a file path
+// ("./app", "/opt/x/app"), else the last word; shown in the page's title.
+std::string program_of(const std::vector<std::string>& command) {
+  for (std::size_t i = 1; i < command.size(); ++i)
+    if (command[i].find('/') != std::string::npos && command[i][0] != '-') return command[i];
+  return command.back();
+}
+
 // The program (not the command's last argument, often an option value) and the job's rank
 // count, with how many left a measurement when some did not (a job killed by MPI_Abort).
 std::string run_title(const RunRecord& rec) {
   const int nranks = std::max(rec.job.nranks, static_cast<int>(rec.ranks.size()));
   std::string title = "hpcsens run report: ";
   if (!rec.job.program.empty()) title += rec.job.program + ", ";
+  else if (!rec.job.command.empty()) title += program_of(rec.job.command) + ", ";  // older records
   title += fmt::format("{} rank{}", nranks, nranks == 1 ? "" : "s");
   if (static_cast<int>(rec.ranks.size()) < nranks) title += fmt::format(" ({} measured)", rec.ranks.size());
   return title;
@@ -223,7 +232,7 @@ void add_io_classes(RunFacts& f, const json& raw) {
 
 // Where a section goes: what dominates the run first, then the job's facts, then the rest; a
 // Top-Down section that only says why it is missing goes last.
-int rank_of(const json& section, Dominant d) {
+int section_rank(const json& section, Dominant d) {
   const std::string t = section.value("title", std::string());
   auto is = [&](const char* prefix) { return t.rfind(prefix, 0) == 0; };
   const bool io = is("I/O"), calls = is("MPI time by call"), time = is("Time per rank"), td = is("Top-Down");
@@ -256,7 +265,7 @@ json run_page(const RunRecord& rec, const json& raw) {
     for (auto& s : run_extra_sections(raw["ranks"], rec.emulated)) sections.push_back(std::move(s));
   const Dominant d = dominant(facts);
   std::stable_sort(sections.begin(), sections.end(),
-                   [&](const json& a, const json& b) { return rank_of(a, d) < rank_of(b, d); });
+                   [&](const json& a, const json& b) { return section_rank(a, d) < section_rank(b, d); });
   for (auto& s : sections) page["sections"].push_back(std::move(s));
   return page;
 }
