@@ -24,6 +24,10 @@ class Registry {
   std::vector<Entry> entries_;
 };
 
+// The hpcsens command line (main.cpp calls it): parses argv, runs the subcommand, returns the
+// exit status.
+int run_cli(int argc, char** argv);
+
 void add_run(CLI::App& app, Registry& reg);      // cmd_run.cpp
 void add_report(CLI::App& app, Registry& reg);   // cmd_report.cpp
 void add_doctor(CLI::App& app, Registry& reg);   // cmd_doctor.cpp

@@ -83,7 +83,7 @@ int run_array_task(const SweepSpec& spec, const SweepOptions& opt, int submissio
   const std::string file = adir.child(array_plan_name(submission));
   const ArrayPlan ap = parse_array_plan(safe_file::read_input_file(file, kMaxArrayPlanBytes), file);
 
-  const KnobSet knobs(spec, RealSysfs());
+  const KnobSet knobs(spec, machine_sysfs());
   const Plan plan = make_plan(spec, knobs.cpu_values());
   const PlannedRun& run = planned_run(plan, ap, task, file);
   const Point& p = plan.points[std::size_t(run.point)];

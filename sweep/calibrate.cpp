@@ -117,7 +117,7 @@ std::optional<double> nominal_ghz(const std::string& sysfs_root) {
 
 CalibrationRun calibrate(const SweepSpec& spec, const std::vector<std::string>& launcher,
                          const std::string& stream_exe, std::optional<double> requested_ghz,
-                         const volatile std::sig_atomic_t* stop_flag) {
+                         std::optional<double> set_ghz, const volatile std::sig_atomic_t* stop_flag) {
   CalibrationRun r;
   const Calibration& c = spec.calibration;
   const double timeout = std::max(120.0, spec.timeout_s);
@@ -165,12 +165,15 @@ CalibrationRun calibrate(const SweepSpec& spec, const std::vector<std::string>& 
       else cfg["cpu_ghz_measured_note"] = "ranks disagree by more than 10%; not used as the clock";
       cfg["cpu_ghz_measured_min"] = out.value("clock_ghz_min", 0.0);
       cfg["cpu_ghz_measured_max"] = out.value("clock_ghz_max", 0.0);
-      cfg["cpu_ghz_method"] = "dependent-add-chain";
+      cfg["cpu_ghz_method"] = out.value("clock_method", "dependent-add-chain");
     }
   }
   if (measured_ghz) {
     cfg["cpu_ghz"] = *measured_ghz;
     cfg["cpu_ghz_source"] = "measured";
+  } else if (set_ghz) {
+    cfg["cpu_ghz"] = *set_ghz;
+    cfg["cpu_ghz_source"] = "set";
   } else if (requested_ghz) {
     cfg["cpu_ghz"] = *requested_ghz;
     cfg["cpu_ghz_source"] = "requested";

@@ -49,9 +49,11 @@ struct CalibrationRun {
 };
 
 // Runs the calibrator (`stream_exe`) through `launcher` (the job's launcher prefix) and, when
-// asked, the serial latency probe. `requested_ghz` is the point's CPU setting (if any).
+// asked, the serial latency probe. `requested_ghz` is the point's CPU setting (if any),
+// `set_ghz` the clock the driver was set to (rounded as it rounds); config.cpu_ghz is the
+// measured clock, else the set one, and only without either the requested one.
 CalibrationRun calibrate(const SweepSpec& spec, const std::vector<std::string>& launcher,
                          const std::string& stream_exe, std::optional<double> requested_ghz,
-                         const volatile std::sig_atomic_t* stop_flag);
+                         std::optional<double> set_ghz, const volatile std::sig_atomic_t* stop_flag);
 
 }  // namespace hpcsens::sweep

@@ -63,19 +63,26 @@ void print_saved_files(const KnobSet& knobs, const SweepOptions& opt, const std:
     fmt::print("restore action: {} (runs {})\n", a, shell_join(restore_action_argv(a).value_or(Argv{})));
 }
 
-void print_point_change(const SweepSpec& spec, const KnobSet& knobs, const Point& p, const SweepOptions& opt,
+// Returns false when the point's knobs cannot be applied (said as a "knob error" line).
+bool print_point_change(const SweepSpec& spec, const KnobSet& knobs, const Point& p, const SweepOptions& opt,
                         DryRunSysfs& io) {
   std::vector<Argv> cmds;
+  bool ok = true;
   try {
     cmds = knobs.apply(io, p);
   } catch (const std::exception& e) {
     fmt::print("        knob error: {}\n", e.what());
+    ok = false;
   }
+  const auto set = knobs.set_values(p);
+  if (set.contains("cpu_ghz_set") && p.cpu_ghz)
+    fmt::print("        core clock: requested {} GHz, set {} GHz{}\n", num(*p.cpu_ghz), num(set["cpu_ghz_set"].get<double>()),
+               set.value("cpu_above_base", false) ? " (ABOVE BASE: turbo point)" : "");
   for (const auto& w : io.take_writes()) fmt::print("        write {} <- {}\n", w.path, w.value);
   for (const auto& c : cmds) fmt::print("        run   {}\n", shell_join(c));
   if (p.memory && !spec.memory[std::size_t(*p.memory)].manual.empty())
     fmt::print("        manual step: {}\n", spec.memory[std::size_t(*p.memory)].manual);
-  if (spec.emulation || !(spec.calibration.stream || spec.calibration.clock)) return;
+  if (spec.emulation || !(spec.calibration.stream || spec.calibration.clock)) return ok;
   Argv cal;
   try {
     cal = spec.calibration.launcher.empty()
@@ -86,11 +93,12 @@ void print_point_change(const SweepSpec& spec, const KnobSet& knobs, const Point
   }
   cal.push_back(opt.stream_exe);
   fmt::print("        calibrate {}\n", shell_join(cal));
+  return ok;
 }
 
 }  // namespace
 
-void print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, const SweepOptions& opt,
+bool print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, const SweepOptions& opt,
                 const std::string& dir) {
   const bool emu = spec.emulation.has_value();
   print_header(spec, knobs, plan, dir);
@@ -102,6 +110,7 @@ void print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, c
   }
   print_saved_files(knobs, opt, dir);
   DryRunSysfs io;
+  bool ok = true;
   int current = -1;
   int n = 0;
   for (const auto& r : plan.runs) {
@@ -109,10 +118,11 @@ void print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, c
     fmt::print("{:4d}. {}  {}{}\n", ++n, r.id, p.label, emu ? "  EMULATED" : "");
     if (r.point != current) {
       current = r.point;
-      print_point_change(spec, knobs, p, opt, io);
+      ok = print_point_change(spec, knobs, p, opt, io) && ok;
     }
     if (!emu) fmt::print("        command {}\n", shell_join(knobs.job_argv(spec.command, p)));
   }
+  return ok;
 }
 
 }  // namespace hpcsens::sweep

@@ -9,7 +9,8 @@
 
 namespace hpcsens::sweep {
 
-void print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, const SweepOptions& opt,
+// False when a point's knobs cannot be applied here (each said as a "knob error" line).
+bool print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, const SweepOptions& opt,
                 const std::string& dir);
 
 }  // namespace hpcsens::sweep

@@ -97,9 +97,13 @@ class MeasuredExecutor : public Executor {
     const Argv launcher = spec_.calibration.launcher.empty()
                               ? launcher_prefix(job, spec_.calibration.ranks.value_or(0))
                               : spec_.calibration.launcher;
-    auto cal = calibrate(spec_, launcher, opt_.stream_exe, p.cpu_ghz, stop_flag());
+    const nlohmann::json set = knobs_.set_values(p);
+    std::optional<double> set_ghz;
+    if (set.contains("cpu_ghz_set")) set_ghz = set["cpu_ghz_set"].get<double>();
+    auto cal = calibrate(spec_, launcher, opt_.stream_exe, p.cpu_ghz, set_ghz, stop_flag());
     if (!cal.error.empty()) throw std::runtime_error(cal.error);
     calibration_ = cal.config;
+    for (auto it = set.begin(); it != set.end(); ++it) calibration_[it.key()] = it.value();
     return calibration_;
   }
   // Puts the sweep's configuration into the record (whatever the run module already merged),

@@ -26,6 +26,25 @@ class KnobBackend {
   virtual bool changes_machine() const { return false; }
   // Files apply() may write; their values are journalled before the first change.
   virtual std::vector<std::string> files_to_save() const { return {}; }
+  // Corrects saved originals whose file does not show the value to restore (see
+  // CpufreqSysfs::amend_saved).
+  virtual void amend_saved(std::vector<FileWrite>& saved) const { (void)saved; }
+  // The core clock the machine runs a requested value at (rounded as the driver does);
+  // nullopt when this backend does not set the core clock.
+  virtual std::optional<double> cpu_set_ghz(double requested) const {
+    (void)requested;
+    return std::nullopt;
+  }
+  // True when that clock lies above the base clock (a turbo point).
+  virtual bool above_base(double requested) const {
+    (void)requested;
+    return false;
+  }
+  // The uncore setting the driver keeps for a requested one (it truncates to 100 MHz).
+  virtual std::optional<UncoreSetting> uncore_set(const UncoreSetting& requested) const {
+    (void)requested;
+    return std::nullopt;
+  }
   // Names of restore actions (journalled instead of commands; see restore_action_argv).
   virtual std::vector<std::string> restore_actions() const { return {}; }
   // Machine-side changes: sysfs writes through `io`, commands returned for the caller to run.
@@ -65,6 +84,10 @@ bool restorable_file_name(const std::string& name);
 
 // "<spec>:<line>" of the knob a backend error is about.
 std::string spec_line(const SweepSpec& spec, int line);
+
+// Why srun --cpu-freq cannot take effect on the node whose sysfs is under `root` ("" when it
+// can; then `driver` names the cpufreq driver). See backend_slurm.cpp.
+std::string slurm_cpu_freq_problem(const SysfsIo& io, const std::string& root, std::string* driver);
 
 // The factories, one per backend file.
 std::unique_ptr<KnobBackend> make_emulated_backend(const SweepSpec&, const SysfsIo&);

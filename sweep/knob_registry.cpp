@@ -8,7 +8,7 @@ const std::vector<BackendEntry>& knob_backends() {
   static const std::vector<BackendEntry> all = {
       {"emulated", make_emulated_backend, {}, {}},
       {"cpufreq", make_cpufreq_backend,
-       {"scaling_governor", "scaling_setspeed", "scaling_min_freq", "scaling_max_freq"}, {}},
+       {"scaling_governor", "scaling_setspeed", "scaling_min_freq", "scaling_max_freq", "no_turbo", "boost"}, {}},
       {"slurm", make_slurm_backend, {}, {}},
       {"likwid", make_likwid_backend, {}, {"likwid.reset_cpu", "likwid.reset_uncore"}},
       {"uncore", make_uncore_backend, {"min_freq_khz", "max_freq_khz"}, {}},

@@ -1,5 +1,7 @@
 #include "sweep/knobs.h"
 
+#include "sweep/restore.h"
+
 namespace hpcsens::sweep {
 
 KnobSet::KnobSet(const SweepSpec& spec, const SysfsIo& io) : cpu_values_(spec.cpu_ghz) {
@@ -22,6 +24,29 @@ std::vector<std::string> KnobSet::files_to_save() const {
   for (const auto& b : backends_)
     for (auto& f : b->files_to_save()) out.push_back(std::move(f));
   return out;
+}
+
+std::vector<FileWrite> KnobSet::save(const SysfsIo& io) const {
+  auto saved = save_files(io, files_to_save());
+  for (const auto& b : backends_) b->amend_saved(saved);
+  return saved;
+}
+
+nlohmann::json KnobSet::set_values(const Point& p) const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& b : backends_) {
+    if (p.cpu_ghz)
+      if (auto set = b->cpu_set_ghz(*p.cpu_ghz)) {
+        j["cpu_ghz_set"] = *set;
+        j["cpu_above_base"] = b->above_base(*p.cpu_ghz);
+      }
+    if (p.uncore)
+      if (auto u = b->uncore_set(*p.uncore)) {
+        j["uncore_min_ghz_set"] = u->min_ghz;
+        j["uncore_max_ghz_set"] = u->max_ghz;
+      }
+  }
+  return j;
 }
 
 std::vector<std::string> KnobSet::restore_actions() const {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sweep/knob_backend.h"
 
 namespace hpcsens::sweep {
@@ -22,6 +24,12 @@ class KnobSet {
 
   bool changes_machine() const;
   std::vector<std::string> files_to_save() const;
+  // Reads every file to save (throws naming one that cannot be read) and lets each backend
+  // correct what its files cannot show.
+  std::vector<FileWrite> save(const SysfsIo& io) const;
+  // What the point's knobs were set to, beside what was asked: `cpu_ghz_set`, `cpu_above_base`,
+  // `uncore_min_ghz_set`/`uncore_max_ghz_set` (empty when no backend says).
+  nlohmann::json set_values(const Point& p) const;
   std::vector<std::string> restore_actions() const;  // journalled by name
   std::vector<Argv> restore_commands() const;        // what those actions run
 

@@ -95,7 +95,19 @@ std::size_t application_index(const Argv& argv) {
   return argv.size();
 }
 
+// A word that starts ranks (its options come before the program), as opposed to the program
+// itself run as a singleton.
+static bool is_launcher(const std::string& argv0) {
+  const auto b = basename_of(argv0);
+  return b.rfind("mpirun", 0) == 0 || b.rfind("mpiexec", 0) == 0 || b == "srun" || b == "orterun" ||
+         b == "prterun" || b == "aprun" || b == "jsrun" || b == "ibrun";
+}
+
 Argv launcher_prefix(const Argv& argv, int ranks) {
+  // A bare program (a singleton, or a shell script that starts ranks itself): the calibrator runs
+  // on its own, the way the program does. Taking the program for a launcher would run
+  // "sleep hpcsens-stream ..." or "sh hpcsens-stream ...".
+  if (argv.empty() || !is_launcher(argv[0])) return {};
   const std::size_t app = application_index(argv);
   Argv out(argv.begin(), argv.begin() + std::min(app, argv.size()));
   if (!out.empty() && out.back() == "--") out.pop_back();

@@ -32,7 +32,8 @@ Argv with_memory_config(const Argv& argv, const MemoryConfig& m);
 std::size_t application_index(const Argv& argv);
 
 // The launcher part of the job's command (everything before the application), with the rank
-// count replaced when `ranks` > 0. Throws std::runtime_error when ranks cannot be replaced.
+// count replaced when `ranks` > 0; empty for a bare program (argv[0] is no MPI launcher or srun).
+// Throws std::runtime_error when ranks cannot be replaced.
 Argv launcher_prefix(const Argv& argv, int ranks);
 
 // likwid-setFrequencies command lines (GHz values, as likwid takes them).

@@ -76,7 +76,7 @@ void Machine::save_originals(Journal& journal) {
     line["nnodes"] = nnodes_;
     st.per_node_nnodes = nnodes_;
   } else {
-    st.originals = save_files(io_, knobs_.files_to_save());
+    st.originals = knobs_.save(io_);
     st.restore_actions = knobs_.restore_actions();
     for (const auto& f : st.originals) files.push_back({{"path", f.path}, {"value", f.value}});
   }
@@ -98,9 +98,22 @@ void Machine::enter(const Point& p, Journal& journal) {
     apply_on_every_node(per_node_apply_command(nnodes_, opt_.hpcsens_exe, std::filesystem::absolute(spec_.source).string(),
                                                p.index, session_.abs_dir), p.index);
   else
-    run_commands(knobs_.apply(io_, p));
+    apply_or_undo(p);
   current_ = p.index;
   current_memory_ = memory;
+}
+
+// A point that fails half-way (a write refused, a clamp found on read-back) puts back what it
+// changed before the error goes on: the next attempt, or the next point, starts from the
+// originals, and nothing of the failed point is left if the sweep stops here.
+void Machine::apply_or_undo(const Point& p) {
+  try {
+    run_commands(knobs_.apply(io_, p));
+  } catch (const std::exception&) {
+    const auto r = restore_files(io_, session_.state.originals);
+    for (const auto& e : r.errors) fmt::print(stderr, "hpcsens sweep: RESTORE FAILED: {}\n", e);
+    throw;
+  }
 }
 
 bool Machine::restore(Journal& journal) {
@@ -129,8 +142,7 @@ RestoreResult restore_journalled(const JournalState& st, Journal& journal, const
     else
       files.push_back(f);
   }
-  RealSysfs io;
-  auto r = restore_files(io, files);
+  auto r = restore_files(machine_sysfs(), files);
   r.errors.insert(r.errors.begin(), refused.errors.begin(), refused.errors.end());
   std::vector<Argv> cmds;
   for (const auto& a : st.restore_actions) {

@@ -28,12 +28,13 @@ class Machine {
   bool emulated() const { return emulated_; }
 
  private:
+  void apply_or_undo(const Point& p);
   const SweepSpec& spec_;
   const KnobSet& knobs_;
   const SweepOptions& opt_;
   Session& session_;
   FileLock lock_;
-  RealSysfs io_;
+  SysfsIo& io_ = machine_sysfs();
   bool emulated_;
   int nnodes_;
   int current_ = -1;

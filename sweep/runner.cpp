@@ -27,7 +27,10 @@ std::string output_dir(const SweepSpec& spec, const SweepOptions& opt) {
   return dir;
 }
 
-void announce(const SweepSpec& spec) {
+void announce(const SweepSpec& spec, const KnobSet* knobs = nullptr) {
+  // Once, before the first change: how each knob is set here (driver, turbo, skipped policies).
+  if (knobs && !spec.emulation && knobs->changes_machine())
+    fmt::print(stderr, "hpcsens sweep: knobs: {}\n", knobs->describe());
   if (spec.emulation)
     fmt::print(stderr, "hpcsens sweep: EMULATED launcher: records are computed from the spec's ground truth, not measured\n");
   else if (!spec.calibration.stream)
@@ -105,10 +108,14 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
     throw std::runtime_error("real runs need the `hpcsens run` module, which is not available in this build");
 
   // Probing reads sysfs only; nothing is written before the originals are in the journal.
-  const KnobSet knobs(spec, RealSysfs());
+  const KnobSet knobs(spec, machine_sysfs());
   const Plan plan = make_plan(spec, knobs.cpu_values());
   if (opt.dry_run) {
-    print_plan(spec, knobs, plan, opt, dir);
+    if (!print_plan(spec, knobs, plan, opt, dir)) {
+      fmt::print(stderr, "hpcsens sweep: the dry run found knob errors (the \"knob error\" lines above): the sweep "
+                         "would fail at those points; fix the spec or the machine first\n");
+      return kExitBadInput;
+    }
     return 0;
   }
 
@@ -117,7 +124,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   Machine machine(spec, knobs, opt, session);
   Journal journal(session.fd);
   install_stop_handlers();
-  announce(spec);
+  announce(spec, &knobs);
 
   std::string failure;
   std::exception_ptr input_error;  // bad input found mid-sweep: exit 2, after restoring
@@ -185,7 +192,7 @@ int restore_from_journal(const std::string& dir) {
 }
 
 int apply_point_here(const SweepSpec& spec, int point, const std::string& dir) {
-  RealSysfs io;
+  SysfsIo& io = machine_sysfs();
   KnobSet knobs(spec, io);
   const Plan plan = make_plan(spec, knobs.cpu_values());
   if (point < 0 || point >= int(plan.points.size()))
@@ -205,7 +212,7 @@ int apply_point_here(const SweepSpec& spec, int point, const std::string& dir) {
   s.state = replay_journal(read_journal(s.fd));
   if (!s.state.has_originals) {
     nlohmann::json files = nlohmann::json::array();
-    for (const auto& f : save_files(io, knobs.files_to_save())) files.push_back({{"path", f.path}, {"value", f.value}});
+    for (const auto& f : knobs.save(io)) files.push_back({{"path", f.path}, {"value", f.value}});
     journal.append({{"type", "originals"}, {"utc", utc_now()}, {"root", spec.sysfs_root}, {"files", files},
                     {"actions", knobs.restore_actions()}});
   }

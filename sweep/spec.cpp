@@ -134,7 +134,19 @@ std::vector<double> ghz_list(const Reader& r, const YAML::Node& n, const std::st
 
 void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
   const std::string f = "knobs";
-  r.check_keys(n, f, {"cpu_ghz", "cpu_backend", "uncore_ghz", "memory"});
+  r.check_keys(n, f, {"cpu_ghz", "cpu_backend", "uncore_ghz", "memory", "turbo", "cpu_rounding", "uncore_domains"});
+  auto choice = [&](const char* key, const char* yes, const char* no, bool* out) {
+    if (!n[key]) return;
+    const auto v = r.str(n[key], f + "." + key);
+    if (v != yes && v != no) r.fail(n[key], f + "." + key, std::string("must be ") + no + " or " + yes + ", got '" + v + "'");
+    *out = v == yes;
+  };
+  choice("turbo", "on", "off", &s.turbo);
+  if (n["turbo"]) s.turbo_line = n["turbo"].Mark().line + 1;
+  bool refuse = false;
+  choice("cpu_rounding", "refuse", "table", &refuse);
+  s.cpu_round_to_table = !refuse;
+  choice("uncore_domains", "all", "compute", &s.uncore_all_domains);
   if (n["cpu_ghz"]) {
     const auto& v = n["cpu_ghz"];
     if (v.IsScalar() && v.Scalar() == "all")

@@ -55,9 +55,10 @@ struct Calibration {
   int stream_ntimes = 10;
   std::optional<int> ranks;               // unset: the job's rank count
   bool latency = false;                   // idle latency by pointer chase -> config.lat_ns
-  // Timed dependent-add chain -> achieved GHz. Off by default: it measures cycles the rank got,
-  // which equals the clock only when every rank has a core to itself.
-  bool clock = false;
+  // Dependent-add chain timed by the thread's CPU time -> achieved GHz, on by default: the fit
+  // uses the measured clock, not the set one, wherever it can (a rank sharing a core with
+  // another rank still reads low; ranks that disagree by > 10 % are not used as the clock).
+  bool clock = true;
   std::vector<std::string> launcher;      // override: launcher prefix for the calibrator
 };
 
@@ -110,6 +111,16 @@ struct SweepSpec {
   int cpu_ghz_line = 0;               // where knobs.cpu_ghz / uncore_ghz are, for backend errors
   int uncore_line = 0;
   std::vector<UncoreSetting> uncore;  // empty: uncore is not a knob
+  // knobs.turbo: off (default) holds every point at or below the base clock with turbo/boost
+  // disabled for the sweep (restored after); on enables it and lets points above base run.
+  bool turbo = false;
+  int turbo_line = 0;
+  // knobs.cpu_rounding: table (default) runs a value the driver does not offer at the clock
+  // the driver would pick (recorded as set); refuse stops at planning instead.
+  bool cpu_round_to_table = true;
+  // knobs.uncore_domains: compute (default) changes only TPMI domains with core/cache/memory
+  // agents; all also the I/O dies (PCIe, UPI: the network path).
+  bool uncore_all_domains = false;
   std::vector<MemoryConfig> memory;   // empty: one (the current) memory configuration
   std::string sysfs_root = "/sys";
 

@@ -3,6 +3,7 @@
 // over ranks and, optionally, the achieved core clock. `--latency-only` runs a serial pointer
 // chase (idle latency) without MPI.
 #include <mpi.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,32 +23,51 @@ double now_s() {
 }
 
 // A register-register add has one cycle of latency on every current x86 and Arm core, so a
-// dependent chain of them runs at one add per cycle and adds per second is the clock the core
-// actually ran at (turbo and throttling included). Register, not immediate, operands: Golden
-// Cove and later fold add-immediate chains in the renamer. The empty asm keeps the compiler
-// from folding the chain.
-double measure_clock_ghz() {
-  const std::uint64_t iters = 20'000'000;
-  double best = 0;
-  for (int trial = 0; trial < 3; ++trial) {
-    std::uint64_t x = 0, one = 1;
-    asm volatile("" : "+r"(one));  // the compiler must not know it is 1
-    const double t0 = now_s();
-    for (std::uint64_t i = 0; i < iters; ++i) {
-      x += one; asm volatile("" : "+r"(x));
-      x += one; asm volatile("" : "+r"(x));
-      x += one; asm volatile("" : "+r"(x));
-      x += one; asm volatile("" : "+r"(x));
-      x += one; asm volatile("" : "+r"(x));
-      x += one; asm volatile("" : "+r"(x));
-      x += one; asm volatile("" : "+r"(x));
-      x += one; asm volatile("" : "+r"(x));
-    }
-    const double dt = now_s() - t0;
-    if (x != iters * 8) std::abort();
-    best = std::max(best, double(iters * 8) / dt / 1e9);
+// dependent chain of them runs at one add per cycle and adds per second of the thread's own CPU
+// time is the clock the core ran at while the thread ran (turbo and throttling included). CPU
+// time, not wall time: a preempted rank would otherwise read as a slow clock. Register, not
+// immediate, operands: Golden Cove and later fold add-immediate chains in the renamer. The
+// empty asm keeps the compiler from folding the chain.
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+double chain_ghz(std::uint64_t iters) {
+  std::uint64_t x = 0, one = 1;
+  asm volatile("" : "+r"(one));  // the compiler must not know it is 1
+  const double t0 = thread_cpu_s();
+  for (std::uint64_t i = 0; i < iters; ++i) {
+    x += one; asm volatile("" : "+r"(x));
+    x += one; asm volatile("" : "+r"(x));
+    x += one; asm volatile("" : "+r"(x));
+    x += one; asm volatile("" : "+r"(x));
+    x += one; asm volatile("" : "+r"(x));
+    x += one; asm volatile("" : "+r"(x));
+    x += one; asm volatile("" : "+r"(x));
+    x += one; asm volatile("" : "+r"(x));
   }
-  return best;
+  const double dt = thread_cpu_s() - t0;
+  if (x != iters * 8) std::abort();
+  return double(iters * 8) / dt / 1e9;
+}
+
+// The method recorded with the result (config.cpu_ghz_method).
+constexpr const char* kClockMethod = "add-chain cycles per thread CPU time, 0.5 s warm-up, median of 5 x 0.2 s";
+
+// Half a second of the chain first, so frequency transitions and turbo ramp-up are over (P-state
+// changes take microseconds to milliseconds, HWP ramps tens of ms), then the median of five
+// 0.2 s windows: one turbo burst or one interrupt storm does not make the number.
+double measure_clock_ghz() {
+  const std::uint64_t probe = 2'000'000;
+  const double ghz0 = chain_ghz(probe);
+  const auto iters_for = [&](double seconds) { return std::uint64_t(seconds * ghz0 * 1e9 / 8) + 1; };
+  chain_ghz(iters_for(0.5));
+  std::vector<double> trials;
+  for (int t = 0; t < 5; ++t) trials.push_back(chain_ghz(iters_for(0.2)));
+  std::sort(trials.begin(), trials.end());
+  return trials[2];
 }
 
 // Random cyclic permutation: every load depends on the previous one and defeats the prefetcher.
@@ -143,7 +163,9 @@ int main(int argc, char** argv) {
     std::printf("{\"triad_gbs\": %.4f, \"ranks\": %d, \"array_bytes_per_rank\": %zu, \"best_s\": %.6g, "
                 "\"check\": %.3f",
                 bytes / best / 1e9, size, n * sizeof(double), best, check / size);
-    if (a.clock) std::printf(", \"clock_ghz\": %.4f, \"clock_ghz_min\": %.4f, \"clock_ghz_max\": %.4f", ghz, ghz_min, ghz_max);
+    if (a.clock)
+      std::printf(", \"clock_ghz\": %.4f, \"clock_ghz_min\": %.4f, \"clock_ghz_max\": %.4f, \"clock_method\": \"%s\"", ghz,
+                  ghz_min, ghz_max, kClockMethod);
     std::printf("}\n");
     std::fflush(stdout);
   }

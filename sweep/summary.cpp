@@ -19,6 +19,7 @@ struct Agg {
   std::string cpu_src;
   double requested = 0, measured = 0;
   int measured_n = 0;
+  std::string against = "requested";
 };
 
 double median(std::vector<double> v) {
@@ -36,7 +37,10 @@ void add(Agg& a, const record::RunRecord& rec) {
   a.cpu += rec.config.value("cpu_ghz", 0.0);
   a.mem += rec.config.value("mem_gbs", 0.0);
   a.cpu_src = rec.config.value("cpu_ghz_source", "");
-  const auto req = rec.config.find("cpu_ghz_requested");
+  // The clock the driver was set to when the record says, else the request.
+  auto req = rec.config.find("cpu_ghz_set");
+  if (req == rec.config.end()) req = rec.config.find("cpu_ghz_requested");
+  else a.against = "set";
   const auto meas = rec.config.find("cpu_ghz_measured");
   if (req != rec.config.end() && req->is_number() && meas != rec.config.end() && meas->is_number()) {
     a.requested = req->get<double>();
@@ -59,24 +63,48 @@ void print_table(const SweepSpec& spec, const Plan& plan, std::map<int, Agg>& ag
     fmt::print("{:<28} {:>9.3f} {:>10} {:>9.2f} {:>3} {:>10.4f} {:>10.4f} {:>10.4f}{}\n", p.label, a.cpu / a.n,
                a.cpu_src, a.mem / a.n, a.n, median(a.times), a.min, a.max, emu ? "  EMULATED" : "");
   }
+  std::vector<std::pair<double, double>> asked_got;  // per measured point: set (or requested), measured
+  for (const auto& p : plan.points) {
+    auto it = agg.find(p.index);
+    if (it != agg.end() && it->second.measured_n > 0)
+      asked_got.push_back({it->second.requested, it->second.measured / it->second.measured_n});
+  }
+  if (auto note = clock_did_not_move_note(asked_got); !note.empty()) fmt::print("{}\n", note);
   for (const auto& p : plan.points) {
     auto it = agg.find(p.index);
     if (it == agg.end() || it->second.measured_n == 0) continue;
-    const auto note = clock_mismatch_note(p.label, it->second.requested, it->second.measured / it->second.measured_n);
+    const auto note = clock_mismatch_note(p.label, it->second.requested, it->second.measured / it->second.measured_n,
+                                          it->second.against);
     if (!note.empty()) fmt::print("{}\n", note);
   }
 }
 
 }  // namespace
 
-std::string clock_mismatch_note(const std::string& label, double requested_ghz, double measured_ghz) {
+std::string clock_mismatch_note(const std::string& label, double requested_ghz, double measured_ghz,
+                                const std::string& against) {
   if (!(requested_ghz > 0) || !(measured_ghz > 0)) return "";
   const double off = (measured_ghz - requested_ghz) / requested_ghz;
-  if (std::fabs(off) <= 0.05) return "";
-  return fmt::format("warning: at {} the cores ran at {:.2f} GHz (measured), not the requested {:g} GHz ({:+.0f}%): "
+  if (std::fabs(off) <= kClockTolerance) return "";
+  return fmt::format("warning: at {} the cores ran at {:.2f} GHz (measured), not the {} {:g} GHz ({:+.0f}%): "
                      "the frequency setting did not hold (turbo, a power or thermal cap, or another tool changing it); "
                      "the records carry the measured clock",
-                     label, measured_ghz, requested_ghz, off * 100);
+                     label, measured_ghz, against, requested_ghz, off * 100);
+}
+
+std::string clock_did_not_move_note(const std::vector<std::pair<double, double>>& set_measured) {
+  double set_lo = 1e300, set_hi = 0, got_lo = 1e300, got_hi = 0;
+  for (const auto& [set, got] : set_measured) {
+    if (!(set > 0) || !(got > 0)) continue;
+    set_lo = std::min(set_lo, set), set_hi = std::max(set_hi, set);
+    got_lo = std::min(got_lo, got), got_hi = std::max(got_hi, got);
+  }
+  if (set_hi <= 0 || (set_hi - set_lo) / set_hi <= 2 * kClockTolerance || (got_hi - got_lo) / got_hi > kClockTolerance)
+    return "";
+  return fmt::format("warning: the core clock did not move: the points were set from {:g} to {:g} GHz but every "
+                     "measured clock lies within {:.2f}-{:.2f} GHz; the frequency knob did not take effect (Slurm "
+                     "without a cpufreq plugin, a driver that ignored it, a VM); the fit cannot see a clock effect",
+                     set_lo, set_hi, got_lo, got_hi);
 }
 
 std::string write_summary(const SweepSpec& spec, const Plan& plan, const Session& s) {

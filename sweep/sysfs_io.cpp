@@ -39,10 +39,21 @@ void RealSysfs::write(const std::string& path, const std::string& value) {
     throw std::runtime_error("cannot write '" + value + "' to " + path + ": " + std::strerror(err));
 }
 
+namespace {
+SysfsIo* g_machine_sysfs = nullptr;
+}  // namespace
+
+SysfsIo& machine_sysfs() {
+  static RealSysfs real;
+  return g_machine_sysfs ? *g_machine_sysfs : real;
+}
+
+void set_machine_sysfs(SysfsIo* io) { g_machine_sysfs = io; }
+
 std::optional<std::string> DryRunSysfs::read(const std::string& path) const {
   auto it = overlay_.find(path);
   if (it != overlay_.end()) return it->second;
-  return RealSysfs().read(path);
+  return machine_sysfs().read(path);
 }
 
 void DryRunSysfs::write(const std::string& path, const std::string& value) {

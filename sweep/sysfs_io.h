@@ -41,6 +41,13 @@ class DryRunSysfs : public SysfsIo {
   std::vector<FileWrite> writes_;
 };
 
+// The SysfsIo every machine-side step of the sweep reads and writes through: a RealSysfs unless
+// a test binary installed its double (the kernel model in tests/sweep/) before the CLI runs.
+// Reads matter as much as writes: a real kernel refuses some reads too (EBUSY on the policy of
+// an offline CPU), which plain files cannot show.
+SysfsIo& machine_sysfs();
+void set_machine_sysfs(SysfsIo* io);  // nullptr: back to the real files
+
 // Subdirectories of `dir` whose names start with `prefix`, sorted; empty when `dir` is missing.
 std::vector<std::string> list_subdirs(const std::string& dir, const std::string& prefix);
 

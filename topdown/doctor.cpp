@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sweep/knob_doctor.h"
 #include "topdown/event_tables.h"
 
 namespace hpcsens::doctor {
@@ -28,17 +29,6 @@ std::string first_line_of_file(const std::string& path, bool* ok) {
 std::string papi_version_text(int v) {
   return std::to_string(PAPI_VERSION_MAJOR(v)) + "." + std::to_string(PAPI_VERSION_MINOR(v)) + "." +
          std::to_string(PAPI_VERSION_REVISION(v));
-}
-
-// access(W_OK) says yes to root for any file, so also require a write permission bit: sysfs
-// files without one reject writes even from root.
-bool writable(const fs::path& p) {
-  std::error_code ec;
-  const auto perms = fs::status(p, ec).permissions();
-  if (ec) return false;
-  const bool any_w = (perms & (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) !=
-                     fs::perms::none;
-  return any_w && ::access(p.c_str(), W_OK) == 0;
 }
 
 }  // namespace
@@ -83,56 +73,17 @@ Check check_perf_paranoid(const std::string& root, bool is_root_user) {
   return c;
 }
 
-Check check_cpufreq(const std::string& root) {
-  Check c{"cpufreq", Status::kOk, "", ""};
-  const fs::path dir = fs::path(root) / "sys/devices/system/cpu/cpu0/cpufreq";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    c.status = Status::kMissing;
-    c.detail = "no " + dir.string() + ": core frequency cannot be swept here";
-    c.fix =
-        "load a cpufreq driver (intel_pstate / amd-pstate / acpi-cpufreq); VMs usually have none: "
-        "sweep on bare metal or use srun --cpu-freq under Slurm";
-    return c;
+// The frequency and memory knobs, per driver (sweep/knob_doctor.h: the sweep's own probes, so
+// what doctor says works is what the sweep will accept).
+std::vector<Check> check_knobs(const std::string& root, bool srun_found) {
+  std::vector<Check> out;
+  for (const auto& k : sweep::knob_checks(sweep::machine_sysfs(), (fs::path(root) / "sys").string(), srun_found)) {
+    const Status s = k.status == sweep::KnobCheck::Status::kOk        ? Status::kOk
+                     : k.status == sweep::KnobCheck::Status::kMissing ? Status::kMissing
+                                                                      : Status::kInfo;
+    out.push_back({k.name, s, k.detail, k.fix});
   }
-  bool ok = false;
-  const std::string driver = first_line_of_file((dir / "scaling_driver").string(), &ok);
-  const std::string gov = first_line_of_file((dir / "scaling_governor").string(), &ok);
-  c.detail = "driver " + (driver.empty() ? std::string("?") : driver) + ", governor " +
-             (gov.empty() ? std::string("?") : gov);
-  if (!writable(dir / "scaling_max_freq")) {
-    c.status = Status::kMissing;
-    c.detail += "; scaling_max_freq not writable";
-    c.fix = "run the sweep as root or grant write access to scaling_{min,max}_freq (e.g. a udev rule)";
-  } else {
-    c.detail += "; scaling_max_freq writable";
-  }
-  return c;
-}
-
-Check check_uncore(const std::string& root) {
-  Check c{"uncore frequency", Status::kOk, "", ""};
-  const fs::path dir = fs::path(root) / "sys/devices/system/cpu/intel_uncore_frequency";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    c.status = Status::kMissing;
-    c.detail = "no " + dir.string();
-    c.fix = "load the intel_uncore_frequency module (modprobe intel_uncore_frequency); "
-            "not available on AMD or in most VMs";
-    return c;
-  }
-  int domains = 0, writable_domains = 0;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (!e.is_directory()) continue;
-    ++domains;
-    if (writable(e.path() / "max_freq_khz") && writable(e.path() / "min_freq_khz")) ++writable_domains;
-  }
-  c.detail = std::to_string(domains) + " domain(s), " + std::to_string(writable_domains) + " writable";
-  if (domains == 0 || writable_domains < domains) {
-    c.status = Status::kMissing;
-    c.fix = "run as root to change {min,max}_freq_khz";
-  }
-  return c;
+  return out;
 }
 
 Check check_slurm(const std::string& path_env) {
@@ -144,7 +95,7 @@ Check check_slurm(const std::string& path_env) {
     const fs::path p = fs::path(dir) / "srun";
     if (::access(p.c_str(), X_OK) == 0) {
       c.status = Status::kOk;
-      c.detail = "srun at " + p.string() + " (srun --cpu-freq can set frequencies)";
+      c.detail = "srun at " + p.string() + " (whether --cpu-freq can take effect: see cpu_backend: slurm)";
       return c;
     }
   }
@@ -333,6 +284,15 @@ bool Report::broken() const {
   return false;
 }
 
+void drop_contradicting_advice(Report& r) {
+  bool no_hardware_events = false;
+  for (const auto& c : r.checks) no_hardware_events |= c.name == "hardware events" && c.status != Status::kOk;
+  if (!no_hardware_events) return;
+  for (auto& c : r.checks)
+    if (c.name != "hardware events" && c.fix.find("PAPI_TOT_") != std::string::npos)
+      c.fix = "see 'hardware events' (no hardware event, PAPI_TOT_CYC included, can be counted here)";
+}
+
 Report run_all(const std::string& exe_path) {
   Report r;
   const auto cpu = topdown::detect_cpu();
@@ -353,10 +313,10 @@ Report run_all(const std::string& exe_path) {
       r.checks.back().detail = "would use " + r.checks.back().detail + "; unavailable: hardware events cannot be counted here";
       r.checks.back().fix = "see 'hardware events'";
     }
-  r.checks.push_back(check_cpufreq("/"));
-  r.checks.push_back(check_uncore("/"));
   const char* path = std::getenv("PATH");
   r.checks.push_back(check_slurm(path ? path : ""));
+  for (auto& c : check_knobs("/", r.checks.back().status == Status::kOk)) r.checks.push_back(std::move(c));
+  drop_contradicting_advice(r);
   return r;
 }
 

@@ -23,8 +23,9 @@ const char* status_name(Status s);
 // Reads <root>/proc/sys/kernel/perf_event_paranoid. Values above 2 (Debian's 3, or 4) block
 // unprivileged counting entirely; 2 allows user-space counting of one's own processes.
 Check check_perf_paranoid(const std::string& root, bool is_root_user);
-Check check_cpufreq(const std::string& root);   // <root>/sys/devices/system/cpu/cpu0/cpufreq
-Check check_uncore(const std::string& root);    // <root>/sys/devices/system/cpu/intel_uncore_frequency
+// Per driver: cpufreq driver and mode, turbo, offline CPUs, which core-clock backends work,
+// uncore, resctrl MBA, the spec to use (sweep/knob_doctor.h), read under <root>/sys.
+std::vector<Check> check_knobs(const std::string& root, bool srun_found);
 Check check_slurm(const std::string& path_env); // srun in PATH
 // The preload next to the binary: <exe dir>/../lib/libhpcsens_preload.so.
 Check check_preload(const std::string& exe_path);
@@ -45,6 +46,10 @@ struct Report {
   std::vector<Check> checks;
   bool broken() const;
 };
+
+// Advice never contradicts a finding: where hardware events cannot be counted, no other check
+// may suggest a hardware event (PAPI_TOT_CYC, ...) as its fix.
+void drop_contradicting_advice(Report& r);
 
 // All checks on the running system.
 Report run_all(const std::string& exe_path);

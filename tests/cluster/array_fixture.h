@@ -71,11 +71,16 @@ class ArraySweep : public ClusterTest {
                                "sleep 1\nexec " + CLUSTER_PROG_OMPI + "\n");
     std::filesystem::permissions(work_ + "/job.sh", std::filesystem::perms::owner_all);
   }
+  // The namespace hosts have no cpufreq, where srun --cpu-freq cannot take effect and the
+  // sweep refuses cpu_backend: slurm: the nodes are declared as acpi-cpufreq ones (a userspace
+  // governor) through a fake tree. Their cores are not that tree's, so the clock is not measured.
   void write_spec(const std::string& extra) {
+    sweep::testing::make_acpi_cpufreq(work_ + "/sys", 2);
     put(spec_, "execution: slurm-array\narray_max_running: 2\n"
                "job:\n  command: [srun, --mpi=pmix, -n, '2', '" + work_ + "/job.sh']\n  timeout_s: 30\n" +
                "knobs:\n  cpu_ghz: [1.2, 2.0]\n  cpu_backend: slurm\nrepetitions: 2\nseed: 5\n" +
-               "output: " + out_ + "\ncalibration: {stream: false}\n" + extra);
+               "output: " + out_ + "\ncalibration: {stream: false, clock: false}\nbackends: {sysfs_root: '" + work_ +
+               "/sys'}\n" + extra);
   }
 
   // How often each run's job started (attempt suffix dropped).

@@ -44,7 +44,7 @@ std::string spec_text(const std::string& work, const std::string& out, const std
   return "job:\n  command: [srun, --mpi=pmix, -N, " + n + ", -n, " + n + ", '" + work + "/job.sh']\n  timeout_s: 30\n"
          "knobs:\n  cpu_ghz: [" + ghz + "]\n  cpu_backend: cpufreq\nrepetitions: " + std::to_string(reps) +
          "\nseed: 3\nretries: 0\noutput: " + out + "\nbackends:\n  sysfs_root: " + Cluster::dir() + "/local/sysfs\n"
-         "calibration: {stream: false}\n";
+         "calibration: {stream: false, clock: false}\n";  // the fake trees do not drive these cores
 }
 
 // The governor is what restoring puts back (a fake scaling_setspeed keeps its last value, where

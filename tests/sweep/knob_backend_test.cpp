@@ -37,9 +37,9 @@ const std::map<std::string, BackendCase>& cases() {
        {[](const std::string& r) { testing::make_intel_pstate(r, 2); },
         [](const std::string& r) { return "job: {command: [./app]}\nknobs: {cpu_ghz: [2.0, 1.0]}\nbackends: {sysfs_root: '" + r + "'}\n"; },
         "", 0}},
-      {"slurm",
-       {[](const std::string&) {},
-        [](const std::string&) { return "job: {command: [srun, ./app]}\nknobs: {cpu_ghz: [2.0], cpu_backend: slurm}\n"; },
+      {"slurm",  // srun --cpu-freq needs a userspace governor on the node (acpi-cpufreq here)
+       {[](const std::string& r) { testing::make_acpi_cpufreq(r, 2); },
+        [](const std::string& r) { return "job: {command: [srun, ./app]}\nknobs: {cpu_ghz: [2.0], cpu_backend: slurm}\nbackends: {sysfs_root: '" + r + "'}\n"; },
         "--cpu-freq=2000000", 0}},
       {"likwid",
        {[](const std::string&) {},

@@ -33,26 +33,30 @@ TEST(SweepWriteOrder, MovingUpWritesMaxFirstMovingDownWritesMinFirst) {
   EXPECT_FALSE(write_max_first(2000000, 2000000, 1200000, 1200000));
 }
 
-TEST(SweepCpufreqUserspace, SetsGovernorThenSetspeedInKhzOnEveryPolicy) {
+// The window is pinned first: with intel_cpufreq (HWP) and amd-pstate guided, scaling_setspeed
+// alone is only a floor and a busy core runs at scaling_max_freq.
+TEST(SweepCpufreqUserspace, PinsTheWindowThenSetsGovernorAndSetspeedInKhzOnEveryPolicy) {
   TempDir t;
   testing::make_acpi_cpufreq(t.path(), 2);
   RecordingSysfs io;
   CpufreqSysfs cf(io, t.path());
   EXPECT_EQ(cf.mode(), CpufreqSysfs::Mode::kUserspace);
   EXPECT_EQ(cf.driver(), "acpi-cpufreq");
-  cf.apply(io, 1.6);
+  cf.apply(io, cf.set_khz(1.6), false);
+  const std::string p0 = "/devices/system/cpu/cpufreq/policy0/", p1 = "/devices/system/cpu/cpufreq/policy1/";
   const std::vector<std::string> want = {
-      "/devices/system/cpu/cpufreq/policy0/scaling_governor=userspace",
-      "/devices/system/cpu/cpufreq/policy0/scaling_setspeed=1600000",
-      "/devices/system/cpu/cpufreq/policy1/scaling_governor=userspace",
-      "/devices/system/cpu/cpufreq/policy1/scaling_setspeed=1600000"};
+      p0 + "scaling_min_freq=1600000", p0 + "scaling_max_freq=1600000", p0 + "scaling_governor=userspace",
+      p0 + "scaling_setspeed=1600000", p1 + "scaling_min_freq=1600000", p1 + "scaling_max_freq=1600000",
+      p1 + "scaling_governor=userspace", p1 + "scaling_setspeed=1600000"};
   EXPECT_EQ(names(io.writes, t.path()), want);
   EXPECT_EQ(get(policy_dir(t.path(), 1) + "/scaling_setspeed"), "1600000");
-  // Already userspace: only the speed is written.
+  // Already userspace: the window (max first, moving up) and the speed are written.
   io.writes.clear();
-  cf.apply(io, 2.0);
-  EXPECT_EQ(io.writes.size(), 2u);
-  EXPECT_EQ(io.writes[0].value, "2000000");
+  cf.apply(io, cf.set_khz(2.0), false);
+  EXPECT_EQ(names(io.writes, t.path())[0], p0 + "scaling_max_freq=2000000");
+  ASSERT_EQ(io.writes.size(), 6u);
+  EXPECT_EQ(io.writes[2].value, "2000000");
+  EXPECT_EQ(io.writes[2].path, t.path() + p0 + "scaling_setspeed");
 }
 
 TEST(SweepCpufreqUserspace, AvailableFrequenciesComeFromTheDriverList) {
@@ -60,7 +64,7 @@ TEST(SweepCpufreqUserspace, AvailableFrequenciesComeFromTheDriverList) {
   testing::make_acpi_cpufreq(t.path(), 1);
   RealSysfs io;
   CpufreqSysfs cf(io, t.path());
-  EXPECT_EQ(cf.available_ghz(), (std::vector<double>{1.2, 1.6, 2.0, 2.4}));
+  EXPECT_EQ(cf.available_ghz(false), (std::vector<double>{1.2, 1.6, 2.0, 2.4}));
 }
 
 TEST(SweepIntelPstate, PinsMinEqualsMaxInOrderThatNeverCrosses) {
@@ -70,25 +74,25 @@ TEST(SweepIntelPstate, PinsMinEqualsMaxInOrderThatNeverCrosses) {
   CpufreqSysfs cf(io, t.path());
   EXPECT_EQ(cf.mode(), CpufreqSysfs::Mode::kPinMinMax);
   const std::string d = "/devices/system/cpu/cpufreq/policy0/";
-  cf.apply(io, 1.2);  // down from 0.8-3.5: min first
+  cf.apply(io, 1200000, false);  // down from 0.8-3.5: min first
   EXPECT_EQ(names(io.writes, t.path()),
             (std::vector<std::string>{d + "scaling_min_freq=1200000", d + "scaling_max_freq=1200000"}));
   io.writes.clear();
-  cf.apply(io, 2.0);  // up from pinned 1.2: max first
+  cf.apply(io, 2000000, false);  // up from pinned 1.2: max first
   EXPECT_EQ(names(io.writes, t.path()),
             (std::vector<std::string>{d + "scaling_max_freq=2000000", d + "scaling_min_freq=2000000"}));
   io.writes.clear();
-  cf.apply(io, 1.5);  // down from pinned 2.0: min first
+  cf.apply(io, 1500000, false);  // down from pinned 2.0: min first
   EXPECT_EQ(names(io.writes, t.path()),
             (std::vector<std::string>{d + "scaling_min_freq=1500000", d + "scaling_max_freq=1500000"}));
   EXPECT_EQ(get(t.path() + d + "scaling_min_freq"), "1500000");
   EXPECT_EQ(get(t.path() + d + "scaling_max_freq"), "1500000");
-  // Without a frequency list: 100 MHz steps over the hardware range.
-  const auto all = cf.available_ghz();
+  // Without a frequency list: 100 MHz steps over the hardware range (with turbo: up to cpuinfo_max).
+  const auto all = cf.available_ghz(true);
   ASSERT_EQ(all.size(), 28u);
   EXPECT_DOUBLE_EQ(all.front(), 0.8);
   EXPECT_DOUBLE_EQ(all.back(), 3.5);
-  EXPECT_THROW(cf.apply(io, 3.6), std::runtime_error);
+  EXPECT_THROW(cf.apply(io, 3600000, false), std::runtime_error);
 }
 
 TEST(SweepAmdPstateEpp, NoUserspaceGovernorMeansPinning) {
@@ -147,8 +151,8 @@ TEST(SweepRestore, PutsEverythingBackWithoutCrossingAndSkipsUnsupportedSetspeed)
   for (auto& f : pstate.files_to_save()) files.push_back(f);
   for (auto& f : unc.files_to_save()) files.push_back(f);
   const auto saved = save_files(io, files);
-  acpi.apply(io, 1.2);
-  pstate.apply(io, 1.0);
+  acpi.apply(io, 1200000, false);
+  pstate.apply(io, 1000000, false);
   unc.apply(io, {1.0, 1.0});
   io.writes.clear();
   const auto r = restore_files(io, saved);
@@ -181,7 +185,7 @@ TEST(SweepRestore, SetspeedSavedUnderUserspaceIsRestoredAndPlaceholdersAreSkippe
   CpufreqSysfs acpi(io, t.path());
   const auto saved = save_files(io, acpi.files_to_save());
   EXPECT_TRUE(restore_skips(saved).empty());
-  acpi.apply(io, 1.2);
+  acpi.apply(io, 1200000, false);
   const auto r = restore_files(io, saved);
   EXPECT_TRUE(r.errors.empty() && r.skipped.empty());
   EXPECT_EQ(r.restored.size(), saved.size());

@@ -45,6 +45,10 @@ TEST(SweepLauncher, PrefixForTheCalibratorKeepsRanksAndHostsOrReplacesRanks) {
   EXPECT_EQ(launcher_prefix(job, 8), (Argv{"mpirun", "--oversubscribe", "-np", "8", "--host", "a,b"}));
   EXPECT_EQ(launcher_prefix({"srun", "--ntasks=16", "./a"}, 2), (Argv{"srun", "--ntasks=2"}));
   EXPECT_THROW(launcher_prefix({"mpirun", "./a"}, 2), std::runtime_error);
+  // A bare program is no launcher: the calibrator runs on its own (it was "sleep hpcsens-stream").
+  EXPECT_EQ(launcher_prefix({"sleep", "20"}, 0), Argv{});
+  EXPECT_EQ(launcher_prefix({"sh", "-c", "exec mpirun -np 2 ./a"}, 0), Argv{});
+  EXPECT_EQ(launcher_prefix({"/usr/bin/mpiexec.hydra", "-n", "2", "./a"}, 0), (Argv{"/usr/bin/mpiexec.hydra", "-n", "2"}));
 }
 
 TEST(SweepLikwid, CommandLines) {

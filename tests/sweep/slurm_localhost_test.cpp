@@ -85,11 +85,16 @@ TEST_F(SlurmLocalhost, SweepRunsEveryPointThroughSrunAtItsFrequency) {
   put(dir + "/job.sh", "#!/bin/sh\necho \"$SLURM_JOB_ID $SLURM_PROCID $SLURM_CPU_FREQ_REQ\" >> " + freqs +
                            "\nexec " + kStream + " --array-bytes 4000000 --ntimes 3\n");
   fs::permissions(dir + "/job.sh", fs::perms::owner_all);
+  testing::make_acpi_cpufreq(dir + "/sys", 2);
   put(dir + "/spec.yaml", "job:\n  command: [srun, --mpi=pmix, -N, '1', -n, '2', '" + dir +
                               "/job.sh']\n  timeout_s: 20\n"
                               "knobs:\n  cpu_ghz: [1.2, 2.0]\n  cpu_backend: slurm\n"
                               "repetitions: 2\nseed: 3\nretries: 0\noutput: " + out + "\n" +
-                              "calibration: {stream_array_mb: 8, stream_ntimes: 3}\n");
+                              // This VM has no cpufreq, where srun --cpu-freq cannot take effect and
+                              // the backend is refused: the node is declared as one with a userspace
+                              // governor (acpi-cpufreq), where Slurm's request does reach the driver.
+                              "backends: {sysfs_root: '" + dir + "/sys'}\n" +
+                              "calibration: {stream_array_mb: 8, stream_ntimes: 3, clock: false}\n");
   const auto r = run({kHpcsens, "sweep", dir + "/spec.yaml"}, dir, 60);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("4 of 4 runs done"), std::string::npos) << r.out;

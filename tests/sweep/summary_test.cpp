@@ -14,6 +14,17 @@ TEST(SweepSummary, MeasuredClockFarFromTheRequestedFrequencyIsSaidInPlainWords) 
   EXPECT_NE(clock_mismatch_note("cpu2.4", 2.4, 1.9).find("(-21%)"), std::string::npos);
   EXPECT_EQ(clock_mismatch_note("cpu2.4", 2.4, 2.45), "");  // within 5 %: measurement noise
   EXPECT_EQ(clock_mismatch_note("cpu2.4", 0, 2.45), "");    // nothing was requested
+  EXPECT_NE(clock_mismatch_note("cpu2.1", 2.2, 2.9, "set").find("not the set 2.2 GHz"), std::string::npos);
+}
+
+// srun --cpu-freq on a node that ignored it: every point measured at one clock.
+TEST(SweepSummary, AClockThatDidNotMoveAcrossPointsIsSaid) {
+  const auto note = clock_did_not_move_note({{1.2, 2.91}, {1.6, 2.93}, {2.0, 2.90}});
+  EXPECT_NE(note.find("did not move: the points were set from 1.2 to 2 GHz but every measured clock lies within "
+                      "2.90-2.93 GHz"), std::string::npos) << note;
+  EXPECT_EQ(clock_did_not_move_note({{1.2, 1.21}, {2.0, 1.99}}), "");  // it moved
+  EXPECT_EQ(clock_did_not_move_note({{2.0, 2.9}, {2.05, 2.9}}), "");   // too close to tell
+  EXPECT_EQ(clock_did_not_move_note({{2.0, 2.9}}), "");
 }
 
 }  // namespace

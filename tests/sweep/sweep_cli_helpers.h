@@ -83,7 +83,7 @@ inline const std::string kPolicy = "/devices/system/cpu/cpufreq/policy0/";
 
 inline std::string knob_spec(const std::string& root, const std::string& command, const std::string& extra = "") {
   return "job:\n  command: " + command + "\n  timeout_s: 60\nknobs:\n  cpu_ghz: [1.0, 2.0]\n  uncore_ghz: [1.5]\n"
-         "backends: {sysfs_root: '" + root + "'}\ncalibration: {stream: false}\nretries: 0\n" + extra;
+         "backends: {sysfs_root: '" + root + "'}\ncalibration: {stream: false, clock: false}\nretries: 0\n" + extra;
 }
 
 inline void make_tree(const std::string& root) {

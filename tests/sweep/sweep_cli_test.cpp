@@ -91,10 +91,11 @@ seed: 3
   EXPECT_EQ(checked, 3) << model["model"];
 }
 
+// (The clock calibration, on by default, is switched off: this test checks the nominal fallback.)
 TEST(SweepCli, RealMpiSweepWithoutKnobsCalibratesStreamPerRun) {
   TempDir t;
   put(t.path() + "/spec.yaml", "job:\n  command: " + mpi_job(2) + "\n  timeout_s: 60\nrepetitions: 3\n"
-                               "calibration: {stream_array_mb: 16, stream_ntimes: 4}\n");
+                               "calibration: {stream_array_mb: 16, stream_ntimes: 4, clock: false}\n");
   const std::string out = t.path() + "/out";
   const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 120);
   ASSERT_EQ(r.status, 0) << r.err;
@@ -172,7 +173,9 @@ TEST(SweepCli, FailedRunsAreRetriedThenSkippedAndTheSweepGoesOn) {
 
 TEST(SweepCli, PerRunTimeoutEndsTheJobAndCountsAsAFailure) {
   TempDir t;
-  put(t.path() + "/spec.yaml", "job: {command: [sleep, '20'], timeout_s: 0.5}\nretries: 0\ncalibration: {stream: false}\n");
+  // Nothing calibrated (the clock calibration is on by default): the time bound is the job's.
+  put(t.path() + "/spec.yaml", "job: {command: [sleep, '20'], timeout_s: 0.5}\nretries: 0\n"
+                               "calibration: {stream: false, clock: false}\n");
   const std::string out = t.path() + "/out";
   const auto start = std::chrono::steady_clock::now();
   const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
@@ -229,8 +232,9 @@ TEST(SweepCli, DryRunPrintsThePlanAndTouchesNothing) {
 
 TEST(SweepCli, SlurmBackendPutsCpuFreqOnTheJobsSrunLine) {
   TempDir t;
+  testing::make_acpi_cpufreq(t.path() + "/sys", 2);  // a node where srun --cpu-freq can take effect
   put(t.path() + "/spec.yaml", "job: {command: [srun, -n, '4', ./app]}\nknobs: {cpu_ghz: [1.2, 2.4], cpu_backend: slurm}\n"
-                               "order: sequential\n");
+                               "order: sequential\nbackends: {sysfs_root: '" + t.path() + "/sys'}\n");
   const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "--dry-run"}, t.path());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("command srun --cpu-freq=1200000 -n 4 ./app"), std::string::npos) << r.out;
@@ -243,9 +247,11 @@ TEST(SweepCli, SlurmBackendPutsCpuFreqOnTheJobsSrunLine) {
 // spec's sbatch options included; a bad option is exit 2 on one line naming file, line, field.
 TEST(SweepCli, SlurmArrayDryRunShowsTheSbatchArgvAndBadOptionsExit2) {
   TempDir t;
+  testing::make_acpi_cpufreq(t.path() + "/sys", 2);  // a node where srun --cpu-freq can take effect
   const std::string head = "execution: slurm-array\narray_max_running: 2\njob: {command: [srun, -n, '4', ./app]}\n"
                            "knobs: {cpu_ghz: [1.2, 2.4], cpu_backend: slurm}\n";
-  put(t.path() + "/spec.yaml", head + "sbatch:\n  partition: batch\n  time_limit: '10'\n  extra: [--exclusive]\n");
+  const std::string node = "backends: {sysfs_root: '" + t.path() + "/sys'}\n";
+  put(t.path() + "/spec.yaml", head + "sbatch:\n  partition: batch\n  time_limit: '10'\n  extra: [--exclusive]\n" + node);
   auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", t.path() + "/out", "--dry-run"}, t.path());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("sbatch --parsable --job-name=hpcsens-TOKEN-0 --array=0-1%2 --output=" + t.path() +
@@ -253,7 +259,7 @@ TEST(SweepCli, SlurmArrayDryRunShowsTheSbatchArgvAndBadOptionsExit2) {
                        "--exclusive /run/hpcsens/" + std::to_string(::geteuid()) + "/sbatch.RANDOM/task-0.sh"),
             std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(t.path() + "/out"));
-  put(t.path() + "/spec.yaml", head + "sbatch:\n  extra: [--exclusive, '--wrap=sh -c id']\n");
+  put(t.path() + "/spec.yaml", head + "sbatch:\n  extra: [--exclusive, '--wrap=sh -c id']\n" + node);
   r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "--dry-run"}, t.path());
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find(t.path() + "/spec.yaml:6: sbatch.extra[1]: '--wrap' is (or abbreviates) --wrap"),

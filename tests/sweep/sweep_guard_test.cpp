@@ -164,7 +164,7 @@ TEST(SweepGuard, ResumeSeesTheRunModuleAKilledSweepForked) {
   put(slow, "");
   put(t.path() + "/spec.yaml", "job: {command: [sh, -c, 'trap \"\" TERM; if [ -e " + slow + " ]; then sleep 6; fi; "
                                "exec mpirun -np 1 --oversubscribe " + kStream + " --array-bytes 4000000 --ntimes 3']}\n"
-                               "calibration: {stream: false}\nretries: 0\n");
+                               "calibration: {stream: false, clock: false}\nretries: 0\n");  // guards, not calibration
   const auto p = spawn({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
   int child = 0;
   ASSERT_TRUE(eventually([&] {
@@ -204,7 +204,7 @@ TEST(SweepGuard, ResumeRetriesSkippedRunsOnlyWhenAsked) {
   const std::string flag = t.path() + "/flag", out = t.path() + "/out";
   put(t.path() + "/spec.yaml", "job: {command: [sh, -c, 'test -e " + flag + " || exit 3; exec mpirun -np 1 "
                                "--oversubscribe " + kStream + " --array-bytes 4000000 --ntimes 3']}\n"
-                               "calibration: {stream: false}\nretries: 0\n");
+                               "calibration: {stream: false, clock: false}\nretries: 0\n");  // guards, not calibration
   auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 60);
   EXPECT_EQ(r.status, 1);
   put(flag, "");

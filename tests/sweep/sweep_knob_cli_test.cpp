@@ -26,11 +26,14 @@ TEST(SweepCli, KnobsAreAppliedPerRunAndRestoredAfterANormalEnd) {
   const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 120);
   ASSERT_EQ(r.status, 0) << r.err;
   expect_original_tree(root);
-  // The record carries the requested setting (no counters here, so "requested").
+  // The record carries the clock the driver was set to beside the request (the clock is not
+  // measured here: this VM's cores are not the fake tree's).
   std::ifstream in(out + "/records/p01-r1.json");
   const auto rec = json::parse(in);
   EXPECT_EQ(rec["config"]["cpu_ghz"], 2.0);
-  EXPECT_EQ(rec["config"]["cpu_ghz_source"], "requested");
+  EXPECT_EQ(rec["config"]["cpu_ghz_requested"], 2.0);
+  EXPECT_EQ(rec["config"]["cpu_ghz_set"], 2.0);
+  EXPECT_EQ(rec["config"]["cpu_ghz_source"], "set");
   EXPECT_EQ(rec["config"]["uncore_max_ghz"], 1.5);
   const auto j = journal(out);
   EXPECT_EQ(count_type(j, "originals"), 1);
@@ -81,6 +84,61 @@ TEST(SweepCli, UnsupportedSetspeedIsReportedSkippedNotRestored) {
       << again.err;
   EXPECT_NE(again.err.find("skipped " + testing::policy_dir(root, 0) + "/scaling_setspeed: was <unsupported>"),
             std::string::npos) << again.err;
+}
+
+// Clock calibration is on by default: the clock is measured by CPU time on the job's launcher,
+// the record says how and keeps the set clock beside it, and a point whose measured clock is off
+// the set one (here certainly: the fake tree does not drive this VM's cores) is said.
+TEST(SweepCli, TheClockIsMeasuredByDefaultAndAMissedSetClockIsSaid) {
+  TempDir t;
+  const std::string root = t.path() + "/sys";
+  make_tree(root);
+  put(t.path() + "/spec.yaml", "job:\n  command: " + mpi_job(1) + "\n  timeout_s: 60\nknobs: {cpu_ghz: [0.9]}\n"
+                               "backends: {sysfs_root: '" + root + "'}\ncalibration: {stream: false}\nretries: 0\n");
+  const std::string out = t.path() + "/out";
+  const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(out + "/records/p00-r1.json");
+  const auto rec = json::parse(in);
+  EXPECT_EQ(rec["config"]["cpu_ghz_source"], "measured") << rec["config"];
+  EXPECT_EQ(rec["config"]["cpu_ghz_set"], 0.9);
+  EXPECT_NE(rec["config"]["cpu_ghz_method"].get<std::string>().find("thread CPU time"), std::string::npos);
+  EXPECT_EQ(rec["config"]["cpu_ghz"], rec["config"]["cpu_ghz_measured"]);
+  EXPECT_NE(r.out.find("(measured), not the set 0.9 GHz"), std::string::npos) << r.out;
+}
+
+// A knob the dry run cannot apply (uncore above the range the driver booted with) is a failed
+// dry run: exit 2, not a plan that looks fine.
+TEST(SweepCli, DryRunExitsNonZeroOnAKnobError) {
+  TempDir t;
+  const std::string root = t.path() + "/sys";
+  make_tree(root);
+  put(t.path() + "/spec.yaml", "job: {command: [./app]}\nknobs: {cpu_ghz: [1.0], uncore_ghz: [3.0]}\n"
+                               "backends: {sysfs_root: '" + root + "'}\n");
+  const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", t.path() + "/out", "--dry-run"}, t.path());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("knob error: uncore"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("the dry run found knob errors"), std::string::npos) << r.err;
+  expect_original_tree(root);
+}
+
+// srun --cpu-freq on a node without cpufreq (this VM, as the spec's root says) cannot change the
+// clock and Slurm does not say so: the backend is refused with the reason and the alternative.
+TEST(SweepCli, SlurmBackendIsRefusedWhereSrunCpuFreqCannotTakeEffect) {
+  TempDir t;
+  const std::string root = t.path() + "/sys";
+  make_tree(root);  // intel_pstate active: no userspace governor
+  put(t.path() + "/spec.yaml", "job: {command: [srun, ./app]}\nknobs: {cpu_ghz: [1.0], cpu_backend: slurm}\n"
+                               "backends: {sysfs_root: '" + root + "'}\n");
+  auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "--dry-run"}, t.path());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.err.find("knobs.cpu_backend: slurm: intel_pstate has no userspace governor"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("use cpu_backend: cpufreq"), std::string::npos) << r.err;
+  put(t.path() + "/spec.yaml", "job: {command: [srun, ./app]}\nknobs: {cpu_ghz: [1.0], cpu_backend: slurm}\n"
+                               "backends: {sysfs_root: '" + t.path() + "/none'}\n");
+  r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "--dry-run"}, t.path());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.err.find("this node has no cpufreq"), std::string::npos) << r.err;
 }
 
 // Starts a knob sweep whose job sleeps 30 s and waits until that job runs.

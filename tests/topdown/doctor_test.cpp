@@ -53,36 +53,37 @@ TEST_F(FakeRoot, ParanoidFileMissing) {
   EXPECT_NE(c.fix.find("CONFIG_PERF_EVENTS"), std::string::npos);
 }
 
-TEST_F(FakeRoot, CpufreqAbsentWritableAndReadOnly) {
-  auto c = doctor::check_cpufreq(root_.string());
-  EXPECT_EQ(c.status, doctor::Status::kMissing);
-  EXPECT_NE(c.fix.find("cpufreq driver"), std::string::npos);
-
-  const std::string d = "sys/devices/system/cpu/cpu0/cpufreq/";
-  write(d + "scaling_driver", "intel_pstate\n");
-  write(d + "scaling_governor", "performance\n");
-  write(d + "scaling_max_freq", "3000000\n");
-  c = doctor::check_cpufreq(root_.string());
-  EXPECT_EQ(c.status, doctor::Status::kOk) << c.detail;
-  EXPECT_EQ(c.detail, "driver intel_pstate, governor performance; scaling_max_freq writable");
-
-  // sysfs marks read-only attributes 0444; even root must not be told it can write them.
-  write(d + "scaling_max_freq", "3000000\n", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
-  c = doctor::check_cpufreq(root_.string());
-  EXPECT_EQ(c.status, doctor::Status::kMissing);
-  EXPECT_NE(c.detail.find("not writable"), std::string::npos);
+// The per-driver checks are tested on the kernel model (tests/sweep/knob_doctor_test.cpp); here
+// the doctor's wrapping of them on a machine without cpufreq, uncore or resctrl.
+TEST_F(FakeRoot, KnobsAbsentAreMissingWithTheirFix) {
+  const auto checks = doctor::check_knobs(root_.string(), false);
+  ASSERT_FALSE(checks.empty());
+  EXPECT_EQ(checks[0].name, "cpufreq driver");
+  EXPECT_EQ(checks[0].status, doctor::Status::kMissing);
+  EXPECT_NE(checks[0].fix.find("cpufreq driver"), std::string::npos);
+  bool uncore = false;
+  for (const auto& c : checks)
+    if (c.name == "uncore frequency") {
+      uncore = true;
+      EXPECT_EQ(c.status, doctor::Status::kMissing);
+      EXPECT_NE(c.fix.find("modprobe intel_uncore_frequency"), std::string::npos);
+    }
+  EXPECT_TRUE(uncore);
 }
 
-TEST_F(FakeRoot, UncoreModuleHint) {
-  auto c = doctor::check_uncore(root_.string());
-  EXPECT_EQ(c.status, doctor::Status::kMissing);
-  EXPECT_NE(c.fix.find("modprobe intel_uncore_frequency"), std::string::npos);
-  const std::string d = "sys/devices/system/cpu/intel_uncore_frequency/package_00_die_00/";
-  write(d + "max_freq_khz", "2400000\n");
-  write(d + "min_freq_khz", "800000\n");
-  c = doctor::check_uncore(root_.string());
-  EXPECT_EQ(c.status, doctor::Status::kOk);
-  EXPECT_EQ(c.detail, "1 domain(s), 1 writable");
+// It said "hardware events unavailable: PAPI_TOT_CYC ..." and then "fix: use --events ... (e.g.
+// PAPI_TOT_CYC,PAPI_TOT_INS)" for the Top-Down set.
+TEST(DoctorAdvice, NoFixSuggestsAHardwareEventWhereNoneCanBeCounted) {
+  doctor::Report r;
+  r.checks.push_back({"hardware events", doctor::Status::kMissing, "hardware events unavailable: PAPI_TOT_CYC ...", "VM"});
+  r.checks.push_back({"Top-Down set", doctor::Status::kMissing, "unknown CPU", "use --events (e.g. PAPI_TOT_CYC,PAPI_TOT_INS)"});
+  doctor::drop_contradicting_advice(r);
+  EXPECT_EQ(r.checks[1].fix.find("e.g. PAPI_TOT_CYC"), std::string::npos) << r.checks[1].fix;
+  EXPECT_NE(r.checks[1].fix.find("see 'hardware events'"), std::string::npos);
+  r.checks[0].status = doctor::Status::kOk;  // where they can, the suggestion stands
+  r.checks[1].fix = "use --events (e.g. PAPI_TOT_CYC,PAPI_TOT_INS)";
+  doctor::drop_contradicting_advice(r);
+  EXPECT_NE(r.checks[1].fix.find("PAPI_TOT_CYC"), std::string::npos);
 }
 
 TEST_F(FakeRoot, SlurmFoundInPath) {
