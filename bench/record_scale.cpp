@@ -70,10 +70,9 @@ std::string rank_text(int rank, int n) {
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 1000000;
   const std::string dir = argc > 2 ? argv[2] : "/tmp";
-  const std::string path = dir + "/hpcsens-scale-" + std::to_string(getpid()) + ".json";
   auto t0 = std::chrono::steady_clock::now();
   RecordStream stream;
-  std::string err = stream.open(path);
+  std::string err = stream.open(dir, "hpcsens-scale-" + std::to_string(getpid()));
   hpcsens::record::RankRecord r;
   r.host = "node0";
   r.t0 = 1.0, r.t1 = 1.1, r.t2 = 101.1, r.t3 = 101.2, r.wall_s = 100.0;
@@ -90,6 +89,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_record_scale: %s\n", err.c_str());
     return 1;
   }
+  const std::string path = stream.path();  // the fresh name it was written under
   const double write_s = seconds_since(t0);
   const double mib = static_cast<double>(std::filesystem::file_size(path)) / (1 << 20);
   std::printf("ranks %d: record %.1f MiB written in %.2f s (incl. building each rank's JSON), "

@@ -142,7 +142,7 @@ TEST(MixMath, HarmonicMeanOfSpeedups) {
 TEST_F(MixCli, ControlBytesInNamesNeverReachTheTerminalRaw) {
   file("evil.yaml", "systems:\n  - {name: \"sys\\e[31mred\\a\", cpu_ghz: 3.0, mem_gbs: 40}\n");
   file("evilmix.yaml", "applications:\n  - {name: \"app\\e]0;title\\a\", model: core.model.json, weight: 1}\n");
-  for (const std::string& format : {"table", "csv"}) {
+  for (const char* format : {"table", "csv"}) {
     const auto r = run("predict --mix " + path("evilmix.yaml") + " --system " + path("evil.yaml") + " --format " + format);
     ASSERT_EQ(r.exit_status, 0) << r.err;
     EXPECT_NE(r.out.find("sys\\x1b[31mred\\x07"), std::string::npos) << r.out;

@@ -111,9 +111,9 @@ TEST(Regions, NestingPhasesAndCountedDrops) {
 TEST(RecordStream, StreamedRecordReadsBackWithTimingAndImbalance) {
   char tmpl[] = "/tmp/hpcsens-stream-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string path = std::string(tmpl) + "/sub/r.json";
+  const std::string dir = std::string(tmpl) + "/sub";
   RecordStream s;
-  ASSERT_EQ(s.open(path), "");
+  ASSERT_EQ(s.open(dir, "r"), "");
   for (int i = 0; i < 3; ++i) {
     record::RankRecord r;
     r.rank = i;
@@ -128,8 +128,13 @@ TEST(RecordStream, StreamedRecordReadsBackWithTimingAndImbalance) {
     h.region_drops = 1;
     ASSERT_EQ(s.add(h, text), "");
   }
-  EXPECT_FALSE(std::filesystem::exists(path));  // not before it is complete
+  // Not before it is complete: only the hidden temporary exists.
+  for (const auto& e : std::filesystem::directory_iterator(dir)) EXPECT_EQ(e.path().filename().string()[0], '.');
   ASSERT_EQ(s.finish({{"mpirun", "./a"}, "openmpi", "lib", "t"}, {{"preload", {{"drops", s.drops()}}}}), "");
+  // Under a fresh name "r.<16 hex>.json" (docs/record-format.md, "File names"), reported by path().
+  const std::string path = s.path();
+  EXPECT_EQ(std::filesystem::path(path).parent_path(), dir);
+  EXPECT_EQ(std::filesystem::path(path).filename().string().size(), std::string("r.0123456789abcdef.json").size());
   const record::RunRecord run = record::load_run_record(path);
   EXPECT_EQ(run.job.nranks, 3);
   EXPECT_EQ(run.job.hosts, std::vector<std::string>{"h"});
