@@ -11,7 +11,10 @@
 namespace hpcsens::sweep {
 
 double emulated_time_s(const Emulation& e, double cpu_ghz, double mem_gbs, double z) {
-  const double t_cpu = e.w_cpu / cpu_ghz, t_mem = e.w_mem / mem_gbs, t_io = e.t_io;
+  const EmulatedRealism& m = e.realism;
+  const double dram_gbs = m.knee_gbs ? std::min(mem_gbs, *m.knee_gbs) : mem_gbs;
+  const double t_cache = m.cache_gb > 0 ? m.cache_gb / (m.cache_bytes_per_cycle * cpu_ghz) : 0;
+  const double t_cpu = e.w_cpu / cpu_ghz, t_mem = std::max(e.w_mem / dram_gbs, t_cache), t_io = e.t_io;
   const double sum = t_cpu + t_mem + t_io;
   const double max = std::max({t_cpu, t_mem, t_io});
   const double t = sum - e.overlap * (sum - max);
@@ -29,10 +32,57 @@ double emulated_noise(std::uint64_t seed, const std::string& run_id) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
+EmulatedRates emulated_rates(const Emulation& e, double requested_ghz, double configured_gbs,
+                             double top_requested_ghz, const std::string& run_id) {
+  const EmulatedRealism& m = e.realism;
+  const auto reached = [&](double f) { return m.clock_ceiling_ghz ? std::min(f, *m.clock_ceiling_ghz) : f; };
+  EmulatedRates r;
+  r.cpu_requested_ghz = requested_ghz;
+  r.cpu_true_ghz = reached(requested_ghz);
+  r.mem_true_gbs = configured_gbs * std::pow(r.cpu_true_ghz / reached(top_requested_ghz), m.stream_clock_elasticity);
+  // Measurement noise only: the run itself had the true rates. Clamped so that an absurd jitter
+  // setting still yields positive rates.
+  const auto measured = [&](double truth, double pct, const char* role) {
+    return truth * std::max(1.0 + pct / 100.0 * emulated_noise(e.seed, run_id + role), 0.01);
+  };
+  r.cpu_measured_ghz = m.clock_jitter_pct > 0 ? measured(r.cpu_true_ghz, m.clock_jitter_pct, "/clock") : r.cpu_true_ghz;
+  r.mem_measured_gbs = m.stream_jitter_pct > 0 ? measured(r.mem_true_gbs, m.stream_jitter_pct, "/stream") : r.mem_true_gbs;
+  return r;
+}
+
+namespace {
+
+// The rates as a real sweep records them (requested and measured clock, measured STREAM), and
+// the truth behind them under emulated_truth, so a test knows what the fit should find.
+void set_emulated_config(nlohmann::json& c, const Emulation& e, const EmulatedRates& rates) {
+  const EmulatedRealism& m = e.realism;
+  c["cpu_ghz"] = rates.cpu_measured_ghz;
+  c["cpu_ghz_requested"] = rates.cpu_requested_ghz;
+  c["cpu_ghz_measured"] = rates.cpu_measured_ghz;
+  c["cpu_ghz_source"] = "emulated";
+  c["mem_gbs"] = rates.mem_measured_gbs;
+  c["mem_gbs_source"] = "emulated";
+  nlohmann::json realism = {{"stream_jitter_pct", m.stream_jitter_pct},
+                            {"clock_jitter_pct", m.clock_jitter_pct},
+                            {"stream_clock_elasticity", m.stream_clock_elasticity},
+                            {"cache_gb", m.cache_gb},
+                            {"cache_bytes_per_cycle", m.cache_bytes_per_cycle}};
+  if (m.knee_gbs) realism["knee_gbs"] = *m.knee_gbs;
+  if (m.clock_ceiling_ghz) realism["clock_ceiling_ghz"] = *m.clock_ceiling_ghz;
+  c["emulated_truth"] = {{"W_cpu", e.w_cpu},       {"W_mem", e.w_mem},         {"T_io", e.t_io},
+                         {"overlap", e.overlap},   {"noise_pct", e.noise_pct}, {"seed", e.seed},
+                         {"cpu_ghz", rates.cpu_true_ghz}, {"mem_gbs", rates.mem_true_gbs},
+                         {"realism", realism}};
+}
+
+}  // namespace
+
 record::RunRecord make_emulated_record(const SweepSpec& spec, const std::string& run_id, double cpu_ghz,
                                        double mem_gbs, const nlohmann::json& config) {
   const Emulation& e = *spec.emulation;
-  const double t = emulated_time_s(e, cpu_ghz, mem_gbs, emulated_noise(e.seed, run_id));
+  const double top = spec.cpu_ghz.empty() ? cpu_ghz : *std::max_element(spec.cpu_ghz.begin(), spec.cpu_ghz.end());
+  const EmulatedRates rates = emulated_rates(e, cpu_ghz, mem_gbs, top, run_id);
+  const double t = emulated_time_s(e, rates.cpu_true_ghz, rates.mem_true_gbs, emulated_noise(e.seed, run_id));
   record::RunRecord r;
   r.emulated = true;
   r.job.command = spec.command.empty() ? std::vector<std::string>{"(emulated)"} : spec.command;
@@ -68,12 +118,7 @@ record::RunRecord make_emulated_record(const SweepSpec& spec, const std::string&
   r.imbalance.mean_s = r.imbalance.max_s = r.imbalance.min_s = t - std::min(e.t_io, t);
   r.counters_status = "emulated: no counters";
   r.config = config;
-  r.config["cpu_ghz"] = cpu_ghz;
-  r.config["cpu_ghz_source"] = "emulated";
-  r.config["mem_gbs"] = mem_gbs;
-  r.config["mem_gbs_source"] = "emulated";
-  r.config["emulated_truth"] = {{"W_cpu", e.w_cpu}, {"W_mem", e.w_mem}, {"T_io", e.t_io},
-                                {"overlap", e.overlap}, {"noise_pct", e.noise_pct}, {"seed", e.seed}};
+  set_emulated_config(r.config, e, rates);
   return r;
 }
 

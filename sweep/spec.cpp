@@ -11,12 +11,15 @@
 
 #include "common/errors.h"
 #include "common/safe_file.h"
+#include "sweep/emulated_spec.h"
 #include "sweep/spec_reader.h"
 
 namespace hpcsens::sweep {
 namespace {
 
 using spec_detail::Reader;
+using spec_detail::emulated_realism_keys;
+using spec_detail::parse_emulated_realism;
 
 void parse_calibration(const Reader& r, const YAML::Node& n, Calibration& c) {
   const std::string f = "calibration";
@@ -40,7 +43,9 @@ void parse_calibration(const Reader& r, const YAML::Node& n, Calibration& c) {
 
 void parse_emulation(const Reader& r, const YAML::Node& n, Emulation& e) {
   const std::string f = "emulated";
-  r.check_keys(n, f, {"W_cpu", "W_mem", "T_io", "overlap", "noise_pct", "seed", "ranks", "mem_gbs"});
+  std::set<std::string> keys = {"W_cpu", "W_mem", "T_io", "overlap", "noise_pct", "seed", "ranks", "mem_gbs"};
+  keys.insert(emulated_realism_keys().begin(), emulated_realism_keys().end());
+  r.check_keys(n, f, keys);
   for (const char* k : {"W_cpu", "W_mem", "T_io"})
     if (!n[k]) r.fail(n, f + "." + k, "missing (the ground-truth model needs W_cpu, W_mem, T_io)");
   e.w_cpu = r.in_range(n["W_cpu"], f + ".W_cpu", 0, kMaxEmulatedWork, "giga-cycles");
@@ -55,6 +60,7 @@ void parse_emulation(const Reader& r, const YAML::Node& n, Emulation& e) {
   if (n["seed"]) e.seed = std::uint64_t(r.integer(n["seed"], f + ".seed", 0));
   if (n["ranks"]) e.ranks = int(r.integer(n["ranks"], f + ".ranks", 1, kMaxRanks));
   if (n["mem_gbs"]) e.mem_gbs = r.in_range(n["mem_gbs"], f + ".mem_gbs", kMinGbs, kMaxGbs, "GB/s");
+  parse_emulated_realism(r, n, e.realism);
 }
 
 void parse_memory(const Reader& r, const YAML::Node& list, std::vector<MemoryConfig>& out) {

@@ -63,6 +63,19 @@ struct Calibration {
 
 // Ground truth for the emulated launcher (machines without DVFS): records are computed, not
 // measured, from T = sum - overlap * (sum - max), sum = W_cpu/R_cpu + W_mem/R_mem + T_io.
+// What real sweeps show and the plain ground truth lacks (all off by default; each field is
+// documented in docs/spec-format.md, "emulated"). The run time uses the machine's true rates;
+// the record carries the rates a real sweep would have MEASURED (jittered) and requested.
+struct EmulatedRealism {
+  double stream_jitter_pct = 0;         // measured STREAM scatter per run (1 sigma, percent)
+  double clock_jitter_pct = 0;          // measured core clock scatter per run (1 sigma, percent)
+  double stream_clock_elasticity = 0;   // STREAM and memory time follow (clock / top clock)^e
+  double cache_gb = 0;                  // GB served by a cache clocked with the core
+  double cache_bytes_per_cycle = 32;    // that cache's bandwidth per core clock cycle
+  std::optional<double> knee_gbs;       // the code's memory time stops improving above this
+  std::optional<double> clock_ceiling_ghz;  // requested clocks above it are not reached
+};
+
 struct Emulation {
   double w_cpu = 0;      // giga-cycles
   double w_mem = 0;      // GB moved
@@ -72,6 +85,7 @@ struct Emulation {
   std::uint64_t seed = 1;
   int ranks = 4;
   std::optional<double> mem_gbs;  // bandwidth when no memory configurations are declared
+  EmulatedRealism realism;
 };
 
 // Where the runs execute: one after another on this machine (local), or as one Slurm job array
