@@ -82,6 +82,15 @@ void judge_model(ModelReport& rep, const Dataset& data, const IdentifiabilityRep
                                     data.requested_clock_runs));
 }
 
+// Shares are of the modelled baseline time, as the elasticities and the per-rank shares are: then a
+// term's share is minus its elasticity and never exceeds 1 (the overlap variant's time is at least
+// its larger part), where a share of the measured time would exceed 1 wherever the fit over-predicts
+// the baseline. The measured time stands in only when the model predicts no time at all.
+double modelled_baseline(const ModelReport& rep) {
+  const double t = rep.predicted[rep.baseline];
+  return t > 0 && std::isfinite(t) ? t : rep.points[rep.baseline].time_s;
+}
+
 // Intervals from the jackknife over configurations (the leave-one-out fits), which widen when the
 // model misses how the code scales; the covariance ones stay beside them, labelled.
 void apply_jackknife(ModelReport& rep) {
@@ -96,7 +105,7 @@ void apply_jackknife(ModelReport& rep) {
     term.jk_stderr = std::sqrt(std::max(0.0, rep.jackknife_covariance[k][k]));
     term.work_lo = std::max(0.0, term.work - t * term.jk_stderr);
     term.work_hi = term.work + t * term.jk_stderr;
-    const double x = basis(term.term, b) / b.time_s;
+    const double x = basis(term.term, b) / modelled_baseline(rep);
     term.share_jk_lo = term.work_lo * x;
     term.share_jk_hi = std::min(1.0, term.work_hi * x);
   }
@@ -216,7 +225,7 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
     t.work = rep.params[k];
     t.stderr_ = std::sqrt(std::max(0.0, rep.covariance[k][k]));
     if (rep.bounds.feasible) t.bounds = rep.bounds.terms[k];
-    const double x = basis(t.term, b) / b.time_s;
+    const double x = basis(t.term, b) / modelled_baseline(rep);
     t.share = t.work * x;
     t.share_lo = t.bounds.lo * x;
     // The noise slack lets a bound exceed the measured time; no component can take more than all of it.

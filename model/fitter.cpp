@@ -9,6 +9,7 @@
 
 #include "common/errors.h"
 #include "model/dataset.h"
+#include "model/nnls.h"
 
 namespace hpcsens::model {
 namespace {
@@ -94,6 +95,23 @@ void build_problem(ceres::Problem& problem, double* p, const ModelSpec& spec, co
   }
 }
 
+// Without a robust loss and without the overlap correction the objective is linear least squares
+// in the works (rows x_k / T_j, target 1), W >= 0: finish with its exact constrained optimum,
+// since Ceres' bounded steps can stop short of it when a work sits at 0.
+void polish_linear(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
+                   const FitOptions& opts, std::vector<double>& params) {
+  if (spec.overlap || opts.robust != Robust::none) return;
+  std::vector<std::vector<double>> rows;
+  for (size_t j = 0; j < points.size(); ++j) {
+    if (!std::isfinite(times[j]) || times[j] <= 0) continue;
+    std::vector<double> row;
+    for (Term t : spec.terms) row.push_back(basis(t, points[j]) / times[j]);
+    rows.push_back(std::move(row));
+  }
+  const auto exact = nonneg_least_squares(rows, std::vector<double>(rows.size(), 1.0), params);
+  if (exact && std::all_of(exact->begin(), exact->end(), [](double v) { return std::isfinite(v); })) params = *exact;
+}
+
 }  // namespace
 
 Robust parse_robust(const std::string& s) {
@@ -146,6 +164,7 @@ FitResult fit_model(const ModelSpec& spec, const std::vector<Point>& points, con
   ceres::Solver::Summary summary;
   ceres::Solve(so, &problem, &summary);
   r.params.assign(p, p + spec.num_params());
+  if (summary.IsSolutionUsable()) polish_linear(spec, points, times, opts, r.params);
   r.converged = summary.IsSolutionUsable();
   r.message = summary.message;
   return r;

@@ -102,6 +102,19 @@ TEST(PublishedVerdict, LuleshRegionThatOutpacesTheClockPinsFixedAtZero) {
   EXPECT_LT(m.points.back().time_s * m.points.back().cpu_ghz, 0.95 * m.points.front().time_s * m.points.front().cpu_ghz);
 }
 
+// The published LULESH region whose fixed part sits at its bound 0: the fitted work is the
+// least-squares optimum with fixed = 0 (W = sum u / sum u^2, u = 1/(f T)), as for the other series.
+TEST(PublishedSeriesAtABound, FitsTheNormalEquationsOptimumWithFixedAtZero) {
+  const std::string file = "lulesh_s120_loop2_core_clock_sweep.csv";
+  const auto direct = weighted_cpu_fixed(read_medians(fixture(file)));
+  ASSERT_EQ(direct.fixed, 0.0);
+  const ModelReport m = analyze(load_dataset({fixture(file)}), {});
+  ASSERT_EQ(m.params.size(), 2u);
+  EXPECT_NEAR(m.params[0], direct.w_cpu, 1e-4 * direct.w_cpu);
+  EXPECT_EQ(m.params[1], 0.0);
+}
+
+
 // The same region's verdict: the model misses in a systematic way (every clock below 1.7 GHz
 // under-predicted, every one above 2.1 GHz over-predicted; observed against modelled time has slope
 // 1.11), although each error is small. The data supports `caution`, not `ok`: the work and the
