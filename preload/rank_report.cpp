@@ -147,11 +147,17 @@ std::string detect_launcher(const std::function<const char*(const char*)>& geten
   return "singleton";
 }
 
+// MPICH separates its label from the number with a tab ("MPICH Version:\t4.0.2"): a tab in a
+// one-line name breaks table alignment and the text report shows it as '?', so every run of
+// blanks becomes one space and the ends are trimmed (with the trailing commas Open MPI leaves).
 std::string first_line(const std::string& text) {
-  const auto end = text.find_first_of("\r\n");
-  std::string line = text.substr(0, end);
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == ','))
-    line.pop_back();
+  const auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; };
+  std::string line;
+  for (const char c : text.substr(0, text.find_first_of("\r\n"))) {
+    if (!is_blank(c)) line += c;
+    else if (!line.empty() && line.back() != ' ') line += ' ';
+  }
+  while (!line.empty() && (line.back() == ' ' || line.back() == ',')) line.pop_back();
   return line;
 }
 

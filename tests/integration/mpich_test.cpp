@@ -1,6 +1,7 @@
 // MPICH end to end: programs compiled with MPICH's mpicc.mpich / mpifort.mpich, launched by
 // MPICH's Hydra (or bare, as a singleton) through build/bin/hpcsens run, which must pick
 // libhpcsens_preload_mpich.so. Counts are what mpich_prog.c / mpich_prog.f90 provably make.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,9 +9,11 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "common/text_escape.h"
 #include "run_fixture.h"
 
 namespace hpcsens::testing {
@@ -23,6 +26,24 @@ const std::string kProgF = MPICH_PROG_F;
 const std::string kProgF08 = MPICH_PROG_F08;
 const std::string kProgMpi4 = MPICH_PROG_MPI4;
 const std::string kHydra = MPICH_HYDRA;
+
+// The library's own answer, asked directly (MPI_Get_library_version may be called before
+// MPI_Init): the first line, blanks collapsed to one space, ends trimmed.
+std::string mpich_library_first_line() {
+  void* lib = dlopen("libmpich.so.12", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) return std::string("dlopen failed: ") + dlerror();
+  using GetVersion = int (*)(char*, int*);
+  auto get = reinterpret_cast<GetVersion>(dlsym(lib, "MPI_Get_library_version"));
+  if (get == nullptr) return "no MPI_Get_library_version in libmpich.so.12";
+  std::string raw(8192, '\0');  // > MPICH's MPI_MAX_LIBRARY_VERSION_STRING
+  int len = 0;
+  get(raw.data(), &len);
+  raw.resize(raw.find('\0'));
+  std::istringstream words(raw.substr(0, raw.find('\n')));
+  std::string word, line;
+  while (words >> word) line += (line.empty() ? "" : " ") + word;
+  return line;
+}
 
 class Mpich : public HpcsensRunTest {
  protected:
@@ -49,6 +70,17 @@ TEST_F(Mpich, HydraCProgramCountsAndBytes) {
   const json rec = record(r);
   expect_mpich_job(rec, "mpich-hydra", 2);
   expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Comm_size", 1}, {"MPI_Sendrecv", 4}, {"MPI_Bcast", 2}, {"MPI_Allreduce", 3}, {"MPI_Barrier", 1}});
+  // Issue 19: MPICH puts a tab between "MPICH Version:" and the number, which the text
+  // report showed as '?'. The record holds the library's first line as text a table can show.
+  const std::string lib = rec.at("job").at("mpi_library");
+  EXPECT_TRUE(text::is_valid_utf8(lib)) << lib;
+  EXPECT_EQ(lib.find("\xEF\xBF\xBD"), std::string::npos) << lib;  // U+FFFD
+  const auto is_control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
+  EXPECT_TRUE(std::none_of(lib.begin(), lib.end(), is_control)) << lib;
+  EXPECT_EQ(lib, mpich_library_first_line());
+  const std::string printed = r.out + r.err;  // the table `run` prints after the job
+  EXPECT_NE(printed.find("MPI library"), std::string::npos) << printed;
+  EXPECT_NE(printed.find(lib), std::string::npos) << printed;
   for (const auto& rank : rec.at("ranks")) {
     // 4 x 64 bytes each way: bytes are what was sent, the received ones apart (issue 20).
     EXPECT_EQ(rank.at("mpi_calls").at("MPI_Sendrecv").at("bytes"), 256) << rank.at("rank");

@@ -123,6 +123,11 @@ TEST(Environment, LauncherFromHpcsensElseFromLauncherVariables) {
 TEST(Naming, FirstLineTimesAndPaths) {
   EXPECT_EQ(first_line("Open MPI v4.1.4, package: Debian\nsecond"), "Open MPI v4.1.4, package: Debian");
   EXPECT_EQ(first_line("MPICH Version: 4.0,\r\n"), "MPICH Version: 4.0");
+  // What MPICH 4 really returns (issue 19): tabs between label and value, several lines.
+  EXPECT_EQ(first_line("MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 2022\n"),
+            "MPICH Version: 4.0.2");
+  EXPECT_EQ(first_line(" \tMPICH  Version:\t\t4.0 , \t\n"), "MPICH Version: 4.0");
+  EXPECT_EQ(first_line("\t\n"), "");
   EXPECT_EQ(utc_iso8601(0), "1970-01-01T00:00:00Z");
   EXPECT_EQ(make_run_id(86400, 77), "run-19700102T000000Z-77");
   EXPECT_EQ(record_path("out", "r1"), "out/r1.*.json");
