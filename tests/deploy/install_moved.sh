@@ -48,8 +48,15 @@ echo "$env_out" | grep -q "HPCSENS_PRELOAD=$p/lib/libhpcsens_preload.so" || fail
 #    agent (hpcsens/ beside them) with them.
 mkdir "$tmp/odd"
 mv "$p"/lib/libhpcsens_preload*.so "$p"/lib/hpcsens "$tmp/odd/"
+# The job runs unmeasured (its own output intact); no record was written, so hpcsens exits 74
+# (docs/user-guide.md, "No record is not success"), and --keep-job-status gives the job's 0.
+st=0
 "$p/bin/hpcsens" run --out "$tmp/out2" -- mpirun -np 2 --oversubscribe "$p/libexec/hpcsens/example_imbalance" 2 \
-  >/dev/null 2>"$tmp/nolib.err" || fail "job without preload must still run"
+  >"$tmp/nolib.out" 2>"$tmp/nolib.err" || st=$?
+[ "$st" = 74 ] || fail "job without preload: expected exit 74 (no record), got $st: $(cat "$tmp/nolib.err")"
+grep -qx "imbalance: ranks=2 slow_rank=1 units_total=8" "$tmp/nolib.out" || fail "job without preload did not run"
+"$p/bin/hpcsens" run --keep-job-status --out "$tmp/out2" -- mpirun -np 2 --oversubscribe \
+  "$p/libexec/hpcsens/example_imbalance" 2 >/dev/null 2>/dev/null || fail "--keep-job-status must give the job's 0"
 grep -q "not found in ../lib/ next to hpcsens; running unmeasured" "$tmp/nolib.err" || fail "no warning: $(cat "$tmp/nolib.err")"
 HPCSENS_PRELOAD_DIR="$tmp/odd" "$p/bin/hpcsens" run --out "$tmp/out3" -- mpirun -np 2 --oversubscribe \
   "$p/libexec/hpcsens/example_imbalance" 2 >/dev/null 2>"$tmp/odd.err" || fail "HPCSENS_PRELOAD_DIR run failed"
