@@ -23,8 +23,8 @@
 #include "report/run_report.h"
 #include "report/run_scan.h"
 #include "run/run_files.h"
-#include "sweep/journal.h"
-#include "sweep/spec.h"
+#include "sweep/journal/journal.h"
+#include "sweep/spec/spec.h"
 #include "topdown/event_plan.h"
 
 namespace hpcsens::fuzz {

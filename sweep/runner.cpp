@@ -9,14 +9,14 @@
 #include <fmt/core.h>
 
 #include "common/errors.h"
-#include "sweep/dry_run.h"
-#include "sweep/executor.h"
-#include "sweep/machine.h"
-#include "sweep/session.h"
-#include "sweep/slurm_array.h"
-#include "sweep/subprocess.h"
-#include "sweep/summary.h"
-#include "sweep/sweep_common.h"
+#include "sweep/output/dry_run.h"
+#include "sweep/execute/executor.h"
+#include "sweep/execute/machine.h"
+#include "sweep/journal/session.h"
+#include "sweep/array/slurm_array.h"
+#include "sweep/process/subprocess.h"
+#include "sweep/output/summary.h"
+#include "sweep/spec/sweep_common.h"
 
 namespace hpcsens::sweep {
 namespace {

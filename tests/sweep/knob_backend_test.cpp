@@ -10,10 +10,10 @@
 #include <map>
 
 #include "fake_sysfs.h"
-#include "sweep/knob_backend.h"
-#include "sweep/knobs.h"
-#include "sweep/plan.h"
-#include "sweep/restore.h"
+#include "sweep/knobs/knob_backend.h"
+#include "sweep/knobs/knobs.h"
+#include "sweep/spec/plan.h"
+#include "sweep/journal/restore.h"
 
 namespace fs = std::filesystem;
 

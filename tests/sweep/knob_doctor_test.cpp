@@ -7,9 +7,9 @@
 
 #include "fake_sysfs.h"
 #include "kernel_model.h"
-#include "sweep/knob_doctor.h"
-#include "sweep/knobs.h"
-#include "sweep/spec.h"
+#include "sweep/knobs/knob_doctor.h"
+#include "sweep/knobs/knobs.h"
+#include "sweep/spec/spec.h"
 
 namespace hpcsens::sweep::testing {
 namespace {

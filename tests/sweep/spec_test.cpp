@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
-#include "sweep/spec.h"
+#include "sweep/spec/spec.h"
 
 namespace hpcsens::sweep {
 namespace {

@@ -1,7 +1,7 @@
 // The sweep summary's plain-words note when the measured clock is not the requested one.
 #include <gtest/gtest.h>
 
-#include "sweep/summary.h"
+#include "sweep/output/summary.h"
 
 namespace hpcsens::sweep {
 namespace {
