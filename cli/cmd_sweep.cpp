@@ -8,7 +8,7 @@
 #include "common/safe_file.h"
 #include "run/run_job.h"
 #include "sweep/journal/journal.h"
-#include "sweep/execute/runner.h"
+#include "sweep/runner.h"
 #include "sweep/array/slurm_array.h"
 #include "sweep/spec/spec.h"
 

@@ -13,7 +13,7 @@
 #include "sweep/knobs/knob_backend.h"
 #include "sweep/knobs/knobs.h"
 #include "sweep/spec/plan.h"
-#include "sweep/journal/restore.h"
+#include "sweep/knobs/restore.h"
 
 namespace fs = std::filesystem;
 

@@ -5,7 +5,7 @@
 #include "fake_sysfs.h"
 #include "sweep/knobs/cpufreq_sysfs.h"
 #include "sweep/knobs/knobs.h"
-#include "sweep/journal/restore.h"
+#include "sweep/knobs/restore.h"
 #include "sweep/spec/spec.h"
 #include "sweep/knobs/uncore_sysfs.h"
 
