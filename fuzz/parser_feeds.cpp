@@ -18,6 +18,7 @@
 #include "mpi/appfile.h"
 #include "mpi/launcher_args.h"
 #include "record/run_record.h"
+#include "sweep/knobs/resctrl_mb.h"
 #include "report/measure_section.h"
 #include "report/record_reader.h"
 #include "report/run_report.h"
@@ -182,6 +183,22 @@ void feed_names(std::string_view in) {
     if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) throw std::logic_error("control byte shown raw");
 }
 
+// A resctrl schemata file (the MB: line memory_backend: resctrl reads under its root): parsed,
+// and a line the sweep writes from it must parse back to the same domains.
+void feed_resctrl_schemata(std::string_view in) {
+  std::vector<sweep::MbDomain> domains;
+  try {
+    domains = sweep::parse_mb_line(std::string(in));
+  } catch (const std::runtime_error& e) {
+    throw InputError("schemata", e.what());
+  }
+  if (domains.empty()) return;
+  const auto again = sweep::parse_mb_line(sweep::mb_schemata_line(domains, 50));
+  if (again.size() != domains.size()) throw std::logic_error("the written MB: line lost domains");
+  for (std::size_t i = 0; i < again.size(); ++i)
+    if (again[i].id != domains[i].id || again[i].value != 50) throw std::logic_error("the written MB: line changed");
+}
+
 }  // namespace
 
 const std::vector<ParserFeed>& parser_feeds() {
@@ -189,7 +206,7 @@ const std::vector<ParserFeed>& parser_feeds() {
       {"spec", feed_spec},     {"system", feed_system}, {"mix", feed_mix},         {"fit_csv", feed_fit_csv},
       {"record", feed_record}, {"model", feed_model},   {"journal", feed_journal},
       {"appfile", feed_appfile}, {"launcher_args", feed_launcher_args}, {"names", feed_names},
-      {"cpuinfo", feed_cpuinfo},
+      {"cpuinfo", feed_cpuinfo}, {"resctrl_schemata", feed_resctrl_schemata},
   };
   return feeds;
 }

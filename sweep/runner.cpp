@@ -157,7 +157,8 @@ int restore_dir(const std::string& dir, bool machine_wide) {
     return 0;
   }
   FileLock machine_lock;
-  if (machine_wide && (!s.state.originals.empty() || !s.state.restore_actions.empty() || s.state.per_node_nnodes > 0))
+  if (machine_wide && (!s.state.originals.empty() || !s.state.restore_actions.empty() || s.state.per_node_nnodes > 0 ||
+                       !s.state.resctrl_groups.empty()))
     machine_lock = lock_machine(s.state.sysfs_root, {s.abs_dir, s.state.token});
   Journal journal(s.fd);
   const auto r = restore_journalled(s.state, journal, s.abs_dir);

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "common/errors.h"
-#include "sweep/knobs/launch_argv.h"
+#include "sweep/spec/launch_argv.h"
 #include "sweep/array/slurm_array.h"
 
 namespace hpcsens::sweep {

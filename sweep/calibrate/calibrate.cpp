@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "sweep/knobs/launch_argv.h"
+#include "sweep/spec/launch_argv.h"
 #include "sweep/process/subprocess.h"
 #include "sweep/knobs/sysfs_io.h"
 

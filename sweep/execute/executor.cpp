@@ -7,6 +7,7 @@
 #include "common/errors.h"
 #include "record/run_record.h"
 #include "sweep/calibrate/calibrate.h"
+#include "sweep/calibrate/clock_watch.h"
 #include "sweep/execute/emulated.h"
 #include "sweep/process/stop.h"
 #include "sweep/spec/sweep_common.h"
@@ -104,7 +105,25 @@ class MeasuredExecutor : public Executor {
     if (!cal.error.empty()) throw std::runtime_error(cal.error);
     calibration_ = cal.config;
     for (auto it = set.begin(); it != set.end(); ++it) calibration_[it.key()] = it.value();
+    watch_clock(p);
     return calibration_;
+  }
+  // Says at once when the clock knob shows no effect on this node (clock_watch.h).
+  void watch_clock(const Point& p) {
+    const auto& c = calibration_;
+    const char* set_key = c.contains("cpu_ghz_set") ? "cpu_ghz_set" : "cpu_ghz_requested";
+    if (!c.contains(set_key) || !c.contains("cpu_ghz_measured") || !c[set_key].is_number() ||
+        !c["cpu_ghz_measured"].is_number())
+      return;
+    const auto note = clock_watch_.add(p.label, c[set_key].get<double>(), c["cpu_ghz_measured"].get<double>());
+    if (note.empty()) return;
+    fmt::print(stderr, "\nhpcsens sweep: WARNING (checked on this node after point {}): {}\n", p.label, note);
+    if (journal_ == nullptr) return;
+    try {
+      journal_->append({{"type", "warning"}, {"utc", utc_now()}, {"point", p.index}, {"text", note}});
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "hpcsens sweep: warning: {}\n", e.what());
+    }
   }
   // Puts the sweep's configuration into the record (whatever the run module already merged),
   // then moves it to records/.
@@ -122,6 +141,7 @@ class MeasuredExecutor : public Executor {
   Session& session_;
   Journal* journal_;
   nlohmann::json calibration_;
+  ClockWatch clock_watch_;
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sweep/journal/locks.h"
+#include "sweep/knobs/resctrl_fs.h"
 #include "sweep/process/stop.h"
 #include "sweep/process/subprocess.h"
 
@@ -56,6 +57,8 @@ class StopWatcher {
   for (int s : {SIGINT, SIGTERM, SIGHUP}) ::signal(s, SIG_DFL);
   nlohmann::json out;
   try {
+    // The run module, the launcher it starts and every rank inherit the point's resctrl group.
+    if (auto err = join_job_group(); !err.empty()) throw std::runtime_error(err);
     const auto r = runner(req);
     out = {{"exit_status", r.exit_status}, {"timed_out", r.timed_out}, {"record_path", r.record_path},
            {"error", r.error}};

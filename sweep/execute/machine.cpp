@@ -1,5 +1,6 @@
 #include "sweep/execute/machine.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -7,21 +8,12 @@
 #include <fmt/core.h>
 
 #include "common/errors.h"
+#include "sweep/knobs/resctrl_groups.h"
 #include "sweep/process/subprocess.h"
 #include "sweep/spec/sweep_common.h"
 
 namespace hpcsens::sweep {
 namespace {
-
-// Nodes of the surrounding Slurm allocation (1 outside Slurm).
-int slurm_nnodes() {
-  for (const char* var : {"SLURM_JOB_NUM_NODES", "SLURM_NNODES"})
-    if (const char* v = std::getenv(var)) {
-      const int n = std::atoi(v);
-      if (n > 0) return n;
-    }
-  return 1;
-}
 
 std::string self_exe() {
   std::error_code ec;
@@ -58,11 +50,32 @@ void manual_step(const MemoryConfig& m) {
   if (!std::getline(std::cin, line)) throw std::runtime_error("manual step for '" + m.name + "' was not confirmed");
 }
 
+// Every group the journal names that is still there: only names of this sweep's own pattern.
+void remove_journalled_groups(const JournalState& st, Journal& journal, RestoreResult& r) {
+  for (const auto& g : st.resctrl_groups) {
+    if (auto why = resctrl_group_problem(st.resctrl_root, g, st.token); !why.empty()) {
+      r.errors.push_back("not removing resctrl group " + g + ": " + why);
+      continue;
+    }
+    if (auto err = remove_resctrl_group(machine_resctrl(), st.resctrl_root, g); !err.empty()) {
+      r.errors.push_back(err);
+      continue;
+    }
+    fmt::print(stderr, "hpcsens sweep: removed resctrl group {}/{} (its tasks went back to the default group)\n",
+               st.resctrl_root, g);
+    try {
+      journal.append({{"type", "resctrl_removed"}, {"utc", utc_now()}, {"group", g}});
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "hpcsens sweep: warning: {}\n", e.what());
+    }
+  }
+}
+
 }  // namespace
 
 Machine::Machine(const SweepSpec& spec, const KnobSet& knobs, const SweepOptions& opt, Session& session)
     : spec_(spec), knobs_(knobs), opt_(opt), session_(session), emulated_(spec.emulation.has_value()),
-      nnodes_(slurm_nnodes()) {
+      nnodes_(slurm_nnodes()), resctrl_root_(knobs.resctrl_root()) {
   if (knobs_.changes_machine() && !emulated_) lock_ = lock_machine(spec.sysfs_root, {session.abs_dir, session.state.token});
 }
 
@@ -97,8 +110,11 @@ void Machine::enter(const Point& p, Journal& journal) {
   if (nnodes_ > 1 && knobs_.changes_machine() && !emulated_)
     apply_on_every_node(per_node_apply_command(nnodes_, opt_.hpcsens_exe, std::filesystem::absolute(spec_.source).string(),
                                                p.index, session_.abs_dir), p.index);
-  else
+  else {
+    leave_group(journal);
     apply_or_undo(p);
+    enter_group(p, journal);
+  }
   current_ = p.index;
   current_memory_ = memory;
 }
@@ -116,10 +132,45 @@ void Machine::apply_or_undo(const Point& p) {
   }
 }
 
+// The point's group: journalled before the mkdir, so a kill -9 at any moment leaves a journal
+// that names every group that may exist. A group of an earlier attempt (a resume after kill -9)
+// is removed first: the name is the point's.
+void Machine::enter_group(const Point& p, Journal& journal) {
+  const auto schemata = resctrl_root_.empty() ? std::nullopt : knobs_.resctrl_schemata(p);
+  if (!schemata) return;
+  auto& st = session_.state;
+  const std::string name = resctrl_group_name(st.token, p.index);
+  if (std::find(st.resctrl_groups.begin(), st.resctrl_groups.end(), name) != st.resctrl_groups.end())
+    if (auto err = remove_resctrl_group(machine_resctrl(), resctrl_root_, name); !err.empty())
+      throw std::runtime_error(err);
+  // Another program's lock stops the point before anything is journalled or made.
+  const ResctrlLock lock(resctrl_root_, kResctrlLockWaitS);
+  journal.append({{"type", "resctrl_group"}, {"utc", utc_now()}, {"root", resctrl_root_}, {"group", name}});
+  st.resctrl_root = resctrl_root_;
+  if (std::find(st.resctrl_groups.begin(), st.resctrl_groups.end(), name) == st.resctrl_groups.end())
+    st.resctrl_groups.push_back(name);
+  create_resctrl_group(machine_resctrl(), io_, resctrl_root_, name, *schemata);
+  group_ = name;
+  set_job_tasks_file(resctrl_root_ + "/" + name + "/tasks");
+}
+
+void Machine::leave_group(Journal& journal) {
+  set_job_tasks_file("");
+  if (group_.empty()) return;
+  if (auto err = remove_resctrl_group(machine_resctrl(), resctrl_root_, group_); !err.empty())
+    throw std::runtime_error(err);
+  journal.append({{"type", "resctrl_removed"}, {"utc", utc_now()}, {"group", group_}});
+  auto& g = session_.state.resctrl_groups;
+  g.erase(std::remove(g.begin(), g.end(), group_), g.end());
+  group_.clear();
+}
+
 bool Machine::restore(Journal& journal) {
+  set_job_tasks_file("");
+  group_.clear();  // removed below with every journalled group
   const auto& st = session_.state;
   const bool saved = !st.originals.empty() || !st.restore_actions.empty() || st.per_node_nnodes > 0 ||
-                     !st.unrun_commands.empty();
+                     !st.unrun_commands.empty() || !st.resctrl_groups.empty();
   if (!st.knobs_dirty || !saved) {
     if (lock_.held()) release_machine(lock_);
     return true;
@@ -128,6 +179,7 @@ bool Machine::restore(Journal& journal) {
   print_restore(r);
   if (r.errors.empty()) {
     session_.state.knobs_dirty = false;
+    session_.state.resctrl_groups.clear();
     if (lock_.held()) release_machine(lock_);
   }
   return r.errors.empty();
@@ -154,6 +206,7 @@ RestoreResult restore_journalled(const JournalState& st, Journal& journal, const
     const auto res = run_child(c, 60, false, nullptr);
     if (res.exit_status != 0) r.errors.push_back("restore command failed: " + shell_join(c));
   }
+  remove_journalled_groups(st, journal, r);
   for (const auto& c : st.unrun_commands)
     r.errors.push_back("the journal lists a command (older hpcsens); hpcsens runs nothing read from a file: "
                        "run it yourself if you trust it: " + shell_join(c));

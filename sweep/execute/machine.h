@@ -29,6 +29,8 @@ class Machine {
 
  private:
   void apply_or_undo(const Point& p);
+  void enter_group(const Point& p, Journal& journal);
+  void leave_group(Journal& journal);
   const SweepSpec& spec_;
   const KnobSet& knobs_;
   const SweepOptions& opt_;
@@ -39,10 +41,13 @@ class Machine {
   int nnodes_;
   int current_ = -1;
   int current_memory_ = -1;
+  std::string resctrl_root_;  // "" when no point has a resctrl group
+  std::string group_;         // the current point's resctrl group
 };
 
 // Restores what a journal saved: files (each checked against the recorded root), backend
-// restore actions rebuilt by name, the per-node restore. Appends "restored" to `journal` when
+// restore actions rebuilt by name, the per-node restore, the resctrl groups it names (each
+// checked to be this sweep's; "resctrl_removed" journalled for each one removed). Appends "restored" to `journal` when
 // it can (a full disk must not stop the restore). For the sweep's end and --restore.
 RestoreResult restore_journalled(const JournalState& st, Journal& journal, const std::string& abs_dir);
 

@@ -61,6 +61,10 @@ struct JournalState {
   int per_node_nnodes = 0;                 // > 0: each node keeps its own originals
   std::vector<std::vector<std::string>> unrun_commands;  // an old journal's commands: never run
   bool knobs_dirty = false;       // a knob was changed after the last restore
+  // resctrl groups the sweep created and has not removed yet (memory_backend: resctrl), under
+  // resctrl_root; removed by every restore.
+  std::string resctrl_root;
+  std::vector<std::string> resctrl_groups;
   std::set<std::string> done;     // runs that produced a record
   std::set<std::string> skipped;  // runs that failed every attempt
   std::map<std::string, int> failed_attempts;

@@ -1,5 +1,7 @@
 // Replaying a journal: every field is type-checked, so a damaged or hand-edited line is an
 // input error naming the line and field instead of an internal error or a silent guess.
+#include <algorithm>
+
 #include "common/errors.h"
 #include "sweep/journal/journal.h"
 
@@ -96,6 +98,17 @@ void replay_line(const LineReader& r, const nlohmann::json& j, JournalState& s) 
     s.knobs_dirty = true;
   } else if (type == "restored") {
     s.knobs_dirty = false;
+  } else if (type == "resctrl_group") {
+    // Written before the mkdir: a group named here may or may not exist; a restore removes it
+    // if it does.
+    s.resctrl_root = r.str("root", true);
+    const std::string g = r.str("group", true);
+    if (std::find(s.resctrl_groups.begin(), s.resctrl_groups.end(), g) == s.resctrl_groups.end())
+      s.resctrl_groups.push_back(g);
+    s.knobs_dirty = true;
+  } else if (type == "resctrl_removed") {
+    const std::string g = r.str("group", true);
+    s.resctrl_groups.erase(std::remove(s.resctrl_groups.begin(), s.resctrl_groups.end(), g), s.resctrl_groups.end());
   } else if (type == "run") {
     const std::string id = r.str("id", true);
     if (r.str("status", true) == "ok") {

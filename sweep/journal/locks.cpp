@@ -168,7 +168,8 @@ bool knobs_left_changed(const std::string& dir) {
     safe_file::Dir od;
     if (!safe_file::open_dir(dir, false, &od).empty()) return true;
     const auto st = replay_journal(read_journal(od));
-    return st.knobs_dirty && (!st.originals.empty() || !st.restore_actions.empty() || st.per_node_nnodes);
+    return (st.knobs_dirty && (!st.originals.empty() || !st.restore_actions.empty() || st.per_node_nnodes)) ||
+           !st.resctrl_groups.empty();
   } catch (const std::exception&) {
     return true;
   }

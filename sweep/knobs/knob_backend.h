@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep/knobs/launch_argv.h"
+#include "sweep/spec/launch_argv.h"
 #include "sweep/spec/plan.h"
 #include "sweep/spec/spec.h"
 #include "sweep/knobs/sysfs_io.h"
@@ -43,6 +43,19 @@ class KnobBackend {
   // The uncore setting the driver keeps for a requested one (it truncates to 100 MHz).
   virtual std::optional<UncoreSetting> uncore_set(const UncoreSetting& requested) const {
     (void)requested;
+    return std::nullopt;
+  }
+  // memory_backend: resctrl. The MB: value the kernel keeps for a request (rounded up to its
+  // granularity) and its unit; the resctrl root and a point's MB: line, for the machine to put
+  // in that point's group (resctrl_groups.h). Empty for every other backend.
+  virtual std::optional<long> mem_bw_set(long requested) const {
+    (void)requested;
+    return std::nullopt;
+  }
+  virtual std::string mem_bw_unit() const { return ""; }
+  virtual std::string resctrl_root() const { return ""; }
+  virtual std::optional<std::string> resctrl_schemata(const Point& p) const {
+    (void)p;
     return std::nullopt;
   }
   // Names of restore actions (journalled instead of commands; see restore_action_argv).
@@ -96,5 +109,6 @@ std::unique_ptr<KnobBackend> make_slurm_backend(const SweepSpec&, const SysfsIo&
 std::unique_ptr<KnobBackend> make_likwid_backend(const SweepSpec&, const SysfsIo&);
 std::unique_ptr<KnobBackend> make_uncore_backend(const SweepSpec&, const SysfsIo&);
 std::unique_ptr<KnobBackend> make_memory_backend(const SweepSpec&, const SysfsIo&);
+std::unique_ptr<KnobBackend> make_resctrl_backend(const SweepSpec&, const SysfsIo&);
 
 }  // namespace hpcsens::sweep

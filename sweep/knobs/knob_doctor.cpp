@@ -10,6 +10,7 @@
 
 #include "sweep/knobs/cpufreq_sysfs.h"
 #include "sweep/knobs/knob_backend.h"
+#include "sweep/knobs/resctrl_mb.h"
 #include "sweep/knobs/uncore_sysfs.h"
 
 namespace hpcsens::sweep {
@@ -96,19 +97,28 @@ KnobCheck uncore_check(const SysfsIo& io, const std::string& root) {
   return k;
 }
 
+// The same probe the resctrl backend makes, so doctor's spec is one the sweep accepts here.
 KnobCheck resctrl_check(const SysfsIo& io, const std::string& root) {
   KnobCheck k{"resctrl MBA", Status::kOk, "", ""};
-  const std::string info = root + "/fs/resctrl/info/MB";
-  const auto min_bw = io.read(info + "/min_bandwidth"), gran = io.read(info + "/bandwidth_gran");
-  if (!min_bw || !gran) {
+  const std::string rc = root + "/fs/resctrl";
+  const auto info = probe_resctrl(io, rc);
+  if (!info.mba) {
     k.status = Status::kMissing;
-    k.detail = "no " + info + ": memory bandwidth cannot be throttled live here";
-    k.fix = "mount -t resctrl resctrl " + root + "/fs/resctrl on a CPU with Memory Bandwidth Allocation (flag mba); "
-            "memory configurations can still be declared (knobs.memory)";
+    k.detail = info.problem + ": memory bandwidth cannot be throttled live here";
+    k.fix = info.mounted ? "memory configurations can still be declared (knobs.memory)"
+                         : "mount -t resctrl resctrl " + rc + " on a CPU with Memory Bandwidth Allocation (flags "
+                           "rdt_a and mba, or AMD's L3 bandwidth enforcement); else declare memory configurations "
+                           "(knobs.memory)";
     return k;
   }
-  k.detail = "Memory Bandwidth Allocation: " + *min_bw + "-100 % in steps of " + *gran +
-             " % (a percentage, not GB/s: STREAM measures the bandwidth)";
+  const bool pct = info.unit == MbUnit::kPercent;
+  const long g = info.bandwidth_gran;
+  const long mid = pct ? (50 + g - 1) / g * g : 400, low = pct ? std::max(info.min_bandwidth, (20 + g - 1) / g * g) : 100;
+  k.detail = fmt::format("Memory Bandwidth Allocation at {}: {} domains, MB: {}-{} {} in steps of {}{} (a throttle, not "
+                         "GB/s: the sweep measures STREAM inside each point's group); spec: knobs: {{memory_backend: "
+                         "resctrl, mem_bw: [{}, {}, {}]}}",
+                         rc, info.domains.size(), info.min_bandwidth, info.max, pct ? "%" : "x 1/8 GB/s per L3 domain",
+                         g, pct ? " %" : "", info.max, mid, low);
   return k;
 }
 

@@ -45,8 +45,25 @@ nlohmann::json KnobSet::set_values(const Point& p) const {
         j["uncore_min_ghz_set"] = u->min_ghz;
         j["uncore_max_ghz_set"] = u->max_ghz;
       }
+    if (p.mem_bw)
+      if (auto m = b->mem_bw_set(*p.mem_bw)) {
+        j["mem_bw_set"] = *m;
+        j["mem_bw_unit"] = b->mem_bw_unit();
+      }
   }
   return j;
+}
+
+std::string KnobSet::resctrl_root() const {
+  for (const auto& b : backends_)
+    if (!b->resctrl_root().empty()) return b->resctrl_root();
+  return "";
+}
+
+std::optional<std::string> KnobSet::resctrl_schemata(const Point& p) const {
+  for (const auto& b : backends_)
+    if (auto s = b->resctrl_schemata(p)) return s;
+  return std::nullopt;
 }
 
 std::vector<std::string> KnobSet::restore_actions() const {

@@ -28,8 +28,13 @@ class KnobSet {
   // correct what its files cannot show.
   std::vector<FileWrite> save(const SysfsIo& io) const;
   // What the point's knobs were set to, beside what was asked: `cpu_ghz_set`, `cpu_above_base`,
-  // `uncore_min_ghz_set`/`uncore_max_ghz_set` (empty when no backend says).
+  // `uncore_min_ghz_set`/`uncore_max_ghz_set`, `mem_bw_set`/`mem_bw_unit` (empty when no
+  // backend says).
   nlohmann::json set_values(const Point& p) const;
+  // memory_backend: resctrl: the resctrl root ("" when no backend makes groups) and the MB:
+  // line of a point's group (nullopt: the point has no group).
+  std::string resctrl_root() const;
+  std::optional<std::string> resctrl_schemata(const Point& p) const;
   std::vector<std::string> restore_actions() const;  // journalled by name
   std::vector<Argv> restore_commands() const;        // what those actions run
 

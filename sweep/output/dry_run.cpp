@@ -79,6 +79,10 @@ bool print_point_change(const SweepSpec& spec, const KnobSet& knobs, const Point
     fmt::print("        core clock: requested {} GHz, set {} GHz{}\n", num(*p.cpu_ghz), num(set["cpu_ghz_set"].get<double>()),
                set.value("cpu_above_base", false) ? " (ABOVE BASE: turbo point)" : "");
   for (const auto& w : io.take_writes()) fmt::print("        write {} <- {}\n", w.path, w.value);
+  if (const auto mb = knobs.resctrl_schemata(p))
+    fmt::print("        resctrl group {}/hpcsens-TOKEN-p{:02d}: schemata <- {} (requested {}, {}); the calibrator and the "
+               "job's launcher join it; removed when the point ends\n",
+               knobs.resctrl_root(), p.index, *mb, p.mem_bw.value_or(0), set.value("mem_bw_unit", ""));
   for (const auto& c : cmds) fmt::print("        run   {}\n", shell_join(c));
   if (p.memory && !spec.memory[std::size_t(*p.memory)].manual.empty())
     fmt::print("        manual step: {}\n", spec.memory[std::size_t(*p.memory)].manual);

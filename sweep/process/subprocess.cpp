@@ -13,6 +13,7 @@
 #include <map>
 #include <sstream>
 
+#include "sweep/knobs/resctrl_fs.h"
 #include "sweep/spec/sweep_common.h"
 
 namespace hpcsens::sweep {
@@ -58,6 +59,12 @@ ChildResult run_child(const std::vector<std::string>& argv, double timeout_s, bo
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != parent) ::_exit(1);
     if (capture_stdout) ::dup2(pipefd[1], 1);
+    // A child started for the job (the calibrator) runs inside the point's resctrl group.
+    if (!join_job_group().empty()) {
+      const int e = -1;  // said by the parent, which knows the group
+      (void)!::write(errpipe[1], &e, sizeof e);
+      ::_exit(127);
+    }
     ::execvp(cargv[0], cargv.data());
     const int e = errno;
     (void)!::write(errpipe[1], &e, sizeof e);
@@ -70,7 +77,9 @@ ChildResult run_child(const std::vector<std::string>& argv, double timeout_s, bo
     ::close(errpipe[0]);
     if (capture_stdout) ::close(pipefd[0]), ::close(pipefd[1]);
     ::waitpid(pid, nullptr, 0);
-    r.error = "cannot run " + argv[0] + ": " + std::strerror(exec_errno);
+    r.error = exec_errno < 0 ? "cannot put " + argv[0] + " into the resctrl group " + job_tasks_file() +
+                                   " (the kernel refused the tasks write; see info/last_cmd_status)"
+                             : "cannot run " + argv[0] + ": " + std::strerror(exec_errno);
     return r;
   }
   ::close(errpipe[0]);

@@ -30,6 +30,7 @@ std::string point_label(const Point& p, const SweepSpec& spec) {
     add(p.uncore->min_ghz == p.uncore->max_ghz ? "unc" + num(p.uncore->max_ghz)
                                                : "unc" + num(p.uncore->min_ghz) + "-" + num(p.uncore->max_ghz));
   if (p.memory) add(spec.memory[*p.memory].name);
+  if (p.mem_bw) add("mb" + std::to_string(*p.mem_bw));
   return l.empty() ? "default" : l;
 }
 
@@ -43,18 +44,22 @@ Plan make_plan(const SweepSpec& spec, const std::vector<double>& cpu_values) {
   std::vector<std::optional<int>> mems;
   for (int m = 0; m < int(spec.memory.size()); ++m) mems.push_back(m);
   if (mems.empty()) mems.push_back(std::nullopt);
+  std::vector<std::optional<long>> mbs(spec.mem_bw.begin(), spec.mem_bw.end());
+  if (mbs.empty()) mbs.push_back(std::nullopt);
 
   for (const auto& m : mems)
-    for (const auto& c : cpus)
-      for (const auto& u : uncs) {
-        Point p;
-        p.index = int(plan.points.size());
-        p.cpu_ghz = c;
-        p.uncore = u;
-        p.memory = m;
-        p.label = point_label(p, spec);
-        plan.points.push_back(p);
-      }
+    for (const auto& b : mbs)
+      for (const auto& c : cpus)
+        for (const auto& u : uncs) {
+          Point p;
+          p.index = int(plan.points.size());
+          p.cpu_ghz = c;
+          p.uncore = u;
+          p.memory = m;
+          p.mem_bw = b;
+          p.label = point_label(p, spec);
+          plan.points.push_back(p);
+        }
   if (plan.points.empty()) throw std::runtime_error("the sweep grid is empty");
 
   // Blocks: one per manual memory configuration, and one for everything else.

@@ -134,7 +134,8 @@ std::vector<double> ghz_list(const Reader& r, const YAML::Node& n, const std::st
 
 void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
   const std::string f = "knobs";
-  r.check_keys(n, f, {"cpu_ghz", "cpu_backend", "uncore_ghz", "memory", "turbo", "cpu_rounding", "uncore_domains"});
+  r.check_keys(n, f, {"cpu_ghz", "cpu_backend", "uncore_ghz", "memory", "turbo", "cpu_rounding", "uncore_domains",
+                      "memory_backend", "mem_bw"});
   auto choice = [&](const char* key, const char* yes, const char* no, bool* out) {
     if (!n[key]) return;
     const auto v = r.str(n[key], f + "." + key);
@@ -188,6 +189,7 @@ void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
     }
   }
   if (n["memory"]) parse_memory(r, n["memory"], s.memory);
+  spec_detail::parse_memory_backend(r, n, s);
 }
 
 }  // namespace
@@ -236,15 +238,17 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
   if (root["events"]) s.events = r.str(root["events"], "events");
   if (root["knobs"]) parse_knobs(r, root["knobs"], s);
   if (root["backends"]) {
-    r.check_keys(root["backends"], "backends", {"sysfs_root"});
+    r.check_keys(root["backends"], "backends", {"sysfs_root", "resctrl_root"});
     if (root["backends"]["sysfs_root"])
       s.sysfs_root = r.str(root["backends"]["sysfs_root"], "backends.sysfs_root");
+    if (root["backends"]["resctrl_root"])
+      s.resctrl_root = r.str(root["backends"]["resctrl_root"], "backends.resctrl_root");
   }
   if (root["calibration"]) parse_calibration(r, root["calibration"], s.calibration);
 
   // Cross-field rules.
   {
-    const std::size_t points = std::max<std::size_t>(1, s.cpu_ghz.size()) *
+    const std::size_t points = std::max<std::size_t>(1, s.cpu_ghz.size()) * std::max<std::size_t>(1, s.mem_bw.size()) *
                                std::max<std::size_t>(1, s.uncore.size()) *
                                std::max<std::size_t>(1, s.memory.size());
     if (points * std::size_t(s.repetitions) > kMaxTotalRuns)
@@ -279,6 +283,7 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
                   "missing (the emulated launcher needs each configuration's bandwidth)");
   }
   spec_detail::parse_execution(r, root, s);
+  spec_detail::check_resctrl_spec(r, root, s);
   return s;
 }
 

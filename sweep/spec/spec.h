@@ -122,7 +122,14 @@ struct SweepSpec {
   // agents; all also the I/O dies (PCIe, UPI: the network path).
   bool uncore_all_domains = false;
   std::vector<MemoryConfig> memory;   // empty: one (the current) memory configuration
+  // knobs.memory_backend: resctrl throttles memory bandwidth live, one resctrl group per point
+  // whose MB: line holds knobs.mem_bw's value (the kernel's unit: percent on Intel, 1/8 GB/s
+  // on AMD); declared (the default) reaches the knobs.memory configurations instead.
+  bool memory_resctrl = false;
+  std::vector<long> mem_bw;           // empty: memory bandwidth is not throttled
+  int mem_bw_line = 0;
   std::string sysfs_root = "/sys";
+  std::string resctrl_root;           // backends.resctrl_root; "" = <sysfs_root>/fs/resctrl
 
   Calibration calibration;
   std::optional<Emulation> emulation;
@@ -131,6 +138,9 @@ struct SweepSpec {
   int array_max_running = 4;
   SbatchOptions sbatch;               // slurm-array only: partition, account, time, qos, extra
 };
+
+// Where the resctrl filesystem is (backends.resctrl_root, else under the sysfs root).
+std::string resctrl_root_of(const SweepSpec& spec);
 
 // Throws hpcsens::InputError("<file>:<line>: <field>: <problem>").
 SweepSpec parse_spec_file(const std::string& path);

@@ -132,4 +132,9 @@ class Reader {
 // execution, array_max_running and sbatch (spec_array.cpp), with their cross-field rules.
 void parse_execution(const Reader& r, const YAML::Node& root, SweepSpec& s);
 
+// knobs.memory_backend and knobs.mem_bw (spec_resctrl.cpp).
+void parse_memory_backend(const Reader& r, const YAML::Node& knobs, SweepSpec& s);
+// The rules a resctrl sweep must meet, once the whole spec is read.
+void check_resctrl_spec(const Reader& r, const YAML::Node& root, const SweepSpec& s);
+
 }  // namespace hpcsens::sweep::spec_detail

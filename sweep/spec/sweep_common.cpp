@@ -1,5 +1,7 @@
 #include "sweep/spec/sweep_common.h"
 
+#include <cstdlib>
+
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -31,7 +33,17 @@ nlohmann::json point_json(const Point& p, const SweepSpec& spec) {
     j["uncore_max_ghz"] = p.uncore->max_ghz;
   }
   if (p.memory) j["memory_config"] = spec.memory[std::size_t(*p.memory)].name;
+  if (p.mem_bw) j["mem_bw_requested"] = *p.mem_bw;
   return j;
+}
+
+int slurm_nnodes() {
+  for (const char* var : {"SLURM_JOB_NUM_NODES", "SLURM_NNODES"})
+    if (const char* v = std::getenv(var)) {
+      const int n = std::atoi(v);
+      if (n > 0) return n;
+    }
+  return 1;
 }
 
 bool record_usable(const std::string& path) {

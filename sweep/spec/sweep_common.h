@@ -15,5 +15,6 @@ double monotonic_s();       // steady clock, seconds: for durations and deadline
 std::string num(double v);  // %g
 nlohmann::json point_json(const Point& p, const SweepSpec& spec);
 bool record_usable(const std::string& path);  // exists and loads
+int slurm_nnodes();  // nodes of the surrounding Slurm allocation (1 outside Slurm)
 
 }  // namespace hpcsens::sweep

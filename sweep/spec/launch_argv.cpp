@@ -1,4 +1,4 @@
-#include "sweep/knobs/launch_argv.h"
+#include "sweep/spec/launch_argv.h"
 
 #include <cmath>
 #include <set>
