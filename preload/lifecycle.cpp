@@ -22,7 +22,9 @@
 #include "preload/clock.h"
 #include "preload/fd_track.h"
 #include "preload/job_facts.h"
+#include "preload/missing_symbol.h"
 #include "preload/counter_client.h"
+#include "preload/cpu_share.h"
 #include "preload/pmpi.h"
 #include "preload/msg_report.h"
 #include "preload/net_delay.h"
@@ -33,6 +35,7 @@
 #include "preload/persistent_sends.h"
 #include "preload/recv_completion.h"
 #include "preload/regions.h"
+#include "preload/signal_partial.h"
 #include "record/record_text.h"
 #include "record/run_record.h"
 
@@ -110,6 +113,7 @@ nlohmann::json rank_json(State& s, const CallTotals& totals, const record::RankR
   add_partners(m, j);
   if (auto regions = region_results(spt); !regions.empty()) j["regions"] = regions_json(regions);
   j["mpi_s_main_thread"] = s.main_slot ? mpi_seconds(s.main_slot->calls, spt) : 0.0;
+  j["cpu"] = cpu_share_json();
   return j;
 }
 
@@ -122,8 +126,19 @@ std::size_t rank_budget() {
   return static_cast<std::size_t>(std::min<long long>(n, 1ll << 30));
 }
 
+// Functions the program called that no loaded library defines (missing_symbol.h).
+void add_missing_functions(nlohmann::json& notes) {
+  const int n = missing_noted();
+  if (n == 0) return;
+  nlohmann::json names = nlohmann::json::array();
+  for (int i = 0; i < std::min(n, kMaxMissingNoted); ++i)
+    if (const char* name = missing_name(i)) names.push_back(text::encode_outside(name));
+  notes["missing_functions"] = std::move(names);
+  if (n > kMaxMissingNoted) notes["missing_functions_dropped"] = n - kMaxMissingNoted;
+}
+
 nlohmann::json preload_notes(const State& s) {
-  return {{"counters_notes", s.papi.notes()},
+  nlohmann::json notes = {{"counters_notes", s.papi.notes()},
           {"counted_threads", threads_seen()},
           {"counters_scope", "thread that called MPI_Init"},
           {"threads_note", "mpi_s sums every thread's time inside MPI, so with several threads it "
@@ -131,6 +146,8 @@ nlohmann::json preload_notes(const State& s) {
           {"call_clock", s.ticks.uses_tsc() ? "tsc" : "clock_monotonic"},
           {"counter_agent_vmhwm_kib", s.papi.agent_vmhwm_kib()},
           {"counter_agent_private_kib", s.papi.agent_private_kib()}};
+  add_missing_functions(notes);
+  return notes;
 }
 
 // Tells `hpcsens run` why there is no record (it would otherwise see only "no record"): a
@@ -223,6 +240,19 @@ nlohmann::json net_delay_note(const NetDelayState& n, double seconds_per_tick) {
           {"added_ns_per_byte", n.setting.ns_per_byte()},
           {"placement", "sender, before the message is handed to MPI; collectives by algorithm"}};
 }
+// A rank killed by a catchable signal leaves what it measured (signal_partial.h). Best effort: a
+// rank that cannot arm it writes its record the ordinary ways.
+void arm_for_signals(State& s) noexcept {
+  try {
+    record::RunRecord run = assemble_run(job_info(s), {});
+    run.job.nranks = s.size;
+    const nlohmann::json job = record::to_json(run).at("job");
+    SignalPartialSetup setup{s.out_dir, s.run_id, s.rank, s.pid, "", &s.ticks};
+    setup.head = signal_partial_head(job.dump(), s.rank, nlohmann::json(s.host).dump(), s.pid, s.t0, s.t1);
+    (void)arm_signal_partial(std::move(setup), s.t1);
+  } catch (...) {
+  }
+}
 }  // namespace
 
 void after_init() noexcept {
@@ -278,6 +308,7 @@ void after_init() noexcept {
   s.t1 = now_s();
   s.main_slot = own_thread_slot();
   s.ticks.start();
+  arm_for_signals(s);
   s.papi.start();
   g_counting.store(true, std::memory_order_release);
 }
@@ -285,6 +316,7 @@ void after_init() noexcept {
 void before_finalize() noexcept {
   State& s = state();
   if (!s.initialized || s.finalized) return;
+  disarm_signal_partial();
   InternalScope internal;
   s.papi.stop();
   s.t2 = now_s();
@@ -356,6 +388,7 @@ void before_abort() noexcept {
   State& s = state();
   if (!s.initialized || s.finalized || s.partial_written) return;
   s.partial_written = true;
+  disarm_signal_partial();
   InternalScope internal;
   g_counting.store(false, std::memory_order_release);
   s.papi.stop();

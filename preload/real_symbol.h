@@ -3,11 +3,11 @@
 // harmlessly into mpirun, shells and python), so every PMPI function and every Fortran symbol we
 // forward to is looked up the first time it is needed and cached: with dlsym, and where libmpi
 // was loaded with RTLD_LOCAL (mpi4py and other language bindings), in the object that has it
-// (symbol_search.h).
+// (symbol_search.h). Where no object defines it, calls go to a stand-in that fails the call
+// without ending the process (missing_symbol.h).
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
 
+#include "preload/missing_symbol.h"
 #include "preload/symbol_search.h"
 
 namespace hpcsens::preload {
@@ -28,6 +28,7 @@ class RealSymbol {
   }
   // nullptr when the symbol does not exist (e.g. no MPI in this process).
   Fn find() noexcept {
+    if (missing_.load(std::memory_order_relaxed)) return nullptr;
     Fn f = fn_.load(std::memory_order_relaxed);
     if (f == nullptr) {
       f = reinterpret_cast<Fn>(find_symbol(name_, next_));
@@ -39,19 +40,20 @@ class RealSymbol {
 
  private:
   Fn resolve() noexcept {
-    Fn f = find();
-    if (f == nullptr) {
-      // Only reachable if the application called a function no object in the process defines
-      // (our wrapper was reached, so something declared it): there is nothing to forward to.
-      std::fprintf(stderr, "hpcsens: fatal: %s not found in this process\n", name_);
-      std::abort();
-    }
-    return f;
+    if (Fn f = find()) return f;
+    // Our wrapper was reached (found by dlsym or linked against), but no object in the process
+    // defines the real function: fail this call and every later one, never the process.
+    const bool mpi = is_mpi_name(name_);
+    const Fn stand_in = mpi ? &Missing<Fn>::mpi : &Missing<Fn>::posix;
+    if (!missing_.exchange(true, std::memory_order_relaxed)) note_missing(name_, mpi);
+    fn_.store(stand_in, std::memory_order_relaxed);
+    return stand_in;
   }
 
   const char* name_;
   bool next_;
   std::atomic<Fn> fn_{nullptr};
+  std::atomic<bool> missing_{false};
 };
 
 }  // namespace hpcsens::preload

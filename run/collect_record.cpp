@@ -93,6 +93,12 @@ json assemble(const std::vector<std::string>& files, const JobFacts& facts, std:
   }
   rec.job.nranks = std::max(max_rank + 1, declared_ranks);
   rec.job.hosts.assign(hosts.begin(), hosts.end());
+  // Ranks killed before they could write (SIGKILL, a launcher tearing the job down): their count
+  // is all that is left of them, and the record says so rather than shrinking the job.
+  if (const auto lost = rec.job.nranks - static_cast<int>(rec.ranks.size()); lost > 0)
+    rec.extra["lost_ranks"] = {{"count", lost},
+                               {"reason", "killed before they could leave a partial record (no MPI_Finalize, "
+                                          "no MPI_Abort or catchable signal of their own)"}};
   rec.complete = false;
   // Ranks that stopped early have no finalize barrier: the bounds hold only if they recorded
   // when they stopped (t3 > t0); otherwise there is no job time to report.
@@ -206,6 +212,7 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
     std::string problems;
     j = assemble(files, facts, &problems);
     c.partial_ranks = static_cast<int>(j.at("ranks").size());
+    if (j.contains("lost_ranks")) c.lost_ranks = j.at("lost_ranks").value("count", 0);
     c.complete = false;
     if (!problems.empty()) c.error = "some partial rank files were unreadable: " + problems;
     if (c.partial_ranks == 0) {

@@ -19,6 +19,7 @@ struct Collected {
   std::string record_path;  // empty when nothing was found
   bool complete = false;    // false: assembled from partial rank files
   int partial_ranks = 0;    // how many partial rank files went into the record
+  int lost_ranks = 0;       // ranks of the job (MPI_Comm_size) that left no partial file
   std::string error;        // why there is no record (or why it could not be updated)
   bool no_ranks = false;    // neither a record nor any partial rank file exists
   bool write_failed = false;  // ranks reported, but the assembled record could not be written

@@ -312,8 +312,12 @@ RunResult run_job(const RunRequest& req) {
   if (c.partial_ranks > 0)
     warn(result, req.quiet,
          fmt::format("incomplete record: {} rank(s) did not reach MPI_Finalize; assembled from their "
-                     "partial files",
-                     c.partial_ranks));
+                     "partial files{}",
+                     c.partial_ranks,
+                     c.lost_ranks > 0 ? fmt::format("; {} rank(s) of {} left nothing (killed before they could "
+                                                    "write; the record's lost_ranks)",
+                                                    c.lost_ranks, c.lost_ranks + c.partial_ranks)
+                                      : ""));
   return result;
 }
 

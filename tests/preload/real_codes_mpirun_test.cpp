@@ -21,6 +21,11 @@ class RealCodes : public hpcsens::test::MpirunFixture {
     EXPECT_EQ(rec.at("ranks").size(), 2u);
     return rec.at("ranks");
   }
+  static std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  }
   static std::uint64_t count(const json& rank, const char* call) {
     return rank.at("mpi_calls").contains(call) ? u(rank.at("mpi_calls"), call, "count") : 0;
   }
@@ -72,7 +77,43 @@ TEST_F(RealCodes, BindingLoadedLocallyUnderMpichIsMeasured) {
   EXPECT_NE(record().at("job").at("mpi_library").get<std::string>().find("MPICH"),
             std::string::npos);
 }
+
+TEST_F(RealCodes, FunctionTheMpiLacksFailsTheCallNotTheJob) {
+  // mpi_barrier_f08_ is exported by the preload (its Fortran manglings) but no library of this
+  // C program defines it (MPICH names its mpi_f08 entry points otherwise, and its Fortran library
+  // is not loaded): feature detection by dlsym finds ours. The call fails with
+  // the standard's MPI_ERR_UNSUPPORTED_OPERATION, the job runs on, and the record says why.
+  const std::string cmd = std::string(MPICH_HYDRA) + " -n 2 -genv LD_PRELOAD " +
+                          HPCSENS_PRELOAD_MPICH_LIB + " -genv HPCSENS_OUT " + dir_ +
+                          " -genv HPCSENS_RUN_ID m1 " + PROG_PROBE_MPICH;
+  ASSERT_EQ(sh(cmd), 0) << log();
+  const std::string out = log();
+  EXPECT_EQ(count_of(out, "mpi_barrier_f08_ unsupported\n"), 2u) << out;
+  EXPECT_EQ(count_of(out, "MPI_Comm_rank success\n"), 2u) << out;
+  // One warning per rank, naming the function.
+  EXPECT_EQ(count_of(out, "hpcsens: warning: mpi_barrier_f08_ was called"), 2u) << out;
+  two_ranks(out);
+  EXPECT_EQ(record().at("preload").at("missing_functions"), json::array({"mpi_barrier_f08_"}));
+}
 #endif
+
+TEST_F(RealCodes, ProcessWithoutMpiProbingForMpiRunsOn) {
+  // A program with no MPI at all (a tool started by a job script inherits LD_PRELOAD) asks
+  // dlsym whether MPI is there and calls what it finds: ours. It used to abort (134).
+  const std::string cmd = std::string("env LD_PRELOAD=") + HPCSENS_PRELOAD_LIB + " " + PROG_PROBE;
+  ASSERT_EQ(sh(cmd), 0) << log();
+  const std::string out = log();
+  EXPECT_EQ(count_of(out, "PMPI_Comm_rank unsupported\n"), 2u) << out;
+  EXPECT_EQ(count_of(out, "MPI_Comm_rank unsupported\n"), 3u) << out;  // 2 of them PMPI_
+  EXPECT_EQ(count_of(out, "mpi_query_thread_ unsupported\n"), 1u) << out;
+  // One warning per function, not per call; nothing fatal.
+  EXPECT_EQ(count_of(out, "hpcsens: warning:"), 3u) << out;
+  EXPECT_EQ(count_of(out, "hpcsens: warning: PMPI_Comm_rank was called"), 1u) << out;
+  EXPECT_EQ(out.find("fatal"), std::string::npos) << out;
+  // Without the preload the same program finds nothing to call.
+  ASSERT_EQ(sh(PROG_PROBE), 0);
+  EXPECT_EQ(count_of(log(), " absent\n"), 4u) << log();
+}
 
 TEST_F(RealCodes, IostreamBytesCountedOnceAndExactly) {
   ASSERT_EQ(mpirun(2, PROG_IOSTREAM), 0) << log();
