@@ -57,12 +57,14 @@ void remove_journalled_groups(const JournalState& st, Journal& journal, RestoreR
       r.errors.push_back("not removing resctrl group " + g + ": " + why);
       continue;
     }
-    if (auto err = remove_resctrl_group(machine_resctrl(), st.resctrl_root, g); !err.empty()) {
+    bool was_there = false;
+    if (auto err = remove_resctrl_group(machine_resctrl(), st.resctrl_root, g, &was_there); !err.empty()) {
       r.errors.push_back(err);
       continue;
     }
-    fmt::print(stderr, "hpcsens sweep: removed resctrl group {}/{} (its tasks went back to the default group)\n",
-               st.resctrl_root, g);
+    if (was_there)
+      fmt::print(stderr, "hpcsens sweep: removed resctrl group {}/{} (its tasks went back to the default group)\n",
+                 st.resctrl_root, g);
     try {
       journal.append({{"type", "resctrl_removed"}, {"utc", utc_now()}, {"group", g}});
     } catch (const std::exception& e) {

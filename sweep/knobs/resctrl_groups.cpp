@@ -68,7 +68,8 @@ void create_resctrl_group(ResctrlFs& fs, const SysfsIo& io, const std::string& r
   }
 }
 
-std::string remove_resctrl_group(ResctrlFs& fs, const std::string& root, const std::string& name) {
+std::string remove_resctrl_group(ResctrlFs& fs, const std::string& root, const std::string& name, bool* was_there) {
+  if (was_there) *was_there = false;
   try {
     ResctrlLock lock(root, kResctrlLockWaitS);
     fs.remove_group(root, name);
@@ -76,6 +77,7 @@ std::string remove_resctrl_group(ResctrlFs& fs, const std::string& root, const s
     if (e.err == ENOENT) return "";  // gone already (a restore before us, or a reboot)
     return e.what();
   }
+  if (was_there) *was_there = true;
   return "";
 }
 

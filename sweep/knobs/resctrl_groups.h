@@ -28,7 +28,9 @@ inline constexpr double kResctrlLockWaitS = 10;
 void create_resctrl_group(ResctrlFs& fs, const SysfsIo& io, const std::string& root, const std::string& name,
                           const std::string& schemata);
 
-// rmdir root/name under the resctrl lock. "" when removed or already gone; else what failed.
-std::string remove_resctrl_group(ResctrlFs& fs, const std::string& root, const std::string& name);
+// rmdir root/name under the resctrl lock. "" when removed or already gone (then *was_there,
+// when given, says which); else what failed.
+std::string remove_resctrl_group(ResctrlFs& fs, const std::string& root, const std::string& name,
+                                 bool* was_there = nullptr);
 
 }  // namespace hpcsens::sweep

@@ -99,6 +99,16 @@ TEST_F(ResctrlSweep, EachPointRunsStreamAndTheJobInsideItsGroupAndNothingIsLeft)
   EXPECT_EQ(count_type(j, "resctrl_removed"), 2);
 }
 
+TEST_F(ResctrlSweep, TheDryRunShowsEachPointsGroupAndMakesNothing) {
+  put(t.path() + "/spec.yaml", spec(job()));
+  const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--dry-run"}, t.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("resctrl group " + root + "/hpcsens-TOKEN-p01: schemata <- MB:0=20;1=20 (requested 15, percent)"),
+            std::string::npos) << r.out;
+  expect_restored();
+  EXPECT_FALSE(fs::exists(out + "/journal.jsonl"));
+}
+
 TEST_F(ResctrlSweep, AFailingJobStillRemovesTheGroup) {
   const auto r = sweep("[sh, -c, 'exit 3']");
   EXPECT_EQ(r.status, 1) << r.err;
