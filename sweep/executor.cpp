@@ -7,6 +7,7 @@
 #include "common/errors.h"
 #include "record/run_record.h"
 #include "sweep/calibrate.h"
+#include "sweep/net_calibrate.h"
 #include "sweep/emulated.h"
 #include "sweep/stop.h"
 #include "sweep/sweep_common.h"
@@ -69,6 +70,7 @@ class MeasuredExecutor : public Executor {
     for (auto it = cal.begin(); it != cal.end(); ++it) config[it.key()] = it.value();
     run::RunRequest req;
     req.argv = job;
+    req.rank_env = knobs_.rank_env(a.point);
     req.out_dir = session_.attempts;
     req.events = spec_.events;
     req.config = config;
@@ -111,6 +113,7 @@ class MeasuredExecutor : public Executor {
   void finalize(const std::string& from, const std::string& name, const nlohmann::json& config) {
     auto rec = record::load_run_record(from);
     for (auto it = config.begin(); it != config.end(); ++it) rec.config[it.key()] = it.value();
+    add_network_rates(rec.config, achieved_factor(rec.extra.value("preload", nlohmann::json())));
     write_record(session_, name, rec);
     std::error_code ec;
     std::filesystem::remove(from, ec);

@@ -13,6 +13,7 @@ const std::vector<BackendEntry>& knob_backends() {
       {"likwid", make_likwid_backend, {}, {"likwid.reset_cpu", "likwid.reset_uncore"}},
       {"uncore", make_uncore_backend, {"min_freq_khz", "max_freq_khz"}, {}},
       {"memory", make_memory_backend, {}, {}},
+      {"network", make_network_backend, {}, {}},
   };
   return all;
 }

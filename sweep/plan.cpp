@@ -30,6 +30,7 @@ std::string point_label(const Point& p, const SweepSpec& spec) {
     add(p.uncore->min_ghz == p.uncore->max_ghz ? "unc" + num(p.uncore->max_ghz)
                                                : "unc" + num(p.uncore->min_ghz) + "-" + num(p.uncore->max_ghz));
   if (p.memory) add(spec.memory[*p.memory].name);
+  if (p.network) add("net-" + spec.network[*p.network].name);
   return l.empty() ? "default" : l;
 }
 
@@ -43,18 +44,23 @@ Plan make_plan(const SweepSpec& spec, const std::vector<double>& cpu_values) {
   std::vector<std::optional<int>> mems;
   for (int m = 0; m < int(spec.memory.size()); ++m) mems.push_back(m);
   if (mems.empty()) mems.push_back(std::nullopt);
+  std::vector<std::optional<int>> nets;
+  for (int n = 0; n < int(spec.network.size()); ++n) nets.push_back(n);
+  if (nets.empty()) nets.push_back(std::nullopt);
 
   for (const auto& m : mems)
     for (const auto& c : cpus)
-      for (const auto& u : uncs) {
-        Point p;
-        p.index = int(plan.points.size());
-        p.cpu_ghz = c;
-        p.uncore = u;
-        p.memory = m;
-        p.label = point_label(p, spec);
-        plan.points.push_back(p);
-      }
+      for (const auto& u : uncs)
+        for (const auto& n : nets) {
+          Point p;
+          p.index = int(plan.points.size());
+          p.cpu_ghz = c;
+          p.uncore = u;
+          p.memory = m;
+          p.network = n;
+          p.label = point_label(p, spec);
+          plan.points.push_back(p);
+        }
   if (plan.points.empty()) throw std::runtime_error("the sweep grid is empty");
 
   // Blocks: one per manual memory configuration, and one for everything else.

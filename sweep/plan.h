@@ -15,6 +15,7 @@ struct Point {
   std::optional<double> cpu_ghz;
   std::optional<UncoreSetting> uncore;
   std::optional<int> memory;  // index into spec.memory
+  std::optional<int> network;  // index into spec.network
   std::string label;          // e.g. "cpu2.4_unc1.8_ddr4-2400"
 };
 

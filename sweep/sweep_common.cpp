@@ -31,6 +31,12 @@ nlohmann::json point_json(const Point& p, const SweepSpec& spec) {
     j["uncore_max_ghz"] = p.uncore->max_ghz;
   }
   if (p.memory) j["memory_config"] = spec.memory[std::size_t(*p.memory)].name;
+  if (p.network) {
+    const NetworkSetting& n = spec.network[std::size_t(*p.network)];
+    j["net_config"] = n.name;
+    j["net_added_latency_us"] = n.latency_us;
+    j["net_added_bandwidth_gbs"] = n.bandwidth_gbs;
+  }
   return j;
 }
 
