@@ -53,6 +53,10 @@ const std::map<std::string, BackendCase>& cases() {
        {[](const std::string&) {},
         [](const std::string&) { return "job: {command: [srun, ./app]}\nknobs: {memory: [{name: ddr4, slurm_partition: p1}]}\n"; },
         "--partition=p1", 0}},
+      {"network",  // the ranks' environment only: no file, no command, the argv unchanged
+       {[](const std::string&) {},
+        [](const std::string&) { return "job: {command: [mpirun, ./app]}\nknobs: {network: [{name: a, latency_us: 5}]}\n"; },
+        "", 0}},
   };
   return c;
 }
