@@ -17,6 +17,7 @@
 #include "common/text_terminal.h"
 #include "mpi/appfile.h"
 #include "mpi/launcher_args.h"
+#include "preload/net_delay_model.h"
 #include "record/run_record.h"
 #include "sweep/knobs/resctrl_mb.h"
 #include "report/measure_section.h"
@@ -201,12 +202,28 @@ void feed_resctrl_schemata(std::string_view in) {
 
 }  // namespace
 
+// The preload's network-delay variables: the first line is HPCSENS_NET_LATENCY_US, the rest
+// HPCSENS_NET_BANDWIDTH_GBS. A refusal must name the variable; an accepted value must be usable.
+void feed_net_env(std::string_view in) {
+  const auto nl = in.find('\n');
+  const std::string lat(in.substr(0, nl)), bw(nl == std::string_view::npos ? "" : in.substr(nl + 1));
+  std::string error;
+  const auto s = preload::parse_net_delay(lat.c_str(), bw.c_str(), &error);
+  if (!s) {
+    if (error.find("HPCSENS_NET_") == std::string::npos) throw std::logic_error("unnamed refusal: " + error);
+    throw InputError(kSource, error);
+  }
+  if (!(s->latency_us >= 0 && s->latency_us <= 1e6 && s->ns_per_byte() >= 0 && s->ns_per_byte() <= 1e3))
+    throw std::logic_error("accepted an unusable delay");
+}
+
 const std::vector<ParserFeed>& parser_feeds() {
   static const std::vector<ParserFeed> feeds = {
       {"spec", feed_spec},     {"system", feed_system}, {"mix", feed_mix},         {"fit_csv", feed_fit_csv},
       {"record", feed_record}, {"model", feed_model},   {"journal", feed_journal},
       {"appfile", feed_appfile}, {"launcher_args", feed_launcher_args}, {"names", feed_names},
       {"cpuinfo", feed_cpuinfo}, {"resctrl_schemata", feed_resctrl_schemata},
+      {"net_env", feed_net_env},
   };
   return feeds;
 }

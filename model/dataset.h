@@ -21,6 +21,11 @@ inline constexpr PlausibleRange kTimeSRange{1e-9, 1e7};   // up to ~116 days
 inline constexpr PlausibleRange kCpuGhzRange{0.01, 100};
 inline constexpr PlausibleRange kMemGbsRange{0.01, 1e5};
 inline constexpr PlausibleRange kLatNsRange{0.1, 1e6};
+// The network: a configuration's latency per message and time per byte (0: nothing measured
+// and nothing added); a candidate's bandwidth.
+inline constexpr PlausibleRange kNetLatencyUsRange{0, 1e6};
+inline constexpr PlausibleRange kNetNsPerByteRange{0, 1e6};
+inline constexpr PlausibleRange kNetBandwidthGbsRange{1e-3, 1e6};
 
 // Input files larger than this are refused (a sweep's results.csv of 100,000 runs is ~10 MB).
 inline constexpr std::size_t kMaxInputBytes = 64u << 20;
@@ -39,6 +44,7 @@ struct Observation {
   double cpu_ghz = 0;
   double mem_gbs = 0;
   std::optional<double> lat_ns;
+  std::optional<double> net_latency_us, net_ns_per_byte;  // config.net_* (sweep knobs.network)
   double time_s = 0;                    // job time (NaN when only per-rank times are known)
   std::map<int, double> rank_times;     // per-rank time, if known
   bool emulated = false;

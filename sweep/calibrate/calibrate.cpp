@@ -9,6 +9,7 @@
 #include "sweep/spec/launch_argv.h"
 #include "sweep/process/subprocess.h"
 #include "sweep/knobs/sysfs_io.h"
+#include "sweep/calibrate/net_calibrate.h"
 
 namespace hpcsens::sweep {
 
@@ -180,6 +181,11 @@ CalibrationRun calibrate(const SweepSpec& spec, const std::vector<std::string>& 
   } else if (auto n = nominal_ghz(spec.sysfs_root)) {
     cfg["cpu_ghz"] = *n;
     cfg["cpu_ghz_source"] = "nominal";
+  }
+  if (c.network.value_or(!spec.network.empty())) {
+    const auto net = calibrate_network(launcher, stream_exe, timeout, stop_flag, &r.error);
+    for (auto it = net.begin(); it != net.end(); ++it) cfg[it.key()] = it.value();
+    if (!r.error.empty()) return r;
   }
   if (c.latency) {
     const auto llc = llc_total_bytes(spec.sysfs_root);

@@ -1,9 +1,11 @@
 // hpcsens-stream: the sweep's calibrator. Run through the job's own launcher so it uses the same
 // ranks and nodes; prints one JSON line (rank 0) with the sustained STREAM Triad bandwidth summed
 // over ranks and, optionally, the achieved core clock. `--latency-only` runs a serial pointer
-// chase (idle latency) without MPI.
+// chase (idle latency) without MPI; `--network` measures the network between the ranks instead.
 #include <mpi.h>
 #include <time.h>
+
+#include "netcal.h"
 
 #include <algorithm>
 #include <chrono>
@@ -93,6 +95,7 @@ struct Args {
   int ntimes = 10;
   bool clock = false;
   bool latency_only = false;
+  bool network = false;  // ping-pong and streaming bandwidth instead of STREAM (netcal.h)
   std::size_t latency_bytes = 256u << 20;
 };
 
@@ -111,6 +114,7 @@ Args parse(int argc, char** argv) {
     else if (s == "--ntimes") a.ntimes = std::max(2, std::stoi(value()));
     else if (s == "--clock") a.clock = true;
     else if (s == "--latency-only") a.latency_only = true;
+    else if (s == "--network") a.network = true;
     else if (s == "--latency-bytes") a.latency_bytes = std::stoull(value());
     else {
       std::fprintf(stderr, "hpcsens-stream: unknown option %s\n", s.c_str());
@@ -130,6 +134,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   MPI_Init(&argc, &argv);
+  if (a.network) {
+    hpcsens::sweep::run_network_calibration(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+  }
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -11,6 +11,7 @@
 #include "sweep/execute/emulated.h"
 #include "sweep/process/stop.h"
 #include "sweep/spec/sweep_common.h"
+#include "sweep/calibrate/net_calibrate.h"
 
 namespace hpcsens::sweep {
 namespace {
@@ -70,6 +71,7 @@ class MeasuredExecutor : public Executor {
     for (auto it = cal.begin(); it != cal.end(); ++it) config[it.key()] = it.value();
     run::RunRequest req;
     req.argv = job;
+    req.rank_env = knobs_.rank_env(a.point);
     req.out_dir = session_.attempts;
     req.events = spec_.events;
     req.config = config;
@@ -130,6 +132,7 @@ class MeasuredExecutor : public Executor {
   void finalize(const std::string& from, const std::string& name, const nlohmann::json& config) {
     auto rec = record::load_run_record(from);
     for (auto it = config.begin(); it != config.end(); ++it) rec.config[it.key()] = it.value();
+    add_network_rates(rec.config, achieved_factor(rec.extra.value("preload", nlohmann::json())));
     write_record(session_, name, rec);
     std::error_code ec;
     std::filesystem::remove(from, ec);

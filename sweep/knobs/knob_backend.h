@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sweep/spec/launch_argv.h"
@@ -65,6 +66,12 @@ class KnobBackend {
     (void)io, (void)p;
     return {};
   }
+  // Variables for the ranks' environment at this point, for this one run only (nothing on the
+  // machine changes, so nothing is saved or restored): the network-delay knob.
+  virtual std::vector<std::pair<std::string, std::string>> rank_env(const Point& p) const {
+    (void)p;
+    return {};
+  }
   // The job's command line at this point.
   virtual Argv job_argv(const Argv& argv, const Point& p) const {
     (void)p;
@@ -110,5 +117,6 @@ std::unique_ptr<KnobBackend> make_likwid_backend(const SweepSpec&, const SysfsIo
 std::unique_ptr<KnobBackend> make_uncore_backend(const SweepSpec&, const SysfsIo&);
 std::unique_ptr<KnobBackend> make_memory_backend(const SweepSpec&, const SysfsIo&);
 std::unique_ptr<KnobBackend> make_resctrl_backend(const SweepSpec&, const SysfsIo&);
+std::unique_ptr<KnobBackend> make_network_backend(const SweepSpec&, const SysfsIo&);
 
 }  // namespace hpcsens::sweep

@@ -14,6 +14,7 @@ const std::vector<BackendEntry>& knob_backends() {
       {"uncore", make_uncore_backend, {"min_freq_khz", "max_freq_khz"}, {}},
       {"memory", make_memory_backend, {}, {}},
       {"resctrl", make_resctrl_backend, {}, {}},
+      {"network", make_network_backend, {}, {}},
   };
   return all;
 }

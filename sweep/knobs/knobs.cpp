@@ -93,6 +93,13 @@ Argv KnobSet::job_argv(const Argv& base, const Point& p) const {
   return argv;
 }
 
+std::vector<std::pair<std::string, std::string>> KnobSet::rank_env(const Point& p) const {
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const auto& b : backends_)
+    for (auto& v : b->rank_env(p)) env.push_back(std::move(v));
+  return env;
+}
+
 std::string KnobSet::describe() const {
   std::string d;
   for (const auto& b : backends_) d += (d.empty() ? "" : "; ") + b->describe();

@@ -43,6 +43,8 @@ class KnobSet {
   std::vector<Argv> apply(SysfsIo& io, const Point& p) const;
   // The job's command line at this point (srun --cpu-freq, memory configuration reach).
   Argv job_argv(const Argv& base, const Point& p) const;
+  // Environment variables for the ranks of this point's run (the network-delay knob).
+  std::vector<std::pair<std::string, std::string>> rank_env(const Point& p) const;
   std::string describe() const;
   const std::vector<std::unique_ptr<KnobBackend>>& backends() const { return backends_; }
 

@@ -125,6 +125,7 @@ bool print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, c
       ok = print_point_change(spec, knobs, p, opt, io) && ok;
     }
     if (!emu) fmt::print("        command {}\n", shell_join(knobs.job_argv(spec.command, p)));
+    for (const auto& [name, value] : knobs.rank_env(p)) fmt::print("        ranks' environment {}={}\n", name, value);
   }
   return ok;
 }

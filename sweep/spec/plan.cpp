@@ -31,6 +31,7 @@ std::string point_label(const Point& p, const SweepSpec& spec) {
                                                : "unc" + num(p.uncore->min_ghz) + "-" + num(p.uncore->max_ghz));
   if (p.memory) add(spec.memory[*p.memory].name);
   if (p.mem_bw) add("mb" + std::to_string(*p.mem_bw));
+  if (p.network) add("net-" + spec.network[*p.network].name);
   return l.empty() ? "default" : l;
 }
 
@@ -46,17 +47,22 @@ Plan make_plan(const SweepSpec& spec, const std::vector<double>& cpu_values) {
   if (mems.empty()) mems.push_back(std::nullopt);
   std::vector<std::optional<long>> mbs(spec.mem_bw.begin(), spec.mem_bw.end());
   if (mbs.empty()) mbs.push_back(std::nullopt);
+  std::vector<std::optional<int>> nets;
+  for (int n = 0; n < int(spec.network.size()); ++n) nets.push_back(n);
+  if (nets.empty()) nets.push_back(std::nullopt);
 
   for (const auto& m : mems)
     for (const auto& b : mbs)
       for (const auto& c : cpus)
-        for (const auto& u : uncs) {
+        for (const auto& u : uncs)
+          for (const auto& n : nets) {
           Point p;
           p.index = int(plan.points.size());
           p.cpu_ghz = c;
           p.uncore = u;
           p.memory = m;
           p.mem_bw = b;
+          p.network = n;
           p.label = point_label(p, spec);
           plan.points.push_back(p);
         }

@@ -16,6 +16,7 @@ struct Point {
   std::optional<UncoreSetting> uncore;
   std::optional<int> memory;  // index into spec.memory
   std::optional<long> mem_bw; // resctrl MB: value (knobs.mem_bw)
+  std::optional<int> network;  // index into spec.network
   std::string label;          // e.g. "cpu2.4_unc1.8_ddr4-2400"
 };
 

@@ -24,7 +24,7 @@ using spec_detail::parse_emulated_realism;
 void parse_calibration(const Reader& r, const YAML::Node& n, Calibration& c) {
   const std::string f = "calibration";
   r.check_keys(n, f, {"stream", "stream_array_mb", "stream_ntimes", "ranks", "latency", "clock",
-                      "launcher"});
+                      "launcher", "network"});
   if (n["stream"]) c.stream = r.boolean(n["stream"], f + ".stream");
   if (n["stream_array_mb"]) {
     const auto& v = n["stream_array_mb"];
@@ -38,6 +38,7 @@ void parse_calibration(const Reader& r, const YAML::Node& n, Calibration& c) {
   }
   if (n["latency"]) c.latency = r.boolean(n["latency"], f + ".latency");
   if (n["clock"]) c.clock = r.boolean(n["clock"], f + ".clock");
+  if (n["network"]) c.network = r.boolean(n["network"], f + ".network");
   if (n["launcher"]) c.launcher = r.strings(n["launcher"], f + ".launcher");
 }
 
@@ -135,7 +136,7 @@ std::vector<double> ghz_list(const Reader& r, const YAML::Node& n, const std::st
 void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
   const std::string f = "knobs";
   r.check_keys(n, f, {"cpu_ghz", "cpu_backend", "uncore_ghz", "memory", "turbo", "cpu_rounding", "uncore_domains",
-                      "memory_backend", "mem_bw"});
+                      "memory_backend", "mem_bw", "network"});
   auto choice = [&](const char* key, const char* yes, const char* no, bool* out) {
     if (!n[key]) return;
     const auto v = r.str(n[key], f + "." + key);
@@ -190,6 +191,7 @@ void parse_knobs(const Reader& r, const YAML::Node& n, SweepSpec& s) {
   }
   if (n["memory"]) parse_memory(r, n["memory"], s.memory);
   spec_detail::parse_memory_backend(r, n, s);
+  if (n["network"]) spec_detail::parse_network(r, n["network"], s.network);
 }
 
 }  // namespace
@@ -250,7 +252,8 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
   {
     const std::size_t points = std::max<std::size_t>(1, s.cpu_ghz.size()) * std::max<std::size_t>(1, s.mem_bw.size()) *
                                std::max<std::size_t>(1, s.uncore.size()) *
-                               std::max<std::size_t>(1, s.memory.size());
+                               std::max<std::size_t>(1, s.memory.size()) *
+                               std::max<std::size_t>(1, s.network.size());
     if (points * std::size_t(s.repetitions) > kMaxTotalRuns)
       r.fail(root["repetitions"] ? root["repetitions"] : root["knobs"], "repetitions",
              std::to_string(points) + " points x " + std::to_string(s.repetitions) + " repetitions = " +
@@ -274,6 +277,9 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
              "the emulated launcher needs an explicit list of GHz values");
     if (!s.uncore.empty())
       r.fail(root["knobs"]["uncore_ghz"], "knobs.uncore_ghz", "is not supported by the emulated launcher");
+    if (!s.network.empty())
+      r.fail(root["knobs"]["network"], "knobs.network",
+             "is not supported by the emulated launcher (the delay is real: run the job)");
     if (s.memory.empty() && !s.emulation->mem_gbs)
       r.fail(root["emulated"], "emulated.mem_gbs",
              "missing: give emulated.mem_gbs or memory configurations with emulated_gbs");

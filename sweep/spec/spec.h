@@ -55,11 +55,25 @@ struct Calibration {
   int stream_ntimes = 10;
   std::optional<int> ranks;               // unset: the job's rank count
   bool latency = false;                   // idle latency by pointer chase -> config.lat_ns
+  // Ping-pong latency and streaming bandwidth between the ranks -> config.net_*; unset: on
+  // exactly when knobs.network is swept.
+  std::optional<bool> network;
   // Dependent-add chain timed by the thread's CPU time -> achieved GHz, on by default: the fit
   // uses the measured clock, not the set one, wherever it can (a rank sharing a core with
   // another rank still reads low; ranks that disagree by > 10 % are not used as the clock).
   bool clock = true;
   std::vector<std::string> launcher;      // override: launcher prefix for the calibrator
+};
+
+// A network setting (knobs.network): the preload slows every message by an added latency and
+// an added per-byte time (a serial link of `bandwidth_gbs`), see docs/spec-format.md. The values
+// are ADDED to the real network's, not targets: the measured base rates plus these give the
+// rates the model uses (config.net_latency_us, config.net_ns_per_byte).
+struct NetworkSetting {
+  std::string name;
+  double latency_us = 0;     // added per message
+  double bandwidth_gbs = 0;  // the added link's bandwidth; 0: no per-byte delay
+  int line = 0;
 };
 
 // Ground truth for the emulated launcher (machines without DVFS): records are computed, not
@@ -128,6 +142,7 @@ struct SweepSpec {
   bool memory_resctrl = false;
   std::vector<long> mem_bw;           // empty: memory bandwidth is not throttled
   int mem_bw_line = 0;
+  std::vector<NetworkSetting> network;  // empty: the network is not a knob
   std::string sysfs_root = "/sys";
   std::string resctrl_root;           // backends.resctrl_root; "" = <sysfs_root>/fs/resctrl
 

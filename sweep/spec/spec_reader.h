@@ -129,6 +129,9 @@ class Reader {
 };
 
 
+// knobs.network (spec_network.cpp).
+void parse_network(const Reader& r, const YAML::Node& list, std::vector<NetworkSetting>& out);
+
 // execution, array_max_running and sbatch (spec_array.cpp), with their cross-field rules.
 void parse_execution(const Reader& r, const YAML::Node& root, SweepSpec& s);
 

@@ -34,6 +34,12 @@ nlohmann::json point_json(const Point& p, const SweepSpec& spec) {
   }
   if (p.memory) j["memory_config"] = spec.memory[std::size_t(*p.memory)].name;
   if (p.mem_bw) j["mem_bw_requested"] = *p.mem_bw;
+  if (p.network) {
+    const NetworkSetting& n = spec.network[std::size_t(*p.network)];
+    j["net_config"] = n.name;
+    j["net_added_latency_us"] = n.latency_us;
+    j["net_added_bandwidth_gbs"] = n.bandwidth_gbs;
+  }
   return j;
 }
 

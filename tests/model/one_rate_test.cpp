@@ -28,11 +28,14 @@ TEST_P(EveryTerm, RegistryEntryIsConsistent) {
   EXPECT_STREQ(term_info(t.term).name, t.name);
   EXPECT_STRNE(t.unit, "");
   EXPECT_STRNE(t.meaning, "");
-  // The basis follows the registry: constant, 1/rate or rate.
-  const double b = basis(t.term, 2.0, 50.0, 80.0);
+  // The basis follows the registry: constant, 1/rate or rate (every rate given, the network's too).
+  Point p;
+  p.cpu_ghz = 2.0, p.mem_gbs = 50.0, p.lat_ns = 80.0, p.net_latency_us = 3.0, p.net_ns_per_byte = 0.25;
+  const double b = basis(t.term, p);
   if (t.rate == Rate::none) EXPECT_DOUBLE_EQ(b, 1.0);
-  else if (t.divides) EXPECT_DOUBLE_EQ(b, 1.0 / rate_value(t.rate, 2.0, 50.0, 80.0));
-  else EXPECT_DOUBLE_EQ(b, rate_value(t.rate, 2.0, 50.0, 80.0));
+  else if (t.divides) EXPECT_DOUBLE_EQ(b, 1.0 / rate_value(t.rate, p));
+  else EXPECT_DOUBLE_EQ(b, rate_value(t.rate, p));
+  EXPECT_TRUE(std::isfinite(b));
   if (t.rate != Rate::none) EXPECT_STRNE(t.identified_by, "");
 }
 

@@ -65,6 +65,10 @@ const std::map<std::string, BackendCase>& cases() {
                  "backends: {sysfs_root: '" + r + "'}\n";
         },
         "", 0}},
+      {"network",  // the ranks' environment only: no file, no command, the argv unchanged
+       {[](const std::string&) {},
+        [](const std::string&) { return "job: {command: [mpirun, ./app]}\nknobs: {network: [{name: a, latency_us: 5}]}\n"; },
+        "", 0}},
   };
   return c;
 }
