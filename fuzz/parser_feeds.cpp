@@ -19,7 +19,9 @@
 #include "mpi/launcher_args.h"
 #include "record/run_record.h"
 #include "report/measure_section.h"
+#include "report/callsite_view.h"
 #include "report/record_reader.h"
+#include "report/timeline_section.h"
 #include "report/run_report.h"
 #include "report/run_scan.h"
 #include "run/run_files.h"
@@ -182,6 +184,27 @@ void feed_names(std::string_view in) {
     if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) throw std::logic_error("control byte shown raw");
 }
 
+// The per-rank sections the report reads whole (timeline, call sites) from a record's ranks:
+// refused with InputError or shown; module paths are dropped first, so no file is opened.
+void feed_rank_sections(std::string_view in) {
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("ranks")) return;
+  nlohmann::json& ranks = j["ranks"];
+  if (ranks.is_array())
+    for (auto& r : ranks)
+      if (r.is_object() && r.contains("callsites") && r["callsites"].is_array())
+        for (auto& s : r["callsites"])
+          if (s.is_object()) s.erase("module");
+  const auto timelines = report::timelines_of(ranks, kSource);
+  report::timeline_html_section(timelines);
+  report::timeline_csv(timelines);
+  report::timeline_text(timelines, report::Format::kTable);
+  const auto sites = report::callsites_of(ranks, kSource);
+  report::callsite_html_section(sites);
+  report::callsite_csv(sites);
+  report::callsite_text(sites, report::Format::kMarkdown);
+}
+
 }  // namespace
 
 const std::vector<ParserFeed>& parser_feeds() {
@@ -189,7 +212,7 @@ const std::vector<ParserFeed>& parser_feeds() {
       {"spec", feed_spec},     {"system", feed_system}, {"mix", feed_mix},         {"fit_csv", feed_fit_csv},
       {"record", feed_record}, {"model", feed_model},   {"journal", feed_journal},
       {"appfile", feed_appfile}, {"launcher_args", feed_launcher_args}, {"names", feed_names},
-      {"cpuinfo", feed_cpuinfo},
+      {"cpuinfo", feed_cpuinfo}, {"rank_sections", feed_rank_sections},
   };
   return feeds;
 }
