@@ -21,7 +21,9 @@
 #include "record/run_record.h"
 #include "sweep/knobs/resctrl_mb.h"
 #include "report/measure_section.h"
+#include "report/callsite_view.h"
 #include "report/record_reader.h"
+#include "report/timeline_section.h"
 #include "report/run_report.h"
 #include "report/run_scan.h"
 #include "run/run_files.h"
@@ -200,6 +202,27 @@ void feed_resctrl_schemata(std::string_view in) {
     if (again[i].id != domains[i].id || again[i].value != 50) throw std::logic_error("the written MB: line changed");
 }
 
+// The per-rank sections the report reads whole (timeline, call sites) from a record's ranks:
+// refused with InputError or shown; module paths are dropped first, so no file is opened.
+void feed_rank_sections(std::string_view in) {
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("ranks")) return;
+  nlohmann::json& ranks = j["ranks"];
+  if (ranks.is_array())
+    for (auto& r : ranks)
+      if (r.is_object() && r.contains("callsites") && r["callsites"].is_array())
+        for (auto& s : r["callsites"])
+          if (s.is_object()) s.erase("module");
+  const auto timelines = report::timelines_of(ranks, kSource);
+  report::timeline_html_section(timelines);
+  report::timeline_csv(timelines);
+  report::timeline_text(timelines, report::Format::kTable);
+  const auto sites = report::callsites_of(ranks, kSource);
+  report::callsite_html_section(sites);
+  report::callsite_csv(sites);
+  report::callsite_text(sites, report::Format::kMarkdown);
+}
+
 }  // namespace
 
 // The preload's network-delay variables: the first line is HPCSENS_NET_LATENCY_US, the rest
@@ -224,6 +247,7 @@ const std::vector<ParserFeed>& parser_feeds() {
       {"appfile", feed_appfile}, {"launcher_args", feed_launcher_args}, {"names", feed_names},
       {"cpuinfo", feed_cpuinfo}, {"resctrl_schemata", feed_resctrl_schemata},
       {"net_env", feed_net_env},
+      {"rank_sections", feed_rank_sections},
   };
   return feeds;
 }

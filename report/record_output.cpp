@@ -155,7 +155,7 @@ CsvTable parse_csv_table(const std::string& name) {
   if (name == "calls") return CsvTable::kCalls;
   if (name == "counters") return CsvTable::kCounters;
   if (name == "topdown") return CsvTable::kTopdown;
-  throw InputError("--table", "unknown table '" + name + "' (expected ranks, summary, calls, counters or topdown)");
+  throw InputError("--table", "unknown table '" + name + "' (expected ranks, summary, calls, counters, topdown, timeline or callsites)");
 }
 
 std::string tidy_csv(const RunScan& s, CsvTable table) {

@@ -128,6 +128,7 @@ bool plan_measured(const RunRequest& req, mpi::LauncherKind kind, AppfileJob& ap
       {env::kPreload, ld_preload},
   };
   for (const auto& [name, value] : req.rank_env) vars.push_back({name, value});
+  if (req.callsites) vars.push_back({env::kCallSites, "1"});
   *plan = mpi::plan_launch(kind, req.argv, vars);
   if (!appfile.present) return true;
   if (auto err = inject_into_appfile(appfile, *plan, vars, run_id); !err.empty()) {
