@@ -23,7 +23,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const std::string kPattern = std::string(HPCSENS_EXAMPLES_DIR) + "/example_net_pattern";
-constexpr int kIters = 300, kBytes = 65536;
+// One rank, 100 iterations of 64 KiB, no compute: 300 delayed self-messages (ring 1, halo 2; an
+// Allreduce of one rank sends nothing) carrying 3 x 64 KiB per iteration.
+constexpr int kIters = 100, kBytes = 65536;
+constexpr double kWantMessages = 3.0 * kIters, kWantBytes = 3.0 * kIters * kBytes;
 
 void put(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
@@ -32,19 +35,23 @@ json load(const fs::path& p) {
   return json::parse(in);
 }
 
-// 2 ranks on this 2-core VM; delays large enough (up to ~0.5 s a run) to stand out of the noise.
-std::string spec_text(const fs::path& out, int reps) {
-  return "job:\n  command: [mpirun, -np, '2', --oversubscribe, '" + kPattern + "', '" + std::to_string(kIters) +
-         "', '" + std::to_string(kBytes) + "', '200']\n  timeout_s: 120\n"
-         "repetitions: " + std::to_string(reps) + "\nretries: 1\noutput: '" + out.string() + "'\n"
+// Why one rank and millisecond delays (docs/methodology.md, "Validation"): this 2-core VM is
+// shared, and two ranks that wait for each other turn every scheduling delay of either into
+// critical-path time that no network setting explains (recovered counts 30-500 % off were
+// measured). One rank's delays are its whole critical path, and the preload's achieved factor,
+// measured on that rank, puts the scheduler's overshoot into the rate where it belongs. Delays of
+// 2-4 ms per message sleep (preload/net_delay.h), so they do not compete for the cores either.
+// The calibrator still runs two ranks, so the rates carry a measured base (shared memory).
+std::string spec_text(const fs::path& out) {
+  return "job:\n  command: [mpirun, -np, '1', '" + kPattern + "', '" + std::to_string(kIters) + "', '" +
+         std::to_string(kBytes) + "', '0']\n  timeout_s: 120\n"
+         "repetitions: 2\norder: sequential\nretries: 1\noutput: '" + out.string() + "'\n"
          "knobs:\n  network:\n"
          "    - {name: base}\n"
-         "    - {name: lat200, latency_us: 200}\n"
-         "    - {name: lat400, latency_us: 400}\n"
-         "    - {name: bw250, bandwidth_gbs: 0.25}\n"
-         "    - {name: bw125, bandwidth_gbs: 0.125}\n"
-         "    - {name: both, latency_us: 200, bandwidth_gbs: 0.25}\n"
-         "calibration: {stream_array_mb: 8, stream_ntimes: 2}\n";
+         "    - {name: lat2000, latency_us: 2000}\n"
+         "    - {name: lat4000, latency_us: 4000}\n"
+         "    - {name: bw20, bandwidth_gbs: 0.02}\n"
+         "calibration: {stream_array_mb: 8, stream_ntimes: 2, clock: false, ranks: 2}\n";
 }
 
 const json* term(const json& model, const std::string& name) {
@@ -53,75 +60,59 @@ const json* term(const json& model, const std::string& name) {
   return nullptr;
 }
 
-// How much longer than asked 100 spins of 200 us take here. On a quiet machine 1.0; on one whose
-// cores are oversubscribed by other processes a spinning rank loses its core mid-spin and every
-// delay stretches (4-5x seen on this 2-core VM at load 18), and so do the job's other waits,
-// which no knob setting explains: recovering work within 5 % then measures the load, not the
-// method.
-double spin_inflation() {
-  using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
-  for (int i = 0; i < 100; ++i) {
-    const auto end = clock::now() + std::chrono::microseconds(200);
-    while (clock::now() < end) {
-    }
-  }
-  return std::chrono::duration<double>(clock::now() - t0).count() / 0.02;
-}
-
 class NetSweep : public HpcsensRunTest {};
 
 TEST_F(NetSweep, RealSweepFitAndPredictRecoverTheKnownCriticalPath) {
-  if (const double f = spin_inflation(); f > 1.1)
-    GTEST_SKIP() << "this machine's cores are oversubscribed (200 us spins take " << f
-                 << "x as long): a timing acceptance cannot be measured now; rerun when the machine is quiet";
   fs::create_directories(out_);
-  put(out_ / "spec.yaml", spec_text(out_ / "sweep", 3));
-  auto r = run_process({HPCSENS_BIN, "sweep", (out_ / "spec.yaml").string(), "--no-fit"}, 900);
+  put(out_ / "spec.yaml", spec_text(out_ / "sweep"));
+  auto r = run_process({HPCSENS_BIN, "sweep", (out_ / "spec.yaml").string(), "--no-fit"}, 300);
   ASSERT_EQ(r.exit_status, 0) << r.err;
   // Every record carries the injected and the measured network, and the rates the model uses.
-  const json rec = load(out_ / "sweep/records/p05-r1.json");
+  const json rec = load(out_ / "sweep/records/p02-r1.json");
   const json& c = rec.at("config");
-  EXPECT_EQ(c.at("net_config"), "both");
-  EXPECT_EQ(c.at("net_added_latency_us"), 200.0);
-  EXPECT_EQ(c.at("net_added_bandwidth_gbs"), 0.25);
+  EXPECT_EQ(c.at("net_config"), "lat4000");
+  EXPECT_EQ(c.at("net_added_latency_us"), 4000.0);
   EXPECT_GT(c.at("net_measured").at("latency_us_intra").get<double>(), 0);
   EXPECT_GT(c.at("net_measured").at("bandwidth_gbs_intra").get<double>(), 0);
-  // The added part as the preload achieved it (achieved / requested spin time of the run).
   const double f = c.at("net_delay_achieved_factor");
   EXPECT_GE(f, 1.0);
   EXPECT_EQ(f, rec.at("preload").at("net_delay").at("achieved_factor").get<double>());
-  EXPECT_NEAR(c.at("net_latency_us").get<double>(), 200 * f + c.at("net_base_latency_us").get<double>(), 1e-9);
-  EXPECT_NEAR(c.at("net_ns_per_byte").get<double>(), 4 * f + 1 / c.at("net_base_bandwidth_gbs").get<double>(), 1e-9);
-  EXPECT_EQ(rec.at("preload").at("net_delay").at("added_latency_us"), 200.0);
+  // The rate is the measured network's latency: base + added x achieved factor.
+  EXPECT_NEAR(c.at("net_latency_us").get<double>(), 4000 * f + c.at("net_base_latency_us").get<double>(), 1e-9);
+  EXPECT_NEAR(c.at("net_ns_per_byte").get<double>(), 1 / c.at("net_base_bandwidth_gbs").get<double>(), 1e-9);
 
   const std::string model = (out_ / "model.json").string();
   r = run_process({HPCSENS_BIN, "fit", (out_ / "sweep/records").string(), "--model", "net_lat+net_bw+fixed", "-o",
                    model},
                   300);
   ASSERT_EQ(r.exit_status, 0) << r.err;
+  // The sentence in words names the network as a factor.
+  EXPECT_NE(r.out.find("halving network latency saves"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("doubling network bandwidth saves"), std::string::npos) << r.out;
   const json m = load(model);
-  const double want_msgs = double(kIters) * 4;                     // 3 + ceil(log2 2) per iteration
-  const double want_bytes = double(kIters) * (3.0 * kBytes + 8);  // 3 x 64 KiB + one double
   const json* lat = term(m, "net_lat");
   const json* bw = term(m, "net_bw");
   ASSERT_TRUE(lat && bw) << m.dump(1);
   const double got_msgs = lat->at("work").get<double>() * 1e6, got_bytes = bw->at("work").get<double>() * 1e9;
-  std::printf("recovered %.0f messages (want %.0f, %+.2f %%), %.0f bytes (want %.0f, %+.2f %%)\n", got_msgs,
-              want_msgs, 100 * (got_msgs / want_msgs - 1), got_bytes, want_bytes, 100 * (got_bytes / want_bytes - 1));
-  EXPECT_NEAR(got_msgs / want_msgs, 1.0, 0.05);
-  EXPECT_NEAR(got_bytes / want_bytes, 1.0, 0.05);
+  std::printf("recovered %.1f messages (want %.0f, %+.2f %%), %.0f bytes (want %.0f, %+.2f %%); achieved factor "
+              "at lat4000 %.3f\n",
+              got_msgs, kWantMessages, 100 * (got_msgs / kWantMessages - 1), got_bytes, kWantBytes,
+              100 * (got_bytes / kWantBytes - 1), f);
+  EXPECT_NEAR(got_msgs / kWantMessages, 1.0, 0.05);
+  EXPECT_NEAR(got_bytes / kWantBytes, 1.0, 0.05);
 
-  // Predict: a network with half the measured latency and twice the bandwidth is faster than the
-  // slowest swept one, and the model's own fixed part bounds it from below.
+  // Predict a candidate interconnect: its time is the fixed part plus the recovered critical path
+  // at the candidate's rates, with an interval around it.
   r = run_process({HPCSENS_BIN, "predict", model, "--net-latency-us", "1", "--net-bandwidth-gbs", "8", "--format",
                    "json"},
                   120);
   ASSERT_EQ(r.exit_status, 0) << r.err;
-  const json p = json::parse(r.out);
-  const double predicted = p.at("predictions").at(0).at("predicted_s");
+  const json p = json::parse(r.out).at("predictions").at(0);
+  const double predicted = p.at("predicted_s");
   const double fixed = term(m, "fixed")->at("work");
-  EXPECT_NEAR(predicted, fixed + want_msgs * 1e-6 + want_bytes / 8e9, 0.05 * predicted) << r.out;
+  EXPECT_NEAR(predicted, fixed + kWantMessages * 1e-6 + kWantBytes / 8e9, 0.05 * predicted) << r.out;
+  EXPECT_LE(p.at("low_s").get<double>(), predicted);
+  EXPECT_GE(p.at("high_s").get<double>(), predicted);
 }
 
 // The knob lives only in one run's environment: a sweep killed -9 in the middle of a delayed run
