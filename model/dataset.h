@@ -32,7 +32,7 @@ inline constexpr std::size_t kMaxInputBytes = 64u << 20;
 // Repetitions of one configuration whose measured rates differ by more than this fraction of
 // their median are warned about: STREAM normally repeats within about 1 %.
 inline constexpr double kRateSpreadWarn = 0.02;
-// A measured clock that differs from the requested one by more than this fraction is reported.
+// A measured clock that differs from the set (else the requested) one by more than this fraction is reported.
 inline constexpr double kClockDisagreeWarn = 0.05;
 
 // Throws InputError(where, ...) unless v is finite and inside r.
@@ -52,6 +52,7 @@ struct Observation {
   std::string app;                      // application: record's job command, CSV app column
   std::string source;                   // file it came from
   std::optional<double> cpu_requested;  // config.cpu_ghz_requested
+  std::optional<double> cpu_set;        // config.cpu_ghz_set: where the driver put the request
   std::optional<double> cpu_measured;   // config.cpu_ghz_measured (calibration.clock)
   std::string cpu_source;               // config.cpu_ghz_source: measured, requested, nominal, emulated
   std::string node;                     // config.node: where a slurm-array task ran it
