@@ -115,6 +115,27 @@ TEST_F(NetSweep, RealSweepFitAndPredictRecoverTheKnownCriticalPath) {
   EXPECT_GE(p.at("high_s").get<double>(), predicted);
 }
 
+// Bad network settings stop the sweep before anything runs: exit 2, naming file, line and field.
+TEST_F(NetSweep, BadSettingsExitTwoNamingFileLineAndField) {
+  fs::create_directories(out_);
+  const std::string head = "job:\n  command: [mpirun, -np, '1', '" + kPattern + "']\noutput: '" +
+                           (out_ / "never").string() + "'\nknobs:\n  network:\n    - {name: base}\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"    - {name: neg, latency_us: -5}\n", ":7: knobs.network[1].latency_us: must be an added latency"},
+      {"    - {name: nan, latency_us: .nan}\n", ":7: knobs.network[1].latency_us: must be a finite number"},
+      {"    - {name: inf, bandwidth_gbs: .inf}\n", ":7: knobs.network[1].bandwidth_gbs: must be a finite number"},
+      {"    - {name: odd, delay_us: 3}\n", ":7: knobs.network[1].delay_us: unknown field"},
+      {"    - {name: 'no spaces'}\n", ":7: knobs.network[1].name: must be 1 to 64 letters"},
+  };
+  for (const auto& [line, want] : cases) {
+    put(out_ / "bad.yaml", head + line);
+    const auto r = run_process({HPCSENS_BIN, "sweep", (out_ / "bad.yaml").string(), "--no-fit"}, 60);
+    EXPECT_EQ(r.exit_status, 2) << line << r.err;
+    EXPECT_NE(r.err.find((out_ / "bad.yaml").string() + want), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out_ / "never" / "records")) << line;
+  }
+}
+
 // The knob lives only in one run's environment: a sweep killed -9 in the middle of a delayed run
 // leaves nothing behind, and the next job runs undelayed.
 TEST_F(NetSweep, AKilledSweepLeavesNoDelayForTheNextJob) {
