@@ -12,6 +12,7 @@
 #include <fstream>
 #include <regex>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -113,6 +114,22 @@ TEST_F(NetSweep, RealSweepFitAndPredictRecoverTheKnownCriticalPath) {
   EXPECT_NEAR(predicted, fixed + kWantMessages * 1e-6 + kWantBytes / 8e9, 0.05 * predicted) << r.out;
   EXPECT_LE(p.at("low_s").get<double>(), predicted);
   EXPECT_GE(p.at("high_s").get<double>(), predicted);
+
+  // A mix ranks candidate interconnects at equal nodes: the faster network first.
+  put(out_ / "mix.yaml", "applications:\n  - {name: pattern, model: '" + model + "', weight: 1}\n");
+  put(out_ / "nets.yaml",
+      "systems:\n"
+      "  - {name: ethernet-25g, cpu_ghz: 3, mem_gbs: 100, net_latency_us: 15, net_bandwidth_gbs: 2.9}\n"
+      "  - {name: ndr-ib, cpu_ghz: 3, mem_gbs: 100, net_latency_us: 0.9, net_bandwidth_gbs: 48}\n"
+      "  - {name: hdr-ib, cpu_ghz: 3, mem_gbs: 100, net_latency_us: 1.1, net_bandwidth_gbs: 24}\n");
+  r = run_process({HPCSENS_BIN, "predict", "--mix", (out_ / "mix.yaml").string(), "--system",
+                   (out_ / "nets.yaml").string(), "--rank-by", "speedup", "--format", "json"},
+                  120);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const json mix = json::parse(r.out);
+  std::vector<std::string> order;
+  for (const auto& sys : mix.at("systems")) order.push_back(sys.at("name"));
+  EXPECT_EQ(order, (std::vector<std::string>{"ndr-ib", "hdr-ib", "ethernet-25g"})) << r.out;
 }
 
 // Bad network settings stop the sweep before anything runs: exit 2, naming file, line and field.
