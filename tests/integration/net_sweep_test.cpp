@@ -46,12 +46,14 @@ json load(const fs::path& p) {
 std::string spec_text(const fs::path& out) {
   return "job:\n  command: [mpirun, -np, '1', '" + kPattern + "', '" + std::to_string(kIters) + "', '" +
          std::to_string(kBytes) + "', '0']\n  timeout_s: 120\n"
-         "repetitions: 2\norder: sequential\nretries: 1\noutput: '" + out.string() + "'\n"
+         "repetitions: 3\norder: sequential\nretries: 1\noutput: '" + out.string() + "'\n"
          "knobs:\n  network:\n"
          "    - {name: base}\n"
          "    - {name: lat2000, latency_us: 2000}\n"
          "    - {name: lat4000, latency_us: 4000}\n"
+         "    - {name: bw40, bandwidth_gbs: 0.04}\n"
          "    - {name: bw20, bandwidth_gbs: 0.02}\n"
+         "    - {name: both, latency_us: 2000, bandwidth_gbs: 0.04}\n"
          "calibration: {stream_array_mb: 8, stream_ntimes: 2, clock: false, ranks: 2}\n";
 }
 
