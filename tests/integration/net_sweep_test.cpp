@@ -12,6 +12,7 @@
 #include <fstream>
 #include <regex>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -45,12 +46,14 @@ json load(const fs::path& p) {
 std::string spec_text(const fs::path& out) {
   return "job:\n  command: [mpirun, -np, '1', '" + kPattern + "', '" + std::to_string(kIters) + "', '" +
          std::to_string(kBytes) + "', '0']\n  timeout_s: 120\n"
-         "repetitions: 2\norder: sequential\nretries: 1\noutput: '" + out.string() + "'\n"
+         "repetitions: 3\norder: sequential\nretries: 1\noutput: '" + out.string() + "'\n"
          "knobs:\n  network:\n"
          "    - {name: base}\n"
          "    - {name: lat2000, latency_us: 2000}\n"
          "    - {name: lat4000, latency_us: 4000}\n"
+         "    - {name: bw40, bandwidth_gbs: 0.04}\n"
          "    - {name: bw20, bandwidth_gbs: 0.02}\n"
+         "    - {name: both, latency_us: 2000, bandwidth_gbs: 0.04}\n"
          "calibration: {stream_array_mb: 8, stream_ntimes: 2, clock: false, ranks: 2}\n";
 }
 
@@ -113,6 +116,43 @@ TEST_F(NetSweep, RealSweepFitAndPredictRecoverTheKnownCriticalPath) {
   EXPECT_NEAR(predicted, fixed + kWantMessages * 1e-6 + kWantBytes / 8e9, 0.05 * predicted) << r.out;
   EXPECT_LE(p.at("low_s").get<double>(), predicted);
   EXPECT_GE(p.at("high_s").get<double>(), predicted);
+
+  // A mix ranks candidate interconnects at equal nodes: the faster network first.
+  put(out_ / "mix.yaml", "applications:\n  - {name: pattern, model: '" + model + "', weight: 1}\n");
+  put(out_ / "nets.yaml",
+      "systems:\n"
+      "  - {name: ethernet-25g, cpu_ghz: 3, mem_gbs: 100, net_latency_us: 15, net_bandwidth_gbs: 2.9}\n"
+      "  - {name: ndr-ib, cpu_ghz: 3, mem_gbs: 100, net_latency_us: 0.9, net_bandwidth_gbs: 48}\n"
+      "  - {name: hdr-ib, cpu_ghz: 3, mem_gbs: 100, net_latency_us: 1.1, net_bandwidth_gbs: 24}\n");
+  r = run_process({HPCSENS_BIN, "predict", "--mix", (out_ / "mix.yaml").string(), "--system",
+                   (out_ / "nets.yaml").string(), "--rank-by", "speedup", "--format", "json"},
+                  120);
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const json mix = json::parse(r.out);
+  std::vector<std::string> order;
+  for (const auto& sys : mix.at("systems")) order.push_back(sys.at("name"));
+  EXPECT_EQ(order, (std::vector<std::string>{"ndr-ib", "hdr-ib", "ethernet-25g"})) << r.out;
+}
+
+// Bad network settings stop the sweep before anything runs: exit 2, naming file, line and field.
+TEST_F(NetSweep, BadSettingsExitTwoNamingFileLineAndField) {
+  fs::create_directories(out_);
+  const std::string head = "job:\n  command: [mpirun, -np, '1', '" + kPattern + "']\noutput: '" +
+                           (out_ / "never").string() + "'\nknobs:\n  network:\n    - {name: base}\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"    - {name: neg, latency_us: -5}\n", ":7: knobs.network[1].latency_us: must be an added latency"},
+      {"    - {name: nan, latency_us: .nan}\n", ":7: knobs.network[1].latency_us: must be a finite number"},
+      {"    - {name: inf, bandwidth_gbs: .inf}\n", ":7: knobs.network[1].bandwidth_gbs: must be a finite number"},
+      {"    - {name: odd, delay_us: 3}\n", ":7: knobs.network[1].delay_us: unknown field"},
+      {"    - {name: 'no spaces'}\n", ":7: knobs.network[1].name: must be 1 to 64 letters"},
+  };
+  for (const auto& [line, want] : cases) {
+    put(out_ / "bad.yaml", head + line);
+    const auto r = run_process({HPCSENS_BIN, "sweep", (out_ / "bad.yaml").string(), "--no-fit"}, 60);
+    EXPECT_EQ(r.exit_status, 2) << line << r.err;
+    EXPECT_NE(r.err.find((out_ / "bad.yaml").string() + want), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out_ / "never" / "records")) << line;
+  }
 }
 
 // The knob lives only in one run's environment: a sweep killed -9 in the middle of a delayed run
