@@ -17,7 +17,7 @@ std::string resolution_line(const std::vector<RankTimeline>& ranks) {
   double lo = ranks.front().bin_s, hi = lo;
   std::size_t bins = 0;
   for (const auto& r : ranks) lo = std::min(lo, r.bin_s), hi = std::max(hi, r.bin_s), bins = std::max(bins, r.mpi_s.size());
-  const std::string width = lo == hi ? fmt::format("{:.4g} s", lo) : fmt::format("{:.4g} to {:.4g} s", lo, hi);
+  const std::string width = hi - lo <= 1e-6 * hi ? fmt::format("{:.4g} s", lo) : fmt::format("{:.4g} to {:.4g} s", lo, hi);
   return fmt::format("Timeline: {} rank(s), up to {} bins of {} each (the MPI_Init thread; bins merge in pairs as "
                      "the run grows, so a bin is 1/256 to 1/128 of the run).",
                      ranks.size(), bins, width);

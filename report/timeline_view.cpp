@@ -131,7 +131,8 @@ std::string range_activity(const Grid& g, std::size_t first, std::size_t last) {
 }
 
 void finish(Phase& p, const std::map<std::string, double>& calls) {
-  double best = 0;
+  // A phase with next to no MPI (a boundary bin's few calls) names no call.
+  double best = 0.01 * (p.compute_s + p.mpi_s + p.io_s);
   for (const auto& [name, s] : calls)
     if (s > best) best = s, p.top_mpi = name;
   p.activity = activity(p.compute_s, p.mpi_s, p.io_s);
@@ -181,7 +182,10 @@ std::vector<Phase> timeline_phases(const std::vector<RankTimeline>& ranks) {
     finish(p, calls);
     if (marked)
       for (const auto& m : marked->marks)
-        if (m.t_s >= p.start_s && (m.t_s < p.end_s || last == g.mpi.size())) p.marks.push_back(m.phase);
+        // A mark up to half a cell before a phase starts it (the phase edge is on the grid).
+        if (m.t_s >= p.start_s - (first > 0 ? g.cell_s / 2 : 0) &&
+            (m.t_s < p.end_s - g.cell_s / 2 || last == g.mpi.size()))
+          p.marks.push_back(m.phase);
     out.push_back(std::move(p));
   }
   return out;

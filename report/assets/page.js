@@ -132,7 +132,8 @@
           return Math.round((cs * heat.compute[j] + ms * heat.mpi[j] + is * heat.io[j]) / all);
         });
         g.fillStyle = 'rgb(' + rgb.join(',') + ')';
-        g.fillRect(x(i * r.bin_s), y, Math.max(1, x((i + 1) * r.bin_s) - x(i * r.bin_s)), Math.max(1, rowH - (rowH > 4 ? 1 : 0)));
+        // Half a pixel of overlap: no seams between cells at fractional pixel edges.
+        g.fillRect(x(i * r.bin_s), y, Math.max(1, x((i + 1) * r.bin_s) - x(i * r.bin_s) + 0.5), Math.max(1, rowH - (rowH > 4 ? 1 : 0)));
         shares.push([cs, ms, is]);
         cells += 1;
       }
@@ -140,7 +141,10 @@
       if (n <= 40 || k % Math.ceil(n / 40) === 0) { g.fillStyle = '#222'; g.textAlign = 'right'; g.fillText(String(r.rank), left - 6, y + rowH / 2 + 4); }
     });
     g.textAlign = 'center'; g.fillStyle = '#222';
-    for (var t = 0; t <= 10; t++) g.fillText(fmt(span * t / 10), x(span * t / 10), H - bottom + 14);
+    // Round ticks: a step of 1, 2 or 5 x 10^k giving at most 10 labels.
+    var step = Math.pow(10, Math.floor(Math.log10(span / 10)));
+    step *= span / step <= 10 ? 1 : span / (2 * step) <= 10 ? 2 : span / (5 * step) <= 10 ? 5 : 10;
+    for (var t = 0; t <= span + 1e-12; t += step) g.fillText(String(+t.toPrecision(6)), x(t), H - bottom + 14);
     g.fillText(c.x, (left + W - right) / 2, H - 6);
     g.save(); g.translate(14, (top + H - bottom) / 2); g.rotate(-Math.PI / 2); g.fillText(c.y, 0, 0); g.restore();
     g.setLineDash([5, 4]); g.strokeStyle = '#111';

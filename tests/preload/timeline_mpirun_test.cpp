@@ -32,13 +32,6 @@ std::string dominant(const json& t, std::size_t i) {
   return c >= m && c >= o ? "compute" : m >= o ? "mpi" : "io";
 }
 
-// The first bin from `from` on whose dominant activity is `what` (-1: none).
-int first_bin(const json& t, const std::string& what, int from = 0) {
-  for (int i = from; i < t["bins"].get<int>(); ++i)
-    if (dominant(t, static_cast<std::size_t>(i)) == what) return i;
-  return -1;
-}
-
 // The share of bins in [from, to) where `what` took most of the time.
 double share_of_bins(const json& t, const std::string& what, int from, int to) {
   int n = 0;
@@ -68,22 +61,37 @@ TEST_F(TimelineMpirun, ThreePhasesSwitchWhereTheProgramSays) {
     // The bins are the rank's own totals spread over time (values rounded to 100 ns per bin).
     EXPECT_NEAR(sum(t["mpi_s"]), r.at("mpi_s").get<double>(), 1e-7 * bins + 1e-9);
     EXPECT_NEAR(sum(t["io_s"]), r.at("io_s").get<double>(), 1e-7 * bins + 1e-9);
-    EXPECT_NEAR(sum(t["compute_s"]) + sum(t["mpi_s"]) + sum(t["io_s"]), r.at("wall_s").get<double>(),
-                3e-7 * bins + 1e-6);
-    // Compute first, then MPI, then I/O, each switch within one bin of the program's own clock
-    // (which starts when MPI_Init returns, a few ms after the timeline's t1: within the bin too).
-    EXPECT_EQ(dominant(t, 0), "compute");
-    const int to_mpi = first_bin(t, "mpi");
-    const int to_io = first_bin(t, "io", to_mpi);
-    ASSERT_GE(to_mpi, 0);
-    ASSERT_GE(to_io, 0);
-    EXPECT_NEAR(to_mpi * w, switch_mpi, w) << "first MPI bin " << to_mpi << " of width " << w;
-    EXPECT_NEAR(to_io * w, switch_io, w) << "first I/O bin " << to_io << " of width " << w;
-    for (int i = 0; i < to_mpi; ++i) EXPECT_EQ(dominant(t, i), "compute") << "bin " << i;
-    // Inside each phase (a bin off each end) its activity rules. On a loaded machine a rank
-    // preempted between two calls shows a compute bin now and then: a few are allowed.
-    EXPECT_GE(share_of_bins(t, "mpi", to_mpi + 1, to_io - 1), 0.8);
-    EXPECT_GE(share_of_bins(t, "io", to_io + 1, bins - 1), 0.8);
+    // The bins cover the wall span but for the tick clock's set-up between t1 and the first bin
+    // (reading /proc/cpuinfo: well under a millisecond).
+    const double covered = sum(t["compute_s"]) + sum(t["mpi_s"]) + sum(t["io_s"]);
+    EXPECT_LE(covered, r.at("wall_s").get<double>() + 3e-7 * bins);
+    EXPECT_GE(covered, r.at("wall_s").get<double>() - 1e-3);
+    // The program's clock starts when MPI_Init returns, some ms after the timeline's start (the
+    // rest of MPI_Init: counters, a loaded machine). The Pcontrol marks, taken by the preload at
+    // the program's switches, give that offset; between them both clocks must agree.
+    ASSERT_EQ(t.at("marks").size(), 2u) << t["marks"];
+    EXPECT_EQ(t["marks"][0]["phase"], "pcontrol:1");
+    EXPECT_EQ(t["marks"][1]["phase"], "pcontrol:2");
+    const double mark_mpi = t["marks"][0]["t_s"], mark_io = t["marks"][1]["t_s"];
+    const double offset = mark_mpi - switch_mpi;
+    EXPECT_GE(offset, 0.0);
+    EXPECT_LT(offset, 0.05);
+    EXPECT_NEAR(mark_io - mark_mpi, switch_io - switch_mpi, 1e-3);
+    // Compute first, then MPI, then I/O, each switch in the bin where the program made it: no MPI
+    // (I/O) at all in the bin before, some in that bin or the next; in between, each phase's
+    // bins mostly its activity (a loaded machine preempting the rank between two calls makes
+    // a compute bin now and then: a fifth of them is allowed).
+    const int k_mpi = static_cast<int>(mark_mpi / w), k_io = static_cast<int>(mark_io / w);
+    ASSERT_GT(k_mpi, 1);
+    ASSERT_LT(k_io + 2, bins);
+    EXPECT_EQ(t["mpi_s"][k_mpi - 1].get<double>(), 0.0) << "MPI before the switch, bin " << k_mpi - 1;
+    EXPECT_GT(t["mpi_s"][k_mpi].get<double>() + t["mpi_s"][k_mpi + 1].get<double>(), 0.0);
+    EXPECT_EQ(t["io_s"][k_io - 1].get<double>(), 0.0) << "I/O before the switch, bin " << k_io - 1;
+    EXPECT_GT(t["io_s"][k_io].get<double>() + t["io_s"][k_io + 1].get<double>(), 0.0);
+    EXPECT_GE(share_of_bins(t, "compute", 0, k_mpi), 0.8);
+    EXPECT_GE(share_of_bins(t, "mpi", k_mpi + 1, k_io), 0.8);
+    EXPECT_GE(share_of_bins(t, "io", k_io + 1, bins - 1), 0.8);
+    const int to_mpi = k_mpi, to_io = k_io;
     int allreduce = 0, with_mpi = 0;
     for (int i = to_mpi + 1; i + 1 < to_io; ++i) {
       if (t["top_mpi"][i].get<int>() < 0) continue;
@@ -91,14 +99,6 @@ TEST_F(TimelineMpirun, ThreePhasesSwitchWhereTheProgramSays) {
       allreduce += t["calls"][t["top_mpi"][i].get<int>()] == "MPI_Allreduce";
     }
     EXPECT_EQ(allreduce, with_mpi) << "the MPI phase's dominant call";
-    // The Pcontrol marks at the switches.
-    ASSERT_EQ(t.at("marks").size(), 2u) << t["marks"];
-    EXPECT_EQ(t["marks"][0]["phase"], "pcontrol:1");
-    EXPECT_NEAR(t["marks"][0]["t_s"].get<double>(), switch_mpi, w);
-    EXPECT_EQ(t["marks"][1]["phase"], "pcontrol:2");
-    EXPECT_NEAR(t["marks"][1]["t_s"].get<double>(), switch_io, w);
-    // Between the marks, the program's own clock and ours agree to well under a bin.
-    EXPECT_NEAR(t["marks"][1]["t_s"].get<double>() - t["marks"][0]["t_s"].get<double>(), switch_io - switch_mpi, 1e-3);
   }
 }
 
