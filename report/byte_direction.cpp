@@ -1,0 +1,46 @@
+#include "report/byte_direction.h"
+
+namespace hpcsens::report {
+namespace {
+
+bool mentions(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+}  // namespace
+
+bool is_receive_call(std::string_view name) {
+  if (name.starts_with("PMPI_")) name.remove_prefix(1);
+  return name == "MPI_Recv" || name == "MPI_Irecv" || name == "MPI_Mrecv" || name == "MPI_Imrecv" ||
+         name == "MPI_Recv_init" || name == "MPI_Precv_init";
+}
+
+bool is_collective_call(std::string_view name) {
+  if (name.starts_with("PMPI_")) name.remove_prefix(1);
+  if (!name.starts_with("MPI_")) return false;
+  name.remove_prefix(4);
+  if (name.ends_with("_init")) name.remove_suffix(5);  // MPI-4 persistent collectives
+  if (name.starts_with("Ineighbor_")) name.remove_prefix(1);
+  if (name.starts_with("Neighbor_")) return true;
+  static constexpr std::string_view kNames[] = {"Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv",
+                                                "Scatter", "Scatterv", "Allgather", "Allgatherv", "Alltoall",
+                                                "Alltoallv", "Alltoallw", "Reduce_scatter", "Reduce_scatter_block",
+                                                "Scan", "Exscan"};
+  for (std::string_view n : kNames)
+    if (name == n || (name.size() == n.size() + 1 && name[0] == 'I' && name.substr(1) == n)) return true;
+  return false;
+}
+
+Directed mpi_bytes(std::string_view call, std::uint64_t bytes, std::uint64_t bytes_received) {
+  Directed d;
+  if (is_receive_call(call)) d.received = bytes + bytes_received;
+  else d.sent = bytes, d.received = bytes_received;
+  return d;
+}
+
+Directed io_bytes(std::string_view call, std::uint64_t bytes) {
+  Directed d;
+  if (mentions(call, "write") || mentions(call, "put") || mentions(call, "printf")) d.written = bytes;
+  else d.read = bytes;  // read, pread, fread, fgets, fscanf, MPI_File_read_*; zero for the rest
+  return d;
+}
+
+}  // namespace hpcsens::report
