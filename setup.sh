@@ -15,6 +15,7 @@ packages=(
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   libpapi-dev papi-tools libpfm4-dev
   libceres-dev libglpk-dev
+  libdw-dev  # call sites resolved to file:line (report/symbolize)
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libfmt-dev libsimdjson-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev  # libFuzzer harnesses (scripts/fuzz.sh)

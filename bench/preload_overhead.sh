@@ -17,9 +17,9 @@ libdir=$(dirname "$lib")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-measure() {  # $1: label, $2: preload library or "", $3: extra mpirun args for the ping-pong
+measure() {  # $1: label, $2: preload library or "", $3: extra mpirun args for the ping-pong, $4: more -x
   x=""
-  [ -n "$2" ] && x="-x LD_PRELOAD=$2 -x HPCSENS_OUT=$out/records -x HPCSENS_EVENTS=none"
+  [ -n "$2" ] && x="-x LD_PRELOAD=$2 -x HPCSENS_OUT=$out/records -x HPCSENS_EVENTS=none ${4:-}"
   i=0
   while [ $i -lt "$reps" ]; do
     c=$(timeout 300 mpirun -np 1 $x "$harness" 30 0 | awk '/^call_added_ns/ {print $2}')
@@ -39,6 +39,10 @@ measure none ""
 [ -f "$libdir/libpreload_floor_passthrough.so" ] && measure passthrough "$libdir/libpreload_floor_passthrough.so"
 [ -f "$libdir/libpreload_floor_timed.so" ] && measure timed "$libdir/libpreload_floor_timed.so"
 measure hpcsens "$lib"
+# With the call-site table on (--callsites): one site here, so every call hits the same entry.
+measure callsites "$lib" "" "-x HPCSENS_CALLSITES=1"
+paste "$out/hpcsens.median" "$out/callsites.median" | awk '{
+  printf "--callsites adds: %+.2f ns/MPI_Test call, %+.1f ns per ping-pong hop\n", $5 - $1, $7 - $3 }'
 # The shared-memory ping-pong (~0.2-0.6 us here) is the worst case; a network-like latency shows
 # what the same per-call cost is on an interconnect. TCP over loopback stands in for one here.
 echo "ping-pong through Open MPI's TCP transport on loopback (network-like latency):"

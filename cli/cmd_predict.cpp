@@ -38,7 +38,7 @@ template <class Options>
 int run_mix(const Options& o) {
   if (!o.model_path.empty()) throw InputError("predict", "--mix takes the models from the mix file; give no model");
   if (o.systems.empty()) throw InputError("predict", "--mix needs --system FILE.yaml with the candidate systems");
-  if (o.cpu_ghz || o.mem_gbs || o.lat_ns) throw InputError("predict", "--mix uses --system files, not --cpu-ghz/--mem-gbs");
+  if (o.cpu_ghz || o.mem_gbs || o.lat_ns || o.net_latency_us || o.net_bandwidth_gbs) throw InputError("predict", "--mix uses --system files, not --cpu-ghz/--mem-gbs");
   const model::Mix mix = model::load_mix(o.mix);
   std::vector<model::SystemSpec> systems;
   for (const auto& f : o.systems) {
@@ -59,7 +59,7 @@ void add_predict(CLI::App& app, Registry& reg) {
   struct Options {
     std::string model_path, format = "table", name = "target", mix, rank_by;
     std::vector<std::string> systems;
-    std::optional<double> cpu_ghz, mem_gbs, lat_ns;
+    std::optional<double> cpu_ghz, mem_gbs, lat_ns, net_latency_us, net_bandwidth_gbs;
   };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand(
@@ -75,6 +75,10 @@ void add_predict(CLI::App& app, Registry& reg) {
       ->check(rate_in(model::kMemGbsRange, "GB/s"));
   sub->add_option("--lat-ns", o->lat_ns, "memory latency of the target (models with a lat term)")
       ->check(rate_in(model::kLatNsRange, "ns"));
+  sub->add_option("--net-latency-us", o->net_latency_us, "network latency per message of the target (network terms)")
+      ->check(rate_in(model::kNetLatencyUsRange, "us"));
+  sub->add_option("--net-bandwidth-gbs", o->net_bandwidth_gbs, "network bandwidth of the target (network terms)")
+      ->check(rate_in(model::kNetBandwidthGbsRange, "GB/s"));
   sub->add_option("--name", o->name, "name of the --cpu-ghz/--mem-gbs target in the output")->capture_default_str();
   sub->add_option("--format", o->format, "table (or text) | json (and csv with --mix)")
       ->capture_default_str()
@@ -83,7 +87,7 @@ void add_predict(CLI::App& app, Registry& reg) {
     if (!o->mix.empty()) return run_mix(*o);
     if (!o->rank_by.empty()) throw InputError("--rank-by", "goes with --mix (one model's candidates rank by time)");
     if (o->model_path.empty()) throw InputError("predict", "give a model JSON, or --mix MIX.yaml --system FILE.yaml");
-    const bool rates = o->cpu_ghz || o->mem_gbs || o->lat_ns;
+    const bool rates = o->cpu_ghz || o->mem_gbs || o->lat_ns || o->net_latency_us || o->net_bandwidth_gbs;
     if (rates == !o->systems.empty())
       throw InputError("predict", "give either --system FILE.yaml ... or --cpu-ghz X --mem-gbs Y");
     const model::ModelReport m = model::load_model(o->model_path);
@@ -91,6 +95,11 @@ void add_predict(CLI::App& app, Registry& reg) {
     const model::Rate one = model::one_rate_of(m.spec);
     if (rates && !o->mem_gbs && one == model::Rate::cpu_ghz) o->mem_gbs = model::held_rate(m, model::Rate::mem_gbs);
     if (rates && !o->cpu_ghz && one == model::Rate::mem_gbs) o->cpu_ghz = model::held_rate(m, model::Rate::cpu_ghz);
+    // A model of the network alone holds the node as swept.
+    if (rates && !m.spec.has(model::Term::cpu) && !m.spec.has(model::Term::mem)) {
+      if (!o->cpu_ghz) o->cpu_ghz = model::held_rate(m, model::Rate::cpu_ghz);
+      if (!o->mem_gbs) o->mem_gbs = model::held_rate(m, model::Rate::mem_gbs);
+    }
     if (rates && !(o->cpu_ghz && o->mem_gbs)) throw InputError("predict", "--cpu-ghz and --mem-gbs go together");
     std::vector<model::SystemSpec> systems;
     for (const auto& f : o->systems) {
@@ -108,6 +117,8 @@ void add_predict(CLI::App& app, Registry& reg) {
       sys.cpu_ghz = *o->cpu_ghz;
       sys.mem_gbs = *o->mem_gbs;
       sys.lat_ns = o->lat_ns;
+      sys.net_latency_us = o->net_latency_us;
+      sys.net_bandwidth_gbs = o->net_bandwidth_gbs;
       systems.push_back(sys);
     }
     std::vector<model::Prediction> preds;

@@ -20,6 +20,9 @@
 #include "report/record_output.h"
 #include "report/record_reader.h"
 #include "report/run_report.h"
+#include "report/callsite_view.h"
+#include "report/raw_ranks.h"
+#include "report/timeline_section.h"
 
 namespace hpcsens::cli {
 
@@ -51,6 +54,8 @@ std::string render(const ReportArgs& a) {
   if (!a.table.empty() && a.format != "csv")
     throw InputError("--table", "only with --format csv (one tidy table per call)");
   if (a.format == "json") return report::record_report_json(report::read_run_record(a.path)).dump(1) + "\n";
+  if (a.table == "timeline") return report::timeline_csv(report::timelines_of(report::read_raw_ranks(a.path), a.path));
+  if (a.table == "callsites") return report::callsite_csv(report::callsites_of(report::read_raw_ranks(a.path), a.path));
   if (!a.table.empty()) {
     const auto table = report::parse_csv_table(a.table);  // before reading a large record
     return report::tidy_csv(report::scan_run_record(a.path), table);
@@ -59,8 +64,15 @@ std::string render(const ReportArgs& a) {
   opt.format = report::parse_format(a.format);
   opt.all_ranks = a.all;
   opt.summary_only = a.summary;
-  // One pass over the file: compact rows and sums, every section from them.
-  return report::render_run_report(report::scan_run_record(a.path), opt);
+  // One pass over the file: compact rows and sums, every section from them; the timeline's bins
+  // are read apart (records up to the size whose ranks are read whole, as the HTML page does).
+  std::string out = report::render_run_report(report::scan_run_record(a.path), opt);
+  if (!opt.summary_only && std::filesystem::file_size(a.path) <= report::kRawRanksMax) {
+    const nlohmann::json ranks = report::read_raw_ranks(a.path);
+    out += report::callsite_text(report::callsites_of(ranks, a.path), opt.format) +
+           report::timeline_text(report::timelines_of(ranks, a.path), opt.format);
+  }
+  return out;
 }
 }  // namespace
 
@@ -74,7 +86,7 @@ void add_report(CLI::App& app, Registry& reg) {
   sub->add_option("--format", args->format, "table (or text), md, csv, json or html")
       ->capture_default_str()
       ->transform(format_in({"table", "md", "csv", "json", "html"}));
-  sub->add_option("--table", args->table, "with --format csv: ranks, summary, calls, counters or topdown");
+  sub->add_option("--table", args->table, "with --format csv: ranks, summary, calls, counters, topdown, timeline or callsites");
   sub->add_option("-o,--output", args->out, "write to this file instead of standard output");
   sub->add_flag("--all", args->all, "List every rank (default: summarise jobs with many ranks)");
   sub->add_flag("--summary", args->summary, "Only the answer and the advice (text and Markdown)");

@@ -135,6 +135,8 @@ void add_run(CLI::App& app, Registry& reg) {
   sub->add_option("--events", opt->request.events, "Counter events: 'default' or a comma list of PAPI names")
       ->capture_default_str()
       ->each([opt](const std::string&) { opt->events_given = true; });
+  sub->add_flag("--callsites", opt->request.callsites,
+                "Time MPI calls per call site (file:line of the caller, mpiP-style; HPCSENS_CALLSITES=1 does the same)");
   sub->add_flag("--quiet", opt->request.quiet, "Print only the record path (and problems)");
   sub->add_flag("--all", opt->all, "List every rank in the table printed afterwards");
   sub->add_flag("--summary", opt->summary, "Print only the answer and the advice afterwards, not the tables");

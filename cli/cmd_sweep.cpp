@@ -7,10 +7,10 @@
 #include "common/errors.h"
 #include "common/safe_file.h"
 #include "run/run_job.h"
-#include "sweep/journal.h"
+#include "sweep/journal/journal.h"
 #include "sweep/runner.h"
-#include "sweep/slurm_array.h"
-#include "sweep/spec.h"
+#include "sweep/array/slurm_array.h"
+#include "sweep/spec/spec.h"
 
 namespace hpcsens::cli {
 namespace {

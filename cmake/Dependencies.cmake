@@ -9,6 +9,7 @@ find_package(fmt REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(Ceres REQUIRED)
 pkg_check_modules(PAPI REQUIRED IMPORTED_TARGET papi)
+pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)  # report: call sites to file:line
 
 find_path(GLPK_INCLUDE_DIR glpk.h REQUIRED)
 find_library(GLPK_LIBRARY glpk REQUIRED)

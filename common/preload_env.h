@@ -10,6 +10,8 @@ inline constexpr const char* kCommand = "HPCSENS_COMMAND";     // JSON array: th
 inline constexpr const char* kLauncher = "HPCSENS_LAUNCHER";   // launcher kind detected by the CLI
 inline constexpr const char* kStartUtc = "HPCSENS_START_UTC";  // ISO 8601 start time
 inline constexpr const char* kPreload = "LD_PRELOAD";
+// "1": the preload keeps the call-site table (`hpcsens run --callsites`, preload/callsites.h).
+inline constexpr const char* kCallSites = "HPCSENS_CALLSITES";
 // The network-delay knob (sweep knobs.network), one run at a time: added latency per message
 // (microseconds) and the bandwidth of an added link (GB/s; each byte costs 1/B more). Unset or 0:
 // off. Only ever in one run's environment, so nothing outlives the run (a killed sweep included).

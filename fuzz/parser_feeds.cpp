@@ -17,14 +17,18 @@
 #include "common/text_terminal.h"
 #include "mpi/appfile.h"
 #include "mpi/launcher_args.h"
+#include "preload/net_delay_model.h"
 #include "record/run_record.h"
+#include "sweep/knobs/resctrl_mb.h"
 #include "report/measure_section.h"
+#include "report/callsite_view.h"
 #include "report/record_reader.h"
+#include "report/timeline_section.h"
 #include "report/run_report.h"
 #include "report/run_scan.h"
 #include "run/run_files.h"
-#include "sweep/journal.h"
-#include "sweep/spec.h"
+#include "sweep/journal/journal.h"
+#include "sweep/spec/spec.h"
 #include "topdown/event_plan.h"
 
 namespace hpcsens::fuzz {
@@ -182,14 +186,68 @@ void feed_names(std::string_view in) {
     if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) throw std::logic_error("control byte shown raw");
 }
 
+// A resctrl schemata file (the MB: line memory_backend: resctrl reads under its root): parsed,
+// and a line the sweep writes from it must parse back to the same domains.
+void feed_resctrl_schemata(std::string_view in) {
+  std::vector<sweep::MbDomain> domains;
+  try {
+    domains = sweep::parse_mb_line(std::string(in));
+  } catch (const std::runtime_error& e) {
+    throw InputError("schemata", e.what());
+  }
+  if (domains.empty()) return;
+  const auto again = sweep::parse_mb_line(sweep::mb_schemata_line(domains, 50));
+  if (again.size() != domains.size()) throw std::logic_error("the written MB: line lost domains");
+  for (std::size_t i = 0; i < again.size(); ++i)
+    if (again[i].id != domains[i].id || again[i].value != 50) throw std::logic_error("the written MB: line changed");
+}
+
+// The per-rank sections the report reads whole (timeline, call sites) from a record's ranks:
+// refused with InputError or shown; module paths are dropped first, so no file is opened.
+void feed_rank_sections(std::string_view in) {
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("ranks")) return;
+  nlohmann::json& ranks = j["ranks"];
+  if (ranks.is_array())
+    for (auto& r : ranks)
+      if (r.is_object() && r.contains("callsites") && r["callsites"].is_array())
+        for (auto& s : r["callsites"])
+          if (s.is_object()) s.erase("module");
+  const auto timelines = report::timelines_of(ranks, kSource);
+  report::timeline_html_section(timelines);
+  report::timeline_csv(timelines);
+  report::timeline_text(timelines, report::Format::kTable);
+  const auto sites = report::callsites_of(ranks, kSource);
+  report::callsite_html_section(sites);
+  report::callsite_csv(sites);
+  report::callsite_text(sites, report::Format::kMarkdown);
+}
+
 }  // namespace
+
+// The preload's network-delay variables: the first line is HPCSENS_NET_LATENCY_US, the rest
+// HPCSENS_NET_BANDWIDTH_GBS. A refusal must name the variable; an accepted value must be usable.
+void feed_net_env(std::string_view in) {
+  const auto nl = in.find('\n');
+  const std::string lat(in.substr(0, nl)), bw(nl == std::string_view::npos ? "" : in.substr(nl + 1));
+  std::string error;
+  const auto s = preload::parse_net_delay(lat.c_str(), bw.c_str(), &error);
+  if (!s) {
+    if (error.find("HPCSENS_NET_") == std::string::npos) throw std::logic_error("unnamed refusal: " + error);
+    throw InputError(kSource, error);
+  }
+  if (!(s->latency_us >= 0 && s->latency_us <= 1e6 && s->ns_per_byte() >= 0 && s->ns_per_byte() <= 1e3))
+    throw std::logic_error("accepted an unusable delay");
+}
 
 const std::vector<ParserFeed>& parser_feeds() {
   static const std::vector<ParserFeed> feeds = {
       {"spec", feed_spec},     {"system", feed_system}, {"mix", feed_mix},         {"fit_csv", feed_fit_csv},
       {"record", feed_record}, {"model", feed_model},   {"journal", feed_journal},
       {"appfile", feed_appfile}, {"launcher_args", feed_launcher_args}, {"names", feed_names},
-      {"cpuinfo", feed_cpuinfo},
+      {"cpuinfo", feed_cpuinfo}, {"resctrl_schemata", feed_resctrl_schemata},
+      {"net_env", feed_net_env},
+      {"rank_sections", feed_rank_sections},
   };
   return feeds;
 }

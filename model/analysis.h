@@ -91,8 +91,8 @@ struct ModelReport {
   std::string interval_method = "covariance";   // what low/high of elasticities and predictions use
 };
 
-// The configuration with the highest CPU rate, then the highest memory rate: the machine as
-// measured at full speed, against which predictions quote speed-ups.
+// The configuration with the highest CPU rate, then the fastest network, then the highest memory
+// rate: the machine as measured at full speed, against which predictions quote speed-ups.
 size_t pick_baseline(const std::vector<Point>& points);
 
 // Throws InputError (exit 2) when the design cannot identify the requested model.

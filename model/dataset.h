@@ -21,13 +21,18 @@ inline constexpr PlausibleRange kTimeSRange{1e-9, 1e7};   // up to ~116 days
 inline constexpr PlausibleRange kCpuGhzRange{0.01, 100};
 inline constexpr PlausibleRange kMemGbsRange{0.01, 1e5};
 inline constexpr PlausibleRange kLatNsRange{0.1, 1e6};
+// The network: a configuration's latency per message and time per byte (0: nothing measured
+// and nothing added); a candidate's bandwidth.
+inline constexpr PlausibleRange kNetLatencyUsRange{0, 1e6};
+inline constexpr PlausibleRange kNetNsPerByteRange{0, 1e6};
+inline constexpr PlausibleRange kNetBandwidthGbsRange{1e-3, 1e6};
 
 // Input files larger than this are refused (a sweep's results.csv of 100,000 runs is ~10 MB).
 inline constexpr std::size_t kMaxInputBytes = 64u << 20;
 // Repetitions of one configuration whose measured rates differ by more than this fraction of
 // their median are warned about: STREAM normally repeats within about 1 %.
 inline constexpr double kRateSpreadWarn = 0.02;
-// A measured clock that differs from the requested one by more than this fraction is reported.
+// A measured clock that differs from the set (else the requested) one by more than this fraction is reported.
 inline constexpr double kClockDisagreeWarn = 0.05;
 
 // Throws InputError(where, ...) unless v is finite and inside r.
@@ -39,6 +44,7 @@ struct Observation {
   double cpu_ghz = 0;
   double mem_gbs = 0;
   std::optional<double> lat_ns;
+  std::optional<double> net_latency_us, net_ns_per_byte;  // config.net_* (sweep knobs.network)
   double time_s = 0;                    // job time (NaN when only per-rank times are known)
   std::map<int, double> rank_times;     // per-rank time, if known
   bool emulated = false;
@@ -46,6 +52,7 @@ struct Observation {
   std::string app;                      // application: record's job command, CSV app column
   std::string source;                   // file it came from
   std::optional<double> cpu_requested;  // config.cpu_ghz_requested
+  std::optional<double> cpu_set;        // config.cpu_ghz_set: where the driver put the request
   std::optional<double> cpu_measured;   // config.cpu_ghz_measured (calibration.clock)
   std::string cpu_source;               // config.cpu_ghz_source: measured, requested, nominal, emulated
   std::string node;                     // config.node: where a slurm-array task ran it

@@ -35,19 +35,32 @@ IdentifiabilityReport check_identifiability(const ModelSpec& spec, const std::ve
               model, p.label));
           return rep;
         }
+  if (has_network_term(spec))
+    for (const auto& p : points)
+      if (!p.net_latency_us || !p.net_ns_per_byte) {
+        rep.errors.push_back(fmt::format(
+            "model '{}' needs the network rates of every configuration but '{}' has none (sweep knobs.network "
+            "writes config.net_latency_us and config.net_ns_per_byte)",
+            model, p.label));
+        return rep;
+      }
 
   // Distinct configurations by the rates the model uses: repeated labels at the same rates add
-  // nothing, and neither does the jitter of a rate the model does not use (STREAM in a core-only sweep).
+  // nothing, and neither does the jitter of a rate the model does not use (STREAM in a core-only
+  // or network-only sweep).
   const bool uses_cpu = spec.has(Term::cpu), uses_mem = spec.has(Term::mem), uses_lat = spec.has(Term::lat);
-  std::set<std::tuple<double, double, double>> distinct;
+  const bool uses_nl = spec.has(Term::net_lat), uses_nb = spec.has(Term::net_bw);
+  std::set<std::tuple<double, double, double, double, double>> distinct;
   for (const auto& p : points)
-    distinct.insert({uses_cpu ? p.cpu_ghz : 0, uses_mem ? p.mem_gbs : 0, uses_lat ? p.lat_ns.value_or(0) : 0});
+    distinct.insert({uses_cpu ? p.cpu_ghz : 0, uses_mem ? p.mem_gbs : 0, uses_lat ? p.lat_ns.value_or(0) : 0,
+                     uses_nl ? p.net_latency_us.value_or(0) : 0, uses_nb ? p.net_ns_per_byte.value_or(0) : 0});
   std::vector<Point> uniq;
-  for (const auto& [c, m, l] : distinct) {
+  for (const auto& [c, m, l, nl, nb] : distinct) {
     Point p;
     p.cpu_ghz = c;
     p.mem_gbs = m;
     if (spec.has(Term::lat)) p.lat_ns = l;
+    if (has_network_term(spec)) p.net_latency_us = nl, p.net_ns_per_byte = nb;
     uniq.push_back(p);
   }
   rep.distinct_configs = static_cast<int>(uniq.size());

@@ -10,24 +10,42 @@
 #include "model/diagnostics.h"
 #include "model/identifiability.h"
 #include "model/number_format.h"
+#include "model/rate_variation.h"
 #include "model/validation.h"
 
 namespace hpcsens::model {
 namespace {
 
+// The network terms a design varied ("+net_lat", "+net_bw", both, or none): only a sweep over
+// knobs.network identifies them.
+std::string network_suffix(const std::vector<Point>& pts) {
+  std::string s;
+  if (rate_varied(Rate::net_latency_us, pts)) s += "+net_lat";
+  if (rate_varied(Rate::net_ns_per_byte, pts)) s += "+net_bw";
+  return s;
+}
+
 std::vector<std::string> two_rate_names(const std::vector<Point>& pts) {
   std::vector<std::string> c{"cpu+mem", "cpu+mem+io"};
   const bool lat = std::all_of(pts.begin(), pts.end(), [](const Point& p) { return p.lat_ns.has_value(); });
   if (lat) c.insert(c.end(), {"cpu+mem+lat", "cpu+mem+io+lat"});
+  if (const std::string net = network_suffix(pts); !net.empty()) c.push_back("cpu+mem+io" + net);
   c.push_back("overlap");
   return c;
 }
 
-// The one-rate models the design can support, the core clock first (the sweep most users run).
+// The one-rate models the design can support, simplest first: the network alone (a network
+// sweep holds the node's rates), the core clock (the sweep most users run), memory, then a node
+// rate with the network when both were varied.
 std::vector<std::string> one_rate_names(const std::vector<Point>& pts) {
-  std::vector<std::string> c;
-  if (rate_varied(Rate::cpu_ghz, pts)) c.push_back("cpu+fixed");
-  if (rate_varied(Rate::mem_gbs, pts)) c.push_back("mem+fixed");
+  std::vector<std::string> node, c;
+  if (rate_varied(Rate::cpu_ghz, pts)) node.push_back("cpu");
+  if (rate_varied(Rate::mem_gbs, pts)) node.push_back("mem");
+  const std::string net = network_suffix(pts);
+  if (!net.empty()) c.push_back(net.substr(1) + "+fixed");
+  for (const auto& n : node) c.push_back(n + "+fixed");
+  if (!net.empty())
+    for (const auto& n : node) c.push_back(n + net + "+fixed");
   return c;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <tuple>
 
 #include "common/errors.h"
 #include "common/safe_file.h"
@@ -17,6 +18,8 @@ using nlohmann::json;
 json point_json(const Point& p) {
   json j = {{"label", p.label}, {"cpu_ghz", p.cpu_ghz}, {"mem_gbs", p.mem_gbs}};
   if (p.lat_ns) j["lat_ns"] = *p.lat_ns;
+  if (p.net_latency_us) j["net_latency_us"] = *p.net_latency_us;
+  if (p.net_ns_per_byte) j["net_ns_per_byte"] = *p.net_ns_per_byte;
   return j;
 }
 
@@ -270,6 +273,12 @@ ModelReport model_from_json(const json& j, const std::string& src) {
     p.cpu_ghz = need_number(pj, "cpu_ghz", w, true);
     p.mem_gbs = need_number(pj, "mem_gbs", w, true);
     if (pj.contains("lat_ns") && !pj.at("lat_ns").is_null()) p.lat_ns = need_number(pj, "lat_ns", w, true);
+    for (auto [key, out, range] : {std::tuple{"net_latency_us", &p.net_latency_us, kNetLatencyUsRange},
+                                   std::tuple{"net_ns_per_byte", &p.net_ns_per_byte, kNetNsPerByteRange}})
+      if (pj.contains(key) && !pj.at(key).is_null()) {
+        *out = need_number(pj, key, w, false);
+        check_plausible(**out, range, w + "." + key);
+      }
     p.time_s = need_number(pj, "observed_s", w, true);
     check_plausible(p.cpu_ghz, kCpuGhzRange, w + ".cpu_ghz");
     check_plausible(p.mem_gbs, kMemGbsRange, w + ".mem_gbs");

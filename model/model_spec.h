@@ -1,6 +1,7 @@
 #pragma once
 // Which terms a sensitivity model has and what each term's "basis" is at a configuration.
-// T_j = sum_k W_k * x_k(j) with x_cpu = 1/R_cpu, x_mem = 1/R_mem, x_io = 1, x_lat = L_j;
+// T_j = sum_k W_k * x_k(j) with x_cpu = 1/R_cpu, x_mem = 1/R_mem, x_io = 1, x_lat = L_j,
+// x_net_lat = network latency (us), x_net_bw = network time per byte (ns/byte = 1 / GB/s);
 // the overlap variant replaces the cpu+mem sum by sum - w (sum - max) (design.md).
 #include <cmath>
 #include <optional>
@@ -11,10 +12,10 @@ namespace hpcsens::model {
 
 // Adding a term: one entry in kTerms (model_spec.cpp) plus its tests; the fitter, diagnostics,
 // bounds, prediction and output read everything else from the registry.
-enum class Term { cpu, mem, io, lat, fixed };
+enum class Term { cpu, mem, io, lat, fixed, net_lat, net_bw };
 
 // The rate a term's basis is built from.
-enum class Rate { none, cpu_ghz, mem_gbs, lat_ns };
+enum class Rate { none, cpu_ghz, mem_gbs, lat_ns, net_latency_us, net_ns_per_byte };
 
 // One term's description: everything the rest of the model code needs to know about it.
 struct TermInfo {
@@ -32,9 +33,9 @@ const std::vector<TermInfo>& all_terms();
 const char* term_name(Term t);
 // Unit of W for the term, for tables and docs.
 const char* term_unit(Term t);
-// "cpu_ghz", "mem_gbs", "lat_ns" or "" for Rate::none.
+// "cpu_ghz", "mem_gbs", "lat_ns", "net_latency_us", "net_ns_per_byte" or "" for Rate::none.
 const char* rate_name(Rate r);
-// The value of a rate at a configuration (NaN when absent).
+// The value of a rate at a configuration (NaN when absent; the network rates are absent here).
 double rate_value(Rate r, double cpu_ghz, double mem_gbs, std::optional<double> lat_ns);
 
 // One measured configuration with its combined (median) time.
@@ -43,6 +44,10 @@ struct Point {
   double cpu_ghz = 0;
   double mem_gbs = 0;
   std::optional<double> lat_ns;
+  // The network as the run saw it (config.net_latency_us, config.net_ns_per_byte): measured base
+  // rates plus the delay the sweep's network knob added.
+  std::optional<double> net_latency_us;
+  std::optional<double> net_ns_per_byte;
   double time_s = 0;   // median over repetitions
   double min_s = 0;    // spread of the repetitions
   double max_s = 0;
@@ -50,7 +55,7 @@ struct Point {
   // Relative spread (max - min) / median of the rates measured at the repetitions of this
   // configuration (STREAM and the clock are measured at every visit): the rates' own
   // measurement noise. NaN with fewer than two repetitions.
-  double cpu_spread = NAN, mem_spread = NAN, lat_spread = NAN;
+  double cpu_spread = NAN, mem_spread = NAN, lat_spread = NAN, net_lat_spread = NAN, net_bw_spread = NAN;
 };
 
 struct ModelSpec {
@@ -65,25 +70,31 @@ struct ModelSpec {
 };
 
 // "cpu+mem", "cpu+mem+io", "cpu+mem+lat", "cpu+mem+io+lat", "overlap", and the one-rate models
-// "cpu+fixed" and "mem+fixed"; throws InputError otherwise.
+// "cpu+fixed" and "mem+fixed"; any of them but overlap with network terms "+net_lat", "+net_bw"
+// or both added, and the network-only models "net_lat+fixed", "net_bw+fixed",
+// "net_lat+net_bw+fixed"; throws InputError otherwise.
 ModelSpec parse_model_spec(const std::string& name);
 // Every name parse_model_spec accepts, for option validators and messages.
 const std::vector<std::string>& model_names();
-// The single rate a one-rate model varies (cpu+fixed: cpu_ghz), Rate::none for the others.
+// The single node rate a one-rate model varies (cpu+fixed: cpu_ghz), Rate::none for the others
+// (a network-only model included: its fixed part holds the node's time).
 Rate one_rate_of(const ModelSpec& spec);
 
 // The basis value x_k at a configuration (see the header comment).
 double basis(Term t, double cpu_ghz, double mem_gbs, std::optional<double> lat_ns);
-inline double basis(Term t, const Point& p) { return basis(t, p.cpu_ghz, p.mem_gbs, p.lat_ns); }
+// The same with every rate of the point, the network's included.
+double rate_value(Rate r, const Point& p);
+double basis(Term t, const Point& p);
 
 // Modelled time for parameters `p` (works, then w when overlap) at one configuration.
 double model_time(const ModelSpec& spec, const std::vector<double>& p, double cpu_ghz, double mem_gbs,
                   std::optional<double> lat_ns);
-inline double model_time(const ModelSpec& spec, const std::vector<double>& p, const Point& pt) {
-  return model_time(spec, p, pt.cpu_ghz, pt.mem_gbs, pt.lat_ns);
-}
+double model_time(const ModelSpec& spec, const std::vector<double>& p, const Point& pt);
 // d(model_time)/d(p_i) at one configuration, for uncertainty propagation.
 std::vector<double> model_gradient(const ModelSpec& spec, const std::vector<double>& p, double cpu_ghz,
                                    double mem_gbs, std::optional<double> lat_ns);
+std::vector<double> model_gradient(const ModelSpec& spec, const std::vector<double>& p, const Point& pt);
+// Whether a model has a network term (it needs the network rates of every configuration).
+bool has_network_term(const ModelSpec& spec);
 
 }  // namespace hpcsens::model

@@ -162,9 +162,16 @@ OverlapBounds overlap_bounds(const std::vector<Term>& terms, const std::vector<P
 std::optional<TimeRange> overlap_time_range(const std::vector<Term>& terms, const std::vector<Point>& points,
                                             double slack, double cpu_ghz, double mem_gbs,
                                             std::optional<double> lat_ns) {
+  Point at;
+  at.cpu_ghz = cpu_ghz, at.mem_gbs = mem_gbs, at.lat_ns = lat_ns;
+  return overlap_time_range(terms, points, slack, at);
+}
+
+std::optional<TimeRange> overlap_time_range(const std::vector<Term>& terms, const std::vector<Point>& points,
+                                            double slack, const Point& at) {
   const int k = static_cast<int>(terms.size());
   std::vector<double> x(k);
-  for (int a = 0; a < k; ++a) x[a] = basis(terms[a], cpu_ghz, mem_gbs, lat_ns);
+  for (int a = 0; a < k; ++a) x[a] = basis(terms[a], at);
   TimeRange r;
   {
     WorkPolytope poly(terms, points, slack);

@@ -42,5 +42,8 @@ struct TimeRange {
 std::optional<TimeRange> overlap_time_range(const std::vector<Term>& terms, const std::vector<Point>& points,
                                             double slack, double cpu_ghz, double mem_gbs,
                                             std::optional<double> lat_ns);
+// The same at a configuration given with all its rates (the network's included).
+std::optional<TimeRange> overlap_time_range(const std::vector<Term>& terms, const std::vector<Point>& points,
+                                            double slack, const Point& at);
 
 }  // namespace hpcsens::model

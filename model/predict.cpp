@@ -93,18 +93,39 @@ double yaml_number(const YAML::Node& sys, const char* key, const std::string& pa
   return d;
 }
 
+// The rates of a candidate as a model configuration: its network as time per message and per byte.
+Point system_point(const SystemSpec& sys, double cpu_ghz) {
+  Point at;
+  at.label = sys.name;
+  at.cpu_ghz = cpu_ghz, at.mem_gbs = sys.mem_gbs, at.lat_ns = sys.lat_ns;
+  at.net_latency_us = sys.net_latency_us;
+  if (sys.net_bandwidth_gbs) at.net_ns_per_byte = 1.0 / *sys.net_bandwidth_gbs;  // 1 GB/s = 1 byte/ns
+  return at;
+}
+
+void check_network_range(const ModelReport& m, const Point& at, Prediction& p) {
+  for (Term t : {Term::net_lat, Term::net_bw}) {
+    if (!m.spec.has(t)) continue;
+    const Rate r = term_info(t).rate;
+    double lo = INFINITY, hi = 0;
+    for (const auto& pt : m.points) lo = std::min(lo, rate_value(r, pt)), hi = std::max(hi, rate_value(r, pt));
+    check_range(rate_name(r), rate_value(r, at), lo, hi, p);
+  }
+}
+
 SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
   if (!n.IsMap()) throw InputError(yaml_position(path, n), "expected a system mapping with name, cpu_ghz, mem_gbs");
-  static const std::set<std::string> known{"name",  "cpu_ghz", "mem_gbs",         "lat_ns", "description",
-                                           "nodes", "price",   "power_w", "cpu_work_factor"};
+  static const std::set<std::string> known{"name",    "cpu_ghz", "mem_gbs",         "lat_ns",         "description",
+                                           "nodes",   "price",   "power_w",         "cpu_work_factor", "net_latency_us",
+                                           "net_bandwidth_gbs"};
   for (const auto& kv : n) {
     if (!kv.first.IsScalar())
       throw InputError(yaml_position(path, kv.first), "a field name must be a plain word, not a list or mapping");
     const std::string k = kv.first.as<std::string>();
     if (!known.count(k))
       throw InputError(yaml_position(path, kv.first) + ": field '" + k + "'",
-                       "unknown field (expected name, cpu_ghz, mem_gbs, lat_ns, nodes, price, power_w, "
-                       "cpu_work_factor, description)");
+                       "unknown field (expected name, cpu_ghz, mem_gbs, lat_ns, net_latency_us, net_bandwidth_gbs, "
+                       "nodes, price, power_w, cpu_work_factor, description)");
   }
   SystemSpec s;
   s.where = yaml_position(path, n);
@@ -118,6 +139,10 @@ SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
   bool has = false;
   const double lat = yaml_number(n, "lat_ns", path, false, kLatNsRange, &has);
   if (has) s.lat_ns = lat;
+  const double net_lat = yaml_number(n, "net_latency_us", path, false, kNetLatencyUsRange, &has);
+  if (has) s.net_latency_us = net_lat;
+  const double net_bw = yaml_number(n, "net_bandwidth_gbs", path, false, kNetBandwidthGbsRange, &has);
+  if (has) s.net_bandwidth_gbs = net_bw;
   const double nodes = yaml_number(n, "nodes", path, false, {1, 1e7}, &has);
   if (has) s.nodes = nodes;
   const double price = yaml_number(n, "price", path, false, {1e-6, 1e15}, &has);
@@ -138,11 +163,17 @@ Prediction predict(const ModelReport& m, const SystemSpec& sys) {
   if (m.spec.has(Term::lat) && !sys.lat_ns)
     throw InputError((sys.where.empty() ? std::string("--lat-ns") : sys.where + ": field 'lat_ns'"),
                      "model '" + m.spec.name() + "' has a latency term: give the memory latency of '" + sys.name + "'");
+  if (has_network_term(m.spec) && !(sys.net_latency_us && sys.net_bandwidth_gbs))
+    throw InputError((sys.where.empty() ? std::string("--net-latency-us/--net-bandwidth-gbs")
+                                        : sys.where + ": field 'net_latency_us'/'net_bandwidth_gbs'"),
+                     "model '" + m.spec.name() + "' has network terms: give the interconnect of '" + sys.name +
+                         "' (latency per message in us and bandwidth in GB/s)");
   Prediction p;
   p.system = sys;
   const double cpu = sys.cpu_ghz / sys.cpu_work_factor;  // effective clock (see SystemSpec)
-  p.predicted_s = model_time(m.spec, m.params, cpu, sys.mem_gbs, sys.lat_ns);
-  const auto g = model_gradient(m.spec, m.params, cpu, sys.mem_gbs, sys.lat_ns);
+  const Point at = system_point(sys, cpu);
+  p.predicted_s = model_time(m.spec, m.params, at);
+  const auto g = model_gradient(m.spec, m.params, at);
   double var = 0;
   for (size_t a = 0; a < g.size(); ++a)
     for (size_t b = 0; b < g.size(); ++b) var += g[a] * m.covariance[a][b] * g[b];
@@ -163,7 +194,7 @@ Prediction predict(const ModelReport& m, const SystemSpec& sys) {
   p.high_s = p.fit_high_s;
   if (m.bounds.feasible) {
     try {
-      if (auto r = overlap_time_range(m.spec.terms, m.points, m.bounds.slack, cpu, sys.mem_gbs, sys.lat_ns)) {
+      if (auto r = overlap_time_range(m.spec.terms, m.points, m.bounds.slack, at)) {
         p.overlap_low_s = r->lo;
         p.overlap_high_s = r->hi;
         p.low_s = std::min(p.low_s, r->lo);
@@ -189,6 +220,7 @@ Prediction predict(const ModelReport& m, const SystemSpec& sys) {
     p.warnings.insert(p.warnings.begin(), "UNRELIABLE model: this prediction inherits its verdict");
   if (one != Rate::cpu_ghz) check_range("mem_gbs", sys.mem_gbs, mlo, mhi, p);
   if (m.spec.has(Term::lat) && sys.lat_ns) check_range("lat_ns", *sys.lat_ns, llo, lhi, p);
+  check_network_range(m, at, p);
   judge_extrapolation(m, p);
   const double base = m.points[m.baseline].time_s;
   p.speedup = base / p.predicted_s;
@@ -240,7 +272,7 @@ void check_unique_names(const std::vector<SystemSpec>& systems) {
 
 double held_rate(const ModelReport& m, Rate r) {
   std::vector<double> v;
-  for (const auto& p : m.points) v.push_back(rate_value(r, p.cpu_ghz, p.mem_gbs, p.lat_ns));
+  for (const auto& p : m.points) v.push_back(rate_value(r, p));
   return median(v);
 }
 

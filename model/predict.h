@@ -20,6 +20,9 @@ struct SystemSpec {
   // Cycles of work per unit of work relative to the measured machine (1: same microarchitecture
   // and compiler). W_cpu x f / R_cpu equals W_cpu / (R_cpu / f): the factor scales the clock.
   double cpu_work_factor = 1.0;
+  // The candidate's interconnect (models with network terms): latency per message, bandwidth.
+  // Last, so that positional initializers of the fields above keep their meaning.
+  std::optional<double> net_latency_us, net_bandwidth_gbs;
 };
 
 // A rate more than this factor outside the measured range is an extrapolation (docs/methodology.md).

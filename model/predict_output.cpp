@@ -39,6 +39,8 @@ json prediction_json(const Prediction& p) {
             {"verdict_reasons", p.verdict_reasons},
             {"warnings", p.warnings}};
   if (p.system.lat_ns) j["lat_ns"] = *p.system.lat_ns;
+  if (p.system.net_latency_us) j["net_latency_us"] = *p.system.net_latency_us;
+  if (p.system.net_bandwidth_gbs) j["net_bandwidth_gbs"] = *p.system.net_bandwidth_gbs;
   return j;
 }
 

@@ -15,6 +15,8 @@ double noise_floor(Rate r) {
     case Rate::cpu_ghz: return kCpuNoiseFloor;
     case Rate::mem_gbs: return kMemNoiseFloor;
     case Rate::lat_ns: return kLatNoiseFloor;
+    case Rate::net_latency_us:
+    case Rate::net_ns_per_byte: return kNetNoiseFloor;
     case Rate::none: break;
   }
   return 0;
@@ -25,6 +27,8 @@ double spread_of(Rate r, const Point& p) {
     case Rate::cpu_ghz: return p.cpu_spread;
     case Rate::mem_gbs: return p.mem_spread;
     case Rate::lat_ns: return p.lat_spread;
+    case Rate::net_latency_us: return p.net_lat_spread;
+    case Rate::net_ns_per_byte: return p.net_bw_spread;
     case Rate::none: break;
   }
   return NAN;
@@ -35,6 +39,8 @@ const char* unit_of(Rate r) {
     case Rate::cpu_ghz: return "GHz";
     case Rate::mem_gbs: return "GB/s";
     case Rate::lat_ns: return "ns";
+    case Rate::net_latency_us: return "us";
+    case Rate::net_ns_per_byte: return "ns/byte";
     case Rate::none: break;
   }
   return "";
@@ -45,6 +51,8 @@ const char* varied_words(Rate r) {
     case Rate::cpu_ghz: return "the core clock";
     case Rate::mem_gbs: return "memory bandwidth";
     case Rate::lat_ns: return "memory latency";
+    case Rate::net_latency_us: return "network latency";
+    case Rate::net_ns_per_byte: return "network bandwidth";
     case Rate::none: break;
   }
   return "";
@@ -78,7 +86,7 @@ RateVariation rate_variation(Rate r, const std::vector<Point>& points) {
   v.rate = r;
   std::vector<double> vals;
   for (const auto& p : points) {
-    const double x = rate_value(r, p.cpu_ghz, p.mem_gbs, p.lat_ns);
+    const double x = rate_value(r, p);
     if (!std::isfinite(x) || x <= 0) return v;
     vals.push_back(x);
   }
@@ -94,8 +102,8 @@ RateVariation rate_variation(Rate r, const std::vector<Point>& points) {
 
 std::vector<RateVariation> rate_variations(const std::vector<Point>& points) {
   std::vector<RateVariation> out{rate_variation(Rate::cpu_ghz, points), rate_variation(Rate::mem_gbs, points)};
-  RateVariation lat = rate_variation(Rate::lat_ns, points);
-  if (lat.present) out.push_back(lat);
+  for (Rate r : {Rate::lat_ns, Rate::net_latency_us, Rate::net_ns_per_byte})
+    if (RateVariation v = rate_variation(r, points); v.present) out.push_back(v);
   return out;
 }
 

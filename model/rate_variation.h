@@ -19,6 +19,9 @@ inline constexpr double kJitterFactor = 3.0;
 inline constexpr double kCpuNoiseFloor = 0.01;  // calibrated clock: a dependent add chain, ~0.1-1 %
 inline constexpr double kMemNoiseFloor = 0.03;  // STREAM Triad between visits of one point: 1-3 %
 inline constexpr double kLatNoiseFloor = 0.03;  // pointer-chasing latency, same order as STREAM
+// Network rates: ping-pong latency and streaming bandwidth, medians of many round trips, move by
+// a few per cent between runs on a shared host (docs/methodology.md, "The interconnect").
+inline constexpr double kNetNoiseFloor = 0.05;
 
 struct RateVariation {
   Rate rate = Rate::none;
@@ -32,7 +35,7 @@ struct RateVariation {
 };
 
 RateVariation rate_variation(Rate r, const std::vector<Point>& points);
-// cpu_ghz, mem_gbs, and lat_ns when every point has a latency.
+// cpu_ghz, mem_gbs, and lat_ns and the network rates when every point has them.
 std::vector<RateVariation> rate_variations(const std::vector<Point>& points);
 // Whether the sweep varied a rate by design (rate_variation(r, points).varied).
 bool rate_varied(Rate r, const std::vector<Point>& points);

@@ -14,7 +14,11 @@ namespace {
 // latency multiplies a latency term by 0.9.
 double saving_factor(bool divides) { return divides ? 1.0 - 1.0 / 1.1 : 0.1; }
 
-const char* better(Rate r) { return r == Rate::lat_ns ? "less" : "more"; }
+const char* better(Rate r) { return r == Rate::cpu_ghz || r == Rate::mem_gbs ? "more" : "less"; }
+
+// Network choices come in factors, not 10 % steps: an interconnect generation halves latency
+// or doubles bandwidth. Both halve a network term (its basis is time per message or per byte).
+bool network_rate(Rate r) { return r == Rate::net_latency_us || r == Rate::net_ns_per_byte; }
 
 }  // namespace
 
@@ -23,6 +27,8 @@ const char* rate_words(Rate r) {
     case Rate::cpu_ghz: return "core clock";
     case Rate::mem_gbs: return "memory bandwidth";
     case Rate::lat_ns: return "memory latency";
+    case Rate::net_latency_us: return "network latency";
+    case Rate::net_ns_per_byte: return "network bandwidth";
     case Rate::none: break;
   }
   return "";
@@ -63,7 +69,7 @@ void set_resampled_intervals(std::vector<Elasticity>& es, const std::vector<doub
     Elasticity& e = es[i];
     if (!std::isfinite(half[i])) continue;
     e.cov_low = e.low, e.cov_high = e.high;
-    const bool divides = e.rate != Rate::lat_ns;
+    const bool divides = e.rate == Rate::cpu_ghz || e.rate == Rate::mem_gbs;  // the others are times
     const double share = std::fabs(e.elasticity);
     const double lo = std::max(0.0, share - half[i]), hi = std::min(1.0, share + half[i]);
     e.low = divides ? -hi : lo;
@@ -82,9 +88,18 @@ std::string sensitivity_sentence(const std::vector<Elasticity>& es, const Point&
                    [](const Elasticity& a, const Elasticity& c) { return a.saving_10 > c.saving_10; });
   for (size_t i = 0; i < sorted.size(); ++i) {
     const auto& e = sorted[i];
+    const char* unreliable = e.unreliable ? " (UNRELIABLE: the sweep cannot determine it)" : "";
+    if (network_rate(e.rate)) {
+      const double half = 0.5 / saving_factor(false);  // share x 0.5, from the 10 % figures
+      s += fmt::format("{} {} {} saves {} ({}-{}) of run time{}", i == 0 ? "," : ";",
+                       e.rate == Rate::net_latency_us ? "halving" : "doubling", rate_words(e.rate),
+                       percent(e.saving_10 * half, 1), percent(e.saving_10_low * half, 1),
+                       percent(e.saving_10_high * half, 1), unreliable);
+      continue;
+    }
     s += fmt::format("{} 10 % {} {} saves {} ({}-{}) of run time{}", i == 0 ? "," : ";", better(e.rate),
                      rate_words(e.rate), percent(e.saving_10, 1), percent(e.saving_10_low, 1),
-                     percent(e.saving_10_high, 1), e.unreliable ? " (UNRELIABLE: the sweep cannot determine it)" : "");
+                     percent(e.saving_10_high, 1), unreliable);
   }
   return s;
 }

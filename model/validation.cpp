@@ -55,7 +55,7 @@ LeaveOneOut closed_form(const ModelSpec& spec, const std::vector<Point>& points,
   Eigen::VectorXd r(n), w(n);
   for (size_t i = 0; i < n; ++i) {
     const bool usable = std::isfinite(times[i]) && times[i] > 0;
-    const auto g = model_gradient(spec, params, points[i].cpu_ghz, points[i].mem_gbs, points[i].lat_ns);
+    const auto g = model_gradient(spec, params, points[i]);
     for (int a = 0; a < q; ++a) J(i, a) = usable ? g[free[a]] / times[i] : 0.0;
     r(i) = usable ? model_time(spec, params, points[i]) / times[i] - 1.0 : 0.0;
     w(i) = usable ? loss_weight(opts, r(i) * r(i)) : 0.0;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "model/identifiability.h"
 #include "model/number_format.h"
@@ -38,18 +39,19 @@ namespace {
 // How much the times moved when only this rate changed: the largest relative time range among
 // configurations that share every other rate (the whole sweep when no two do).
 double response_to(Rate rate, const std::vector<Point>& points) {
-  std::map<std::tuple<double, double, double>, std::vector<const Point*>> groups;
+  std::map<std::vector<double>, std::vector<const Point*>> groups;
   for (const auto& p : points) {
-    const double c = rate == Rate::cpu_ghz ? 0 : p.cpu_ghz, m = rate == Rate::mem_gbs ? 0 : p.mem_gbs;
-    const double l = rate == Rate::lat_ns ? 0 : p.lat_ns.value_or(0);
-    groups[{c, m, l}].push_back(&p);
+    std::vector<double> others;
+    for (Rate r : {Rate::cpu_ghz, Rate::mem_gbs, Rate::lat_ns, Rate::net_latency_us, Rate::net_ns_per_byte})
+      if (r != rate) others.push_back(std::isfinite(rate_value(r, p)) ? rate_value(r, p) : 0);
+    groups[others].push_back(&p);
   }
   double best = -1;
   for (const auto& [key, g] : groups) {
     double rlo = INFINITY, rhi = 0, tlo = INFINITY, thi = 0;
     std::vector<double> times;
     for (const Point* p : g) {
-      const double r = rate_value(rate, p->cpu_ghz, p->mem_gbs, p->lat_ns);
+      const double r = rate_value(rate, *p);
       rlo = std::min(rlo, r), rhi = std::max(rhi, r), tlo = std::min(tlo, p->time_s), thi = std::max(thi, p->time_s);
       times.push_back(p->time_s);
     }
@@ -72,7 +74,7 @@ std::vector<std::string> knobs_without_effect(const ModelSpec& spec, const std::
     if (info.rate == Rate::none) continue;
     double rlo = INFINITY, rhi = 0;
     for (const auto& p : points) {
-      const double r = rate_value(info.rate, p.cpu_ghz, p.mem_gbs, p.lat_ns);
+      const double r = rate_value(info.rate, p);
       rlo = std::min(rlo, r), rhi = std::max(rhi, r);
     }
     if (!(rhi > rlo * (1 + 1e-9))) continue;  // not varied: identifiability says so
@@ -100,7 +102,7 @@ std::vector<std::string> term_effect_problems(const ModelSpec& spec, const std::
     if (info.rate == Rate::none) continue;
     double lo = INFINITY, hi = 0, blo = INFINITY, bhi = -INFINITY;
     for (const auto& p : points) {
-      const double r = rate_value(info.rate, p.cpu_ghz, p.mem_gbs, p.lat_ns), b = basis(spec.terms[k], p);
+      const double r = rate_value(info.rate, p), b = basis(spec.terms[k], p);
       lo = std::min(lo, r), hi = std::max(hi, r), blo = std::min(blo, b), bhi = std::max(bhi, b);
     }
     const double change = params[k] * (bhi - blo) / baseline_s;

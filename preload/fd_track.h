@@ -12,6 +12,7 @@
 
 #include "preload/accounting.h"
 #include "preload/clock.h"
+#include "preload/timeline.h"
 
 namespace hpcsens::preload {
 
@@ -62,7 +63,7 @@ auto timed_open(int id, F&& fn, FdOf&& fd_of, bool* file) {
   const std::uint64_t elapsed = counting ? now_ticks() - start : 0;
   const int fd = fd_of(r);
   *file = fd >= 0 && is_file_io(fd);
-  if (counting && (fd < 0 || *file)) guard.record(id, elapsed, 0);
+  if (counting && (fd < 0 || *file)) guard.record(id, elapsed, 0), timeline_call(id, start, elapsed);
   return r;
 }
 

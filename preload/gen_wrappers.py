@@ -143,8 +143,9 @@ def bytes_expr(call, ns, expr=None):
     return f"static_cast<std::uint64_t>({expr})"
 
 
-def record_lines(c, ns, ok):
-    """The accounting after the real call returned: counts, bytes, histogram, partner."""
+def record_lines(c, ns, ok, site):
+    """The accounting after the real call returned: counts, bytes, histogram, partner, timeline
+    and call site (`site`: the expression of the caller's return address)."""
     name = c["name"]
     lines = [f"  const std::uint64_t nbytes = {ok} ? {bytes_expr(c, ns)} : 0;"]
     # A remembered receive gets its histogram entry at completion, a persistent send at each
@@ -153,6 +154,8 @@ def record_lines(c, ns, ok):
         lines.append(f"  guard.record_msg(call::{name}, hist::{name}, elapsed, nbytes);")
     else:
         lines.append(f"  guard.record(call::{name}, elapsed, nbytes);")
+    lines.append(f"  timeline_call(call::{name}, start, elapsed);")
+    lines.append(f"  callsite_call(call::{name}, {site}, elapsed, nbytes);")
     if c["received"] != "-":
         lines.append(f"  if ({ok}) guard.add_received(call::{name}, "
                      f"{bytes_expr(c, ns, c['received'])});")
@@ -245,7 +248,7 @@ def gen_c_wrappers(calls):
             out += [
                 f"  const int rc = real.get()({args});",
                 "  const std::uint64_t elapsed = now_ticks() - start;"]
-            out += record_lines(c, "cb", "rc == MPI_SUCCESS")
+            out += record_lines(c, "cb", "rc == MPI_SUCCESS", "__builtin_return_address(0)")
             if cpl:
                 out += completion_after(*cpl)
             out += ["  return rc;", "}", ""]
@@ -270,7 +273,8 @@ def gen_fortran_wrappers(calls):
         fn_types = ", ".join(["void*"] * len(names) + ["std::size_t"] * len(lens))
         out += [
             f"using {ftype} = void (*)({fn_types});",
-            f"void fortran_{name}({ftype} real, {sig}) {{",
+            # `site`: the user's return address, taken in the exported symbol it called.
+            f"void fortran_{name}({ftype} real, const void* site, {sig}) {{",
             "  Guard guard;",
             f"  if (!guard.counting()) return real({args});"]
         for st in received_status(c):
@@ -286,7 +290,7 @@ def gen_fortran_wrappers(calls):
         out += [
             f"  real({args});",
             "  const std::uint64_t elapsed = now_ticks() - start;"]
-        out += record_lines(c, "fb", "fb::ok(ierror)")
+        out += record_lines(c, "fb", "fb::ok(ierror)", "site")
         if cpl:
             out += fortran_completion_after(*cpl)
         out += ["}", ""]
@@ -294,7 +298,7 @@ def gen_fortran_wrappers(calls):
             exported.append(
                 f'extern "C" HPCSENS_EXPORT void {sym}({sig}) {{\n'
                 f'  static constinit RealSymbol<{ftype}> real{{"{sym}", true}};\n'
-                f"  fortran_{name}(real.get(), {args});\n"
+                f"  fortran_{name}(real.get(), __builtin_return_address(0), {args});\n"
                 "}\n")
     out += ["}  // namespace", ""] + exported
     return "\n".join(out)

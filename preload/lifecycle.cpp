@@ -36,6 +36,9 @@
 #include "preload/recv_completion.h"
 #include "preload/regions.h"
 #include "preload/signal_partial.h"
+#include "preload/timeline_report.h"
+#include "preload/callsite_report.h"
+#include "preload/callsites.h"
 #include "record/record_text.h"
 #include "record/run_record.h"
 
@@ -112,6 +115,9 @@ nlohmann::json rank_json(State& s, const CallTotals& totals, const record::RankR
   if (auto sizes = msg_sizes(*m.hist); !sizes.empty()) j["msg_sizes"] = std::move(sizes);
   add_partners(m, j);
   if (auto regions = region_results(spt); !regions.empty()) j["regions"] = regions_json(regions);
+  j["timeline"] = timeline_json(g_timeline, spt, region_name);
+  if (auto sites = callsites_json(spt); !sites.is_null()) j["callsites"] = std::move(sites);
+  if (const auto lost = callsite_drops(); lost > 0) j["callsite_drops"] = lost;
   j["mpi_s_main_thread"] = s.main_slot ? mpi_seconds(s.main_slot->calls, spt) : 0.0;
   j["cpu"] = cpu_share_json();
   return j;
@@ -309,6 +315,8 @@ void after_init() noexcept {
   s.main_slot = own_thread_slot();
   s.ticks.start();
   arm_for_signals(s);
+  timeline_begin(s.main_slot, s.ticks.uses_tsc());
+  callsites_begin(std::getenv(env::kCallSites));
   s.papi.start();
   g_counting.store(true, std::memory_order_release);
 }
@@ -321,6 +329,7 @@ void before_finalize() noexcept {
   s.papi.stop();
   s.t2 = now_s();
   close_open_regions();  // at t2: the finalize barrier is not part of any region
+  timeline_end();
   g_counting.store(false, std::memory_order_release);
   MPI_Comm world = pmpi::handles().world;
   pmpi::Barrier.get()(world);
@@ -394,6 +403,7 @@ void before_abort() noexcept {
   s.papi.stop();
   s.t2 = s.t3 = now_s();
   close_open_regions();
+  timeline_end();
   write_partial(s, /*complete=*/false);
 }
 

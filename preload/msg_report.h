@@ -33,7 +33,7 @@ nlohmann::json regions_json(const std::vector<RegionResult>& regions);
 // MPI seconds of one thread's calls (I/O excluded).
 double mpi_seconds(const CallTotals& calls, double seconds_per_tick);
 
-// Shrinks `rank` to at most `budget` bytes of compact JSON by dropping, in order, partners,
+// Shrinks `rank` to at most `budget` bytes of compact JSON by dropping, in order, timeline, callsites, partners,
 // message-size histograms, regions and the per-call tables; sets "truncated": true when anything
 // was dropped. Returns the text.
 std::string fit_to_budget(nlohmann::json& rank, std::size_t budget);

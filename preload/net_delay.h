@@ -3,8 +3,8 @@
 //
 // Off (no HPCSENS_NET_* in the run's environment), a wrapper pays one load and one predictable
 // branch on g_net_delay_on. On, a message spins on the call clock before it is handed to MPI:
-// from the wrapper's own start tick, so the wrapper's cost counts toward the delay, and spinning
-// (no sleep) so that an oversubscribed rank keeps its core and the delay does not grow with load.
+// from the wrapper's own start tick, so the wrapper's cost counts toward the delay; short delays
+// spin (a rank waiting on a real network polls and keeps its core), long ones sleep most of it.
 #include <cstdint>
 #include <string>
 
@@ -16,7 +16,12 @@ namespace hpcsens::preload {
 // Written once at MPI_Init, before the first counted call; read by every wrapper.
 extern bool g_net_delay_on;
 
-// Spins until `start` + messages x d_lat + bytes x d_byte (in call-clock ticks).
+// Delays of at least this long sleep until kSpinTailNs before their end, then spin.
+inline constexpr double kSleepAboveNs = 500e3;
+inline constexpr double kSpinTailNs = 100e3;
+
+// Waits until `start` + messages x d_lat + bytes x d_byte (in call-clock ticks): spinning, or for
+// a delay of kSleepAboveNs and more, sleeping until its last kSpinTailNs and spinning those.
 void net_delay_spin(std::uint64_t start, double messages, double bytes) noexcept;
 
 // This process's delays so far: requested and achieved (from each call's start tick to the end

@@ -61,6 +61,7 @@ auto timed(int id, bool fd_ok, F&& fn, bool bytes_from_result) {
   auto r = fn();
   const std::uint64_t elapsed = now_ticks() - start;
   guard.record(id, elapsed, bytes_from_result ? positive(r) : 0);
+  timeline_call(id, start, elapsed);
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include "preload/accounting.h"
 #include "preload/clock.h"
 #include "preload/rank_report.h"
+#include "preload/timeline.h"
 
 namespace hpcsens::preload {
 namespace {
@@ -101,6 +102,7 @@ bool region_begin(const char* name, std::size_t len) noexcept {
   const int i = find_or_add(name, len);
   if (i < 0) return drop();
   t_open.stack[t_open.depth++] = now_mark(i);
+  if (t_open.depth == 1) timeline_mark(t_open.stack[0].wall, i);
   return true;
 }
 
@@ -124,6 +126,7 @@ void pcontrol_phase(int level) noexcept {
   if (g_phase.region >= 0) close(g_phase);
   g_phase = i >= 0 ? now_mark(i) : Mark{};
   if (i < 0) drop();
+  else timeline_mark(g_phase.wall, i);
 }
 
 void close_open_regions() noexcept {
@@ -146,6 +149,10 @@ std::vector<RegionResult> region_results(double seconds_per_tick) {
 }
 
 std::uint64_t region_drops() noexcept { return g_drops.load(std::memory_order_relaxed); }
+
+const char* region_name(int i) noexcept {
+  return i >= 0 && i < g_num_regions.load(std::memory_order_acquire) ? g_regions[i].name : "";
+}
 
 void reset_regions() noexcept {
   for (auto& r : g_regions) r = Region{};

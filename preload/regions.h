@@ -33,6 +33,8 @@ void pcontrol_phase(int level) noexcept;
 void close_open_regions() noexcept;
 std::vector<RegionResult> region_results(double seconds_per_tick);
 std::uint64_t region_drops() noexcept;
+// The name of region index i (timeline marks), "" beyond the table.
+const char* region_name(int i) noexcept;
 void reset_regions() noexcept;  // tests
 
 }  // namespace hpcsens::preload

@@ -81,6 +81,7 @@ auto timed(int id, bool ok, F&& fn, B&& bytes_of) {
   auto r = fn();
   const std::uint64_t elapsed = now_ticks() - start;
   guard.record(id, elapsed, bytes_of(r));
+  timeline_call(id, start, elapsed);
   return r;
 }
 constexpr auto kNoBytes = [](auto) -> std::uint64_t { return 0; };

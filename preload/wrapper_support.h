@@ -12,6 +12,8 @@
 #include "preload/real_symbol.h"
 #include "preload/persistent_sends.h"
 #include "preload/recv_completion.h"
+#include "preload/timeline.h"
+#include "preload/callsites.h"
 
 #define HPCSENS_EXPORT __attribute__((visibility("default")))
 

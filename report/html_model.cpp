@@ -20,6 +20,7 @@ namespace ja = json_access;
 struct Point {
   std::string label;
   double cpu_ghz, mem_gbs, lat_ns, observed, min_s, max_s, predicted;
+  double net_latency_us = 0, net_ns_per_byte = 0;  // models with network terms
   json error;
 };
 
@@ -35,6 +36,8 @@ std::vector<Point> points_of(const json& model, const std::string& file) {
     q.cpu_ghz = p.contains("cpu_ghz") ? ja::number(p, "cpu_ghz", file, where) : 0;
     q.mem_gbs = p.contains("mem_gbs") ? ja::number(p, "mem_gbs", file, where) : 0;
     q.lat_ns = p.contains("lat_ns") && p["lat_ns"].is_number() ? p["lat_ns"].get<double>() : 0;
+    if (p.contains("net_latency_us") && p["net_latency_us"].is_number()) q.net_latency_us = p["net_latency_us"];
+    if (p.contains("net_ns_per_byte") && p["net_ns_per_byte"].is_number()) q.net_ns_per_byte = p["net_ns_per_byte"];
     q.observed = ja::number(p, "observed_s", file, where);
     q.min_s = p.contains("min_s") && p["min_s"].is_number() ? p["min_s"].get<double>() : q.observed;
     q.max_s = p.contains("max_s") && p["max_s"].is_number() ? p["max_s"].get<double>() : q.observed;
@@ -50,6 +53,8 @@ double term_time(const std::string& name, double work, const Point& p) {
   if (name == "cpu") return p.cpu_ghz > 0 ? work / p.cpu_ghz : 0.0;
   if (name == "mem") return p.mem_gbs > 0 ? work / p.mem_gbs : 0.0;
   if (name == "lat") return work * p.lat_ns;
+  if (name == "net_lat") return work * p.net_latency_us;  // M messages x us
+  if (name == "net_bw") return work * p.net_ns_per_byte;  // GB x ns per byte
   return work;  // io, fixed: seconds that no rate changes
 }
 

@@ -166,7 +166,8 @@ CsvTable parse_csv_table(const std::string& name) {
   if (name == "msg_sizes") return CsvTable::kMsgSizes;
   if (name == "regions") return CsvTable::kRegions;
   throw InputError("--table", "unknown table '" + name +
-                                  "' (expected ranks, summary, calls, counters, topdown, partners, msg_sizes or regions)");
+                                  "' (expected ranks, summary, calls, counters, topdown, timeline, callsites, partners, "
+                                  "msg_sizes or regions)");
 }
 
 std::string tidy_csv(const RunScan& s, CsvTable table) {

@@ -118,7 +118,7 @@ bool plan_measured(const RunRequest& req, mpi::LauncherKind kind, AppfileJob& ap
   std::string ld_preload = preload;
   if (const char* existing = std::getenv(env::kPreload); existing && *existing)
     ld_preload += std::string(":") + existing;
-  const std::vector<mpi::EnvVar> vars = {
+  std::vector<mpi::EnvVar> vars = {
       {env::kOutDir, out_dir},
       {env::kRunId, run_id},
       {env::kEvents, req.events.empty() ? "default" : req.events},
@@ -127,6 +127,8 @@ bool plan_measured(const RunRequest& req, mpi::LauncherKind kind, AppfileJob& ap
       {env::kStartUtc, start_utc},
       {env::kPreload, ld_preload},
   };
+  for (const auto& [name, value] : req.rank_env) vars.push_back({name, value});
+  if (req.callsites) vars.push_back({env::kCallSites, "1"});
   *plan = mpi::plan_launch(kind, req.argv, vars);
   if (!appfile.present) return true;
   if (auto err = inject_into_appfile(appfile, *plan, vars, run_id); !err.empty()) {

@@ -3,6 +3,7 @@
 // wait, and hand back the exit status and the record. Used by `hpcsens run` and by the sweep.
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,7 +20,11 @@ struct RunRequest {
   nlohmann::json config = nlohmann::json::object();
   double timeout_s = 0;  // 0: no limit; else the job's process group is killed after it
   std::string run_id;    // empty: generated (UTC time + pid)
+  bool callsites = false;  // --callsites: the preload keeps its call-site table (HPCSENS_CALLSITES=1)
   bool quiet = false;    // no warnings on stderr (they are still returned in RunResult)
+  // More variables for the ranks' environment, this run only (the sweep's network-delay knob,
+  // common/preload_env.h); they reach the ranks the way the preload's own settings do.
+  std::vector<std::pair<std::string, std::string>> rank_env;
 };
 
 struct RunResult {

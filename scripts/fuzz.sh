@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every parser's libFuzzer harness for a fixed time: `scripts/fuzz.sh [SECONDS] [PARSER...]`
-# (default 30 s each, all parsers: spec system mix fit_csv record model journal).
+# (default 30 s each, all parsers: spec system mix fit_csv record model journal appfile net_env).
 # Not part of ctest. Builds with clang + ASan/UBSan into build-fuzz/ (-DHPCSENS_FUZZ=ON), starts
 # from fuzz/seeds/<parser>/ and keeps the grown corpus in build-fuzz/corpus/<parser>/. An input
 # that crashes a parser (or makes it throw anything but InputError) is saved as
@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-30}
 shift || true
 parsers=("$@")
-((${#parsers[@]})) || parsers=(spec system mix fit_csv record model journal appfile cpuinfo)
+((${#parsers[@]})) || parsers=(spec system mix fit_csv record model journal appfile cpuinfo net_env)
 build=${HPCSENS_FUZZ_BUILD:-$here/build-fuzz}
 
 CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

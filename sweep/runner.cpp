@@ -9,14 +9,14 @@
 #include <fmt/core.h>
 
 #include "common/errors.h"
-#include "sweep/dry_run.h"
-#include "sweep/executor.h"
-#include "sweep/machine.h"
-#include "sweep/session.h"
-#include "sweep/slurm_array.h"
-#include "sweep/subprocess.h"
-#include "sweep/summary.h"
-#include "sweep/sweep_common.h"
+#include "sweep/output/dry_run.h"
+#include "sweep/execute/executor.h"
+#include "sweep/execute/machine.h"
+#include "sweep/journal/session.h"
+#include "sweep/array/slurm_array.h"
+#include "sweep/process/subprocess.h"
+#include "sweep/output/summary.h"
+#include "sweep/spec/sweep_common.h"
 
 namespace hpcsens::sweep {
 namespace {
@@ -157,7 +157,8 @@ int restore_dir(const std::string& dir, bool machine_wide) {
     return 0;
   }
   FileLock machine_lock;
-  if (machine_wide && (!s.state.originals.empty() || !s.state.restore_actions.empty() || s.state.per_node_nnodes > 0))
+  if (machine_wide && (!s.state.originals.empty() || !s.state.restore_actions.empty() || s.state.per_node_nnodes > 0 ||
+                       !s.state.resctrl_groups.empty()))
     machine_lock = lock_machine(s.state.sysfs_root, {s.abs_dir, s.state.token});
   Journal journal(s.fd);
   const auto r = restore_journalled(s.state, journal, s.abs_dir);

@@ -5,9 +5,9 @@
 // SIGINT/SIGTERM/SIGHUP; after a kill -9 by `--restore`.
 #include <string>
 
-#include "sweep/spec.h"
-#include "sweep/stop.h"
-#include "sweep/sweep_options.h"
+#include "sweep/spec/spec.h"
+#include "sweep/process/stop.h"
+#include "sweep/execute/sweep_options.h"
 
 namespace hpcsens::sweep {
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sweep/knob_doctor.h"
+#include "sweep/knobs/knob_doctor.h"
 #include "topdown/event_tables.h"
 
 namespace hpcsens::doctor {

@@ -108,11 +108,65 @@
     var numbers = box.querySelector('details.numbers');
     if (numbers) numbers.open = false;
   }
+  // Ranks x time (no Chart.js type fits): one row per rank, one cell per bin at its own time, the
+  // colour mixing blue (compute), red (MPI) and green (I/O) by their shares of the bin; phase marks
+  // as dashed lines. The hovered cell's numbers show in the canvas title.
+  var heat = {compute: [78, 121, 167], mpi: [225, 87, 89], io: [89, 161, 79]};
+  function heatmap(box, c) {
+    var canvas = el('canvas'), holder = el('div', 'canvas-holder');
+    holder.style.height = (c.height || 320) + 'px';
+    holder.appendChild(canvas);
+    box.insertBefore(holder, box.firstChild);
+    var W = holder.clientWidth || 900, H = c.height || 320, left = 60, right = 10, top = 30, bottom = 40;
+    canvas.width = W; canvas.height = H;
+    var g = canvas.getContext('2d'), n = c.rows.length, rowH = (H - top - bottom) / Math.max(1, n);
+    var span = c.span_s > 0 ? c.span_s : 1, x = function (t) { return left + (W - left - right) * t / span; };
+    var cells = 0, drawnRows = [];
+    g.fillStyle = '#222'; g.font = '15px sans-serif'; g.textAlign = 'center';
+    g.fillText(c.title, W / 2, 18);
+    g.font = '11px sans-serif';
+    c.rows.forEach(function (r, k) {
+      var y = top + k * rowH, shares = [];
+      for (var i = 0; i < r.mpi_s.length; i++) {
+        var cs = r.compute_s[i], ms = r.mpi_s[i], is = r.io_s[i], all = cs + ms + is || 1, rgb = [0, 1, 2].map(function (j) {
+          return Math.round((cs * heat.compute[j] + ms * heat.mpi[j] + is * heat.io[j]) / all);
+        });
+        g.fillStyle = 'rgb(' + rgb.join(',') + ')';
+        g.fillRect(x(i * r.bin_s), y, Math.max(1, x((i + 1) * r.bin_s) - x(i * r.bin_s)), Math.max(1, rowH - (rowH > 4 ? 1 : 0)));
+        shares.push([cs, ms, is]);
+        cells += 1;
+      }
+      drawnRows.push({rank: r.rank, cells: shares});
+      if (n <= 40 || k % Math.ceil(n / 40) === 0) { g.fillStyle = '#222'; g.textAlign = 'right'; g.fillText(String(r.rank), left - 6, y + rowH / 2 + 4); }
+    });
+    g.textAlign = 'center'; g.fillStyle = '#222';
+    for (var t = 0; t <= 10; t++) g.fillText(fmt(span * t / 10), x(span * t / 10), H - bottom + 14);
+    g.fillText(c.x, (left + W - right) / 2, H - 6);
+    g.save(); g.translate(14, (top + H - bottom) / 2); g.rotate(-Math.PI / 2); g.fillText(c.y, 0, 0); g.restore();
+    g.setLineDash([5, 4]); g.strokeStyle = '#111';
+    (c.marks || []).forEach(function (m) {
+      g.beginPath(); g.moveTo(x(m.t_s), top - 4); g.lineTo(x(m.t_s), H - bottom); g.stroke();
+      g.textAlign = 'left'; g.fillText(m.phase, x(m.t_s) + 3, top - 2);
+    });
+    canvas.addEventListener('mousemove', function (e) {
+      var b = canvas.getBoundingClientRect(), k = Math.floor((e.clientY - b.top - top) / rowH), r = c.rows[k];
+      if (!r) return;
+      var i = Math.floor((e.clientX - b.left - left) / (W - left - right) * span / r.bin_s);
+      if (i < 0 || i >= r.mpi_s.length) return;
+      canvas.title = 'rank ' + r.rank + ', ' + fmt(i * r.bin_s) + ' s: compute ' + fmt(r.compute_s[i]) + ' s, MPI ' +
+        fmt(r.mpi_s[i]) + ' s' + (r.top_mpi[i] ? ' (' + r.top_mpi[i] + ')' : '') + ', I/O ' + fmt(r.io_s[i]) + ' s';
+    });
+    box.setAttribute('data-rendered', JSON.stringify({title: c.title, kind: 'heatmap', cells: cells, rows: drawnRows,
+                                                      marks: (c.marks || []).map(function (m) { return m.phase; })}));
+    Array.prototype.forEach.call(box.querySelectorAll('.chart-title'), function (t) { t.hidden = true; });
+    var numbers = box.querySelector('details.numbers');
+    if (numbers) numbers.open = false;
+  }
   var drawn = 0, expected = 0;
   Array.prototype.forEach.call(document.querySelectorAll('div.chart[data-chart]'), function (box) {
     var c = page.charts[Number(box.getAttribute('data-chart'))];
     expected += 1;
-    try { chart(box, c); drawn += 1; } catch (e) {
+    try { (c.type === 'heatmap' ? heatmap : chart)(box, c); drawn += 1; } catch (e) {
       errors += 1;
       box.insertBefore(el('p', 'warning', 'chart "' + (c ? c.title : '?') + '" failed: ' + e), box.firstChild);
       if (window.console) console.error(e);

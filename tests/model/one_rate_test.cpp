@@ -28,11 +28,14 @@ TEST_P(EveryTerm, RegistryEntryIsConsistent) {
   EXPECT_STREQ(term_info(t.term).name, t.name);
   EXPECT_STRNE(t.unit, "");
   EXPECT_STRNE(t.meaning, "");
-  // The basis follows the registry: constant, 1/rate or rate.
-  const double b = basis(t.term, 2.0, 50.0, 80.0);
+  // The basis follows the registry: constant, 1/rate or rate (every rate given, the network's too).
+  Point p;
+  p.cpu_ghz = 2.0, p.mem_gbs = 50.0, p.lat_ns = 80.0, p.net_latency_us = 3.0, p.net_ns_per_byte = 0.25;
+  const double b = basis(t.term, p);
   if (t.rate == Rate::none) EXPECT_DOUBLE_EQ(b, 1.0);
-  else if (t.divides) EXPECT_DOUBLE_EQ(b, 1.0 / rate_value(t.rate, 2.0, 50.0, 80.0));
-  else EXPECT_DOUBLE_EQ(b, rate_value(t.rate, 2.0, 50.0, 80.0));
+  else if (t.divides) EXPECT_DOUBLE_EQ(b, 1.0 / rate_value(t.rate, p));
+  else EXPECT_DOUBLE_EQ(b, rate_value(t.rate, p));
+  EXPECT_TRUE(std::isfinite(b));
   if (t.rate != Rate::none) EXPECT_STRNE(t.identified_by, "");
 }
 
@@ -231,6 +234,41 @@ TEST(Clock, CountersGiveTheClockWhereNoCalibrationMeasuredIt) {
   ASSERT_EQ(d.clock_problems.size(), 1u);
   EXPECT_NE(d.clock_problems[0].find("cycles / task-clock counters"), std::string::npos) << d.clock_problems[0];
   EXPECT_EQ(d.requested_clock_runs, 0);
+}
+
+// A record carries the requested, the set (where the driver put it) and the measured clock: the
+// measured one is judged against the set one. A driver that cannot go above 2.6 GHz set 2.6 for a
+// 3.0 request, and running at 2.6 is the knob working; 2.0 at a set 2.4 is the knob failing.
+TEST(Clock, MeasuredClockIsComparedWithTheSetClockWhereTheRecordHasOne) {
+  const std::string dir = ::testing::TempDir();
+  std::vector<std::string> files;
+  struct Row { double requested, set, measured; };
+  for (const Row& w : {Row{1.2, 1.2, 1.2}, Row{2.4, 2.4, 2.0}, Row{3.0, 2.6, 2.6}}) {
+    record::RunRecord r;
+    r.job.command = {"./app"};
+    r.job.nranks = 1;
+    r.config = {{"cpu_ghz", w.measured},        {"cpu_ghz_source", "measured"}, {"cpu_ghz_requested", w.requested},
+                {"cpu_ghz_set", w.set},         {"cpu_ghz_measured", w.measured}, {"mem_gbs", 50.0},
+                {"label", "r" + std::to_string(w.requested)}};
+    r.timing.job_s = 12 / w.measured + 1;
+    record::RankRecord rk;
+    rk.rank = 0, rk.wall_s = r.timing.job_s;
+    r.ranks.push_back(rk);
+    files.push_back(dir + "/set_clock_" + std::to_string(w.requested) + ".json");
+    std::ofstream(files.back()) << record::to_json(r).dump();
+  }
+  const Dataset d = load_dataset(files);
+  ASSERT_EQ(d.clock_problems.size(), 1u) << (d.clock_problems.empty() ? "" : d.clock_problems.back());
+  EXPECT_NE(d.clock_problems[0].find("measured core clock was 2 GHz but 2.4 GHz was set (17% off)"), std::string::npos)
+      << d.clock_problems[0];
+  // Without a set clock the requested one is the reference, and the note says "requested".
+  Observation o;
+  o.label = "old", o.cpu_requested = 3.0, o.cpu_measured = 2.6, o.cpu_source = "measured";
+  o.cpu_ghz = 2.6, o.mem_gbs = 50, o.time_s = 5;
+  const Dataset old = assemble({o});
+  ASSERT_EQ(old.clock_problems.size(), 1u);
+  EXPECT_NE(old.clock_problems[0].find("2.6 GHz but 3 GHz was requested (13% off)"), std::string::npos)
+      << old.clock_problems[0];
 }
 
 TEST(Sensitivity, ElasticityIsMinusTheShareAndTheSentenceSaysTheSaving) {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
-#include "sweep/slurm_array.h"
-#include "sweep/spec.h"
+#include "sweep/array/slurm_array.h"
+#include "sweep/spec/spec.h"
 
 namespace hpcsens::sweep {
 namespace {

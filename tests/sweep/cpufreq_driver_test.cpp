@@ -7,9 +7,9 @@
 #include "common/errors.h"
 #include "fake_sysfs.h"
 #include "kernel_model.h"
-#include "sweep/cpufreq_sysfs.h"
-#include "sweep/knobs.h"
-#include "sweep/spec.h"
+#include "sweep/knobs/cpufreq_sysfs.h"
+#include "sweep/knobs/knobs.h"
+#include "sweep/spec/spec.h"
 
 namespace hpcsens::sweep::testing {
 namespace {

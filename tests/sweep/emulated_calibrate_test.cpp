@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "fake_sysfs.h"
-#include "sweep/calibrate.h"
-#include "sweep/emulated.h"
-#include "sweep/progress.h"
+#include "sweep/calibrate/calibrate.h"
+#include "sweep/execute/emulated.h"
+#include "sweep/execute/progress.h"
 
 namespace hpcsens::sweep {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "common/errors.h"
-#include "sweep/emulated.h"
-#include "sweep/spec.h"
+#include "sweep/execute/emulated.h"
+#include "sweep/spec/spec.h"
 
 namespace hpcsens::sweep {
 namespace {

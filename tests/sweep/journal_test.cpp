@@ -8,7 +8,7 @@
 #include "common/errors.h"
 
 #include "fake_sysfs.h"
-#include "sweep/journal.h"
+#include "sweep/journal/journal.h"
 
 namespace hpcsens::sweep {
 namespace {

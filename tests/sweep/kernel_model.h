@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep/sysfs_io.h"
+#include "sweep/knobs/sysfs_io.h"
 
 namespace hpcsens::sweep::testing {
 

@@ -4,7 +4,7 @@
 
 #include "fake_sysfs.h"
 #include "kernel_model.h"
-#include "sweep/cpufreq_sysfs.h"
+#include "sweep/knobs/cpufreq_sysfs.h"
 
 namespace hpcsens::sweep::testing {
 namespace {

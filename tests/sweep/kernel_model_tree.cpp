@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "fake_sysfs.h"
-#include "sweep/sysfs_io.h"
+#include "sweep/knobs/sysfs_io.h"
 
 namespace fs = std::filesystem;
 

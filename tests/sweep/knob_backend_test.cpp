@@ -10,10 +10,10 @@
 #include <map>
 
 #include "fake_sysfs.h"
-#include "sweep/knob_backend.h"
-#include "sweep/knobs.h"
-#include "sweep/plan.h"
-#include "sweep/restore.h"
+#include "sweep/knobs/knob_backend.h"
+#include "sweep/knobs/knobs.h"
+#include "sweep/spec/plan.h"
+#include "sweep/knobs/restore.h"
 
 namespace fs = std::filesystem;
 
@@ -53,6 +53,22 @@ const std::map<std::string, BackendCase>& cases() {
        {[](const std::string&) {},
         [](const std::string&) { return "job: {command: [srun, ./app]}\nknobs: {memory: [{name: ddr4, slurm_partition: p1}]}\n"; },
         "--partition=p1", 0}},
+      {"resctrl",  // changes no file: its change is a group per point (resctrl_sweep_test.cpp)
+       {[](const std::string& r) {
+          testing::put(r + "/fs/resctrl/info/last_cmd_status", "ok");
+          testing::put(r + "/fs/resctrl/info/MB/min_bandwidth", "10");
+          testing::put(r + "/fs/resctrl/info/MB/bandwidth_gran", "10");
+          testing::put(r + "/fs/resctrl/schemata", "L3:0=fff\nMB:0=100");
+        },
+        [](const std::string& r) {
+          return "job: {command: [mpirun, ./app]}\nknobs: {memory_backend: resctrl, mem_bw: [100, 40]}\n"
+                 "backends: {sysfs_root: '" + r + "'}\n";
+        },
+        "", 0}},
+      {"network",  // the ranks' environment only: no file, no command, the argv unchanged
+       {[](const std::string&) {},
+        [](const std::string&) { return "job: {command: [mpirun, ./app]}\nknobs: {network: [{name: a, latency_us: 5}]}\n"; },
+        "", 0}},
   };
   return c;
 }
@@ -106,7 +122,8 @@ TEST_P(EveryKnobBackend, SavesWhatItWritesRestoresExactlyAndNamesOnlyKnownAction
     EXPECT_NE(std::find(allowed.begin(), allowed.end(), base), allowed.end()) << base;
   }
   for (const auto& f : saved) EXPECT_EQ(restore_target_problem(f, spec.sysfs_root), "") << f.path;
-  EXPECT_EQ(b.changes_machine(), !io.writes.empty() || !b.restore_actions().empty() || !commands.empty());
+  EXPECT_EQ(b.changes_machine(), !io.writes.empty() || !b.restore_actions().empty() || !commands.empty() ||
+                                    b.resctrl_schemata(plan.points.at(0)).has_value());
   // Restore actions: declared in the registry, rebuilt from code.
   for (const auto& a : b.restore_actions()) {
     const auto& declared = entry(name).restore_actions;

@@ -7,9 +7,10 @@
 
 #include "fake_sysfs.h"
 #include "kernel_model.h"
-#include "sweep/knob_doctor.h"
-#include "sweep/knobs.h"
-#include "sweep/spec.h"
+#include "resctrl_model.h"
+#include "sweep/knobs/knob_doctor.h"
+#include "sweep/knobs/knobs.h"
+#include "sweep/spec/spec.h"
 
 namespace hpcsens::sweep::testing {
 namespace {
@@ -86,16 +87,32 @@ TEST(KnobDoctorNoCpufreq, AdviceNeverPointsAtARefusedBackend) {
   }
 }
 
-TEST(KnobDoctorResctrl, SaysWhetherMemoryBandwidthAllocationIsMounted) {
+TEST(KnobDoctorResctrl, SaysWhetherMemoryBandwidthAllocationIsMountedAndGivesASpecTheSweepAccepts) {
   TempDir t;
   const std::string root = t.path() + "/sys";
   KernelModel io;
-  EXPECT_EQ(find(knob_checks(io, root, false), "resctrl MBA").status, KnobCheck::Status::kMissing);
-  put(root + "/fs/resctrl/info/MB/min_bandwidth", "10");
-  put(root + "/fs/resctrl/info/MB/bandwidth_gran", "10");
-  const auto& c = find(knob_checks(io, root, false), "resctrl MBA");
+  auto c = find(knob_checks(io, root, false), "resctrl MBA");
+  EXPECT_EQ(c.status, KnobCheck::Status::kMissing);
+  EXPECT_NE(c.detail.find("resctrl is not mounted at " + root + "/fs/resctrl"), std::string::npos) << c.detail;
+  EXPECT_NE(c.fix.find("mount -t resctrl resctrl " + root + "/fs/resctrl"), std::string::npos) << c.fix;
+  build_resctrl(root + "/fs/resctrl", {.mba = false});
+  c = find(knob_checks(io, root, false), "resctrl MBA");
+  EXPECT_EQ(c.status, KnobCheck::Status::kMissing);
+  EXPECT_NE(c.detail.find("offers no Memory Bandwidth Allocation"), std::string::npos) << c.detail;
+  std::filesystem::remove_all(root + "/fs/resctrl");
+  build_resctrl(root + "/fs/resctrl", {});
+  c = find(knob_checks(io, root, false), "resctrl MBA");
   EXPECT_EQ(c.status, KnobCheck::Status::kOk);
-  EXPECT_NE(c.detail.find("10-100 % in steps of 10 %"), std::string::npos) << c.detail;
+  EXPECT_NE(c.detail.find("2 domains, MB: 10-100 % in steps of 10 %"), std::string::npos) << c.detail;
+  // The spec it prints is one the sweep takes on this node.
+  const auto at = c.detail.find("knobs: ");
+  ASSERT_NE(at, std::string::npos) << c.detail;
+  put(t.path() + "/spec.yaml", "job: {command: [mpirun, -np, '1', ./app]}\n" + c.detail.substr(at) +
+                                   "\nbackends: {sysfs_root: '" + root + "'}\n");
+  const auto spec = parse_spec_file(t.path() + "/spec.yaml");
+  EXPECT_EQ(spec.mem_bw, (std::vector<long>{100, 50, 20}));
+  const KnobSet knobs(spec, io);
+  EXPECT_EQ(knobs.resctrl_root(), root + "/fs/resctrl");
 }
 
 }  // namespace

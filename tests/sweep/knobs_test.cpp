@@ -3,11 +3,11 @@
 
 #include "common/errors.h"
 #include "fake_sysfs.h"
-#include "sweep/cpufreq_sysfs.h"
-#include "sweep/knobs.h"
-#include "sweep/restore.h"
-#include "sweep/spec.h"
-#include "sweep/uncore_sysfs.h"
+#include "sweep/knobs/cpufreq_sysfs.h"
+#include "sweep/knobs/knobs.h"
+#include "sweep/knobs/restore.h"
+#include "sweep/spec/spec.h"
+#include "sweep/knobs/uncore_sysfs.h"
 
 namespace hpcsens::sweep {
 namespace {

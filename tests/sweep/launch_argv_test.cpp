@@ -3,7 +3,7 @@
 // docs/user-guide.md; these lines are what would be run.)
 #include <gtest/gtest.h>
 
-#include "sweep/launch_argv.h"
+#include "sweep/spec/launch_argv.h"
 
 namespace hpcsens::sweep {
 namespace {

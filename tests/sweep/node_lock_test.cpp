@@ -9,8 +9,8 @@
 
 #include "common/errors.h"
 #include "fake_sysfs.h"
-#include "sweep/journal.h"
-#include "sweep/locks.h"
+#include "sweep/journal/journal.h"
+#include "sweep/journal/locks.h"
 
 namespace hpcsens::sweep {
 namespace {

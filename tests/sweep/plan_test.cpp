@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "sweep/plan.h"
+#include "sweep/spec/plan.h"
 
 namespace hpcsens::sweep {
 namespace {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
-#include "sweep/spec.h"
+#include "sweep/spec/spec.h"
 
 namespace hpcsens::sweep {
 namespace {
@@ -168,6 +168,29 @@ TEST(SweepSpec, EmulatedNeedsTruthAndRates) {
   ASSERT_TRUE(s.emulation);
   EXPECT_EQ(s.emulation->w_mem, 20);
   EXPECT_TRUE(s.command.empty());
+}
+
+TEST(SweepSpec, ResctrlMemoryBandwidthAndItsRules) {
+  const auto s = parse_spec_text("job: {command: [mpirun, -np, '4', ./app]}\nknobs:\n  memory_backend: resctrl\n"
+                                 "  mem_bw: [100, 50, 20]\n  cpu_ghz: [1.2, 2.0]\nbackends: {resctrl_root: /r}\n", "r.yaml");
+  EXPECT_TRUE(s.memory_resctrl);
+  EXPECT_EQ(s.mem_bw, (std::vector<long>{100, 50, 20}));
+  EXPECT_EQ(resctrl_root_of(s), "/r");
+  EXPECT_EQ(resctrl_root_of(parse_spec_text("job: {command: [./a]}\n", "d.yaml")), "/sys/fs/resctrl");
+  const std::string job = "job: {command: [mpirun, ./app]}\n";
+  EXPECT_NE(error_of(job + "knobs: {mem_bw: [50]}\n").find("bad.yaml:2: knobs.mem_bw: needs knobs.memory_backend: resctrl"),
+            std::string::npos) << error_of(job + "knobs: {mem_bw: [50]}\n");
+  EXPECT_NE(error_of(job + "knobs: {memory_backend: resctrl}\n").find("knobs.mem_bw: missing"), std::string::npos);
+  EXPECT_NE(error_of(job + "knobs: {memory_backend: rdt, mem_bw: [5]}\n").find("must be declared or resctrl"), std::string::npos);
+  EXPECT_NE(error_of(job + "knobs: {memory_backend: resctrl, mem_bw: [50, 50]}\n").find("knobs.mem_bw[1]: duplicate"),
+            std::string::npos);
+  EXPECT_NE(error_of(job + "knobs: {memory_backend: resctrl, mem_bw: [5000]}\n").find("knobs.mem_bw[0]"), std::string::npos);
+  EXPECT_NE(error_of("job: {command: [srun, ./app]}\nknobs: {memory_backend: resctrl, mem_bw: [50]}\n")
+                .find("srun's tasks are started by slurmstepd"), std::string::npos);
+  EXPECT_NE(error_of(job + "knobs: {memory_backend: resctrl, mem_bw: [50]}\ncalibration: {stream: false}\n")
+                .find("needs calibration.stream: on"), std::string::npos);
+  EXPECT_NE(error_of(job + "knobs: {memory_backend: resctrl, mem_bw: [50], memory: [{name: a}]}\n")
+                .find("does not combine with declared knobs.memory"), std::string::npos);
 }
 
 TEST(SweepSpec, MissingFileIsAnInputError) {

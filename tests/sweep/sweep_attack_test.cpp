@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "guard_helpers.h"
-#include "sweep/session.h"
+#include "sweep/journal/session.h"
 
 namespace fs = std::filesystem;
 

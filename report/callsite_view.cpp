@@ -1,0 +1,147 @@
+#include "report/callsite_view.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/errors.h"
+#include "common/human_units.h"
+#include "report/html_page.h"
+#include "report/symbolize.h"
+
+namespace hpcsens::report {
+namespace {
+
+using nlohmann::json;
+
+std::uint64_t need_u64(const json& s, const char* key, const std::string& where) {
+  const auto it = s.find(key);
+  if (it == s.end() || !it->is_number_unsigned()) throw InputError(where + "." + key, "expected a whole number >= 0");
+  return it->get<std::uint64_t>();
+}
+
+RankSite one_site(int rank, const json& s, const std::string& where) {
+  if (!s.is_object()) throw InputError(where, "expected an object");
+  RankSite r;
+  r.rank = rank;
+  if (!s.contains("call") || !s["call"].is_string()) throw InputError(where + ".call", "expected the MPI call's name");
+  r.call = s["call"].get<std::string>();
+  r.count = need_u64(s, "count", where);
+  r.bytes = need_u64(s, "bytes", where);
+  const auto sec = s.find("seconds");
+  if (sec == s.end() || !sec->is_number() || !std::isfinite(sec->get<double>()) || sec->get<double>() < 0)
+    throw InputError(where + ".seconds", "expected seconds >= 0");
+  r.seconds = sec->get<double>();
+  if (s.contains("module")) {
+    if (!s["module"].is_string()) throw InputError(where + ".module", "expected a path");
+    r.module = s["module"].get<std::string>();
+    r.offset = need_u64(s, "offset", where);
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<RankSite> callsites_of(const json& raw_ranks, const std::string& file) {
+  std::vector<RankSite> out;
+  if (!raw_ranks.is_array()) return out;
+  Symbolizer symbols;
+  for (const auto& r : raw_ranks) {
+    if (!r.is_object() || !r.contains("callsites") || r["callsites"].is_null()) continue;
+    const int rank = r.contains("rank") && r["rank"].is_number_integer() ? r["rank"].get<int>() : -1;
+    const std::string where = fmt::format("{}: ranks[rank {}].callsites", file, rank);
+    if (!r["callsites"].is_array()) throw InputError(where, "expected an array");
+    for (std::size_t i = 0; i < r["callsites"].size(); ++i) {
+      RankSite s = one_site(rank, r["callsites"][i], fmt::format("{}[{}]", where, i));
+      if (!s.module.empty()) {
+        const SourceLocation at = symbols.resolve(s.module, s.offset);
+        s.function = at.function, s.file = at.file, s.line = at.line;
+      }
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+std::vector<SiteSummary> summarize_sites(const std::vector<RankSite>& sites) {
+  // Keyed by what the user sees (function and file:line, else module and offset), never by
+  // address: the same site on every rank whatever its load map, and one line's several call
+  // instructions (an unrolled loop) are one site. Seconds per rank first, then their spread.
+  std::map<std::pair<std::string, std::string>, SiteSummary> by;
+  std::map<std::pair<std::string, std::string>, std::map<int, double>> per_rank;
+  for (const auto& s : sites) {
+    const std::string label = site_label({s.function, s.file, s.line}, s.module, s.offset);
+    SiteSummary& t = by[{s.call, label}];
+    if (t.label.empty()) t.call = s.call, t.label = label, t.module = s.module, t.offset = s.offset;
+    t.count += s.count, t.bytes += s.bytes, t.seconds += s.seconds;
+    per_rank[{s.call, label}][s.rank] += s.seconds;
+  }
+  std::vector<SiteSummary> out;
+  for (auto& [k, t] : by) {
+    const auto& ranks = per_rank[k];
+    t.ranks = static_cast<int>(ranks.size());
+    t.min_s = ranks.begin()->second, t.max_s = t.min_s;
+    t.min_rank = t.max_rank = ranks.begin()->first;
+    for (const auto& [rank, sec] : ranks) {
+      if (sec < t.min_s) t.min_s = sec, t.min_rank = rank;
+      if (sec > t.max_s) t.max_s = sec, t.max_rank = rank;
+    }
+    out.push_back(std::move(t));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+  return out;
+}
+
+Table callsite_table(const std::vector<SiteSummary>& sites, std::size_t top) {
+  Table t;
+  if (sites.empty()) return t;
+  t.title = fmt::format("Where ranks wait: MPI time per call site (top {} of {})", std::min(top, sites.size()), sites.size());
+  t.header = {"call site", "call", "ranks", "calls", "time [s]", "min [s] (rank)", "max [s] (rank)", "bytes"};
+  t.numeric = {false, false, true, true, true, true, true, true};
+  for (std::size_t i = 0; i < sites.size() && i < top; ++i) {
+    const SiteSummary& s = sites[i];
+    t.rows.push_back({s.label, s.call, std::to_string(s.ranks), std::to_string(s.count), fixed(s.seconds, 6),
+                      fmt::format("{} ({})", fixed(s.min_s, 6), s.min_rank),
+                      fmt::format("{} ({})", fixed(s.max_s, 6), s.max_rank), std::to_string(s.bytes)});
+  }
+  return t;
+}
+
+std::string callsite_text(const std::vector<RankSite>& sites, Format format) {
+  if (sites.empty()) return "";
+  return render(callsite_table(summarize_sites(sites), 20), format);
+}
+
+std::string callsite_csv(const std::vector<RankSite>& sites) {
+  std::string out = "rank,call,function,file,line,module,offset,count,seconds,bytes\n";
+  for (const auto& s : sites)
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", s.rank, csv_cell(s.call), csv_cell(s.function),
+                       csv_cell(s.file), s.line, csv_cell(s.module), s.offset, s.count, s.seconds, s.bytes);
+  return out;
+}
+
+json callsite_html_section(const std::vector<RankSite>& sites) {
+  if (sites.empty()) return json();
+  const auto sums = summarize_sites(sites);
+  json s = html::section("Where ranks wait: MPI time per call site");
+  s["text"].push_back("Each site is the caller's return address, resolved after the run to function and file:line "
+                      "(a site in a module without debug information shows its module and offset).");
+  std::vector<std::string> labels;
+  json total = json::array(), lo = json::array(), hi = json::array();
+  for (std::size_t i = 0; i < sums.size() && i < 15; ++i) {
+    labels.push_back(sums[i].label + " " + sums[i].call);
+    total.push_back(sums[i].seconds);
+    lo.push_back(sums[i].min_s);
+    hi.push_back(sums[i].max_s);
+  }
+  s["charts"].push_back(html::bar_chart("MPI time per call site (top 15)", "call site", "time [s]", labels,
+                                        {html::series("all ranks", total), html::series("least on one rank", lo),
+                                         html::series("most on one rank", hi)},
+                                        false, true));
+  s["tables"].push_back(html::table_json(callsite_table(sums, 50)));
+  return s;
+}
+
+}  // namespace hpcsens::report

@@ -1,0 +1,47 @@
+#pragma once
+// Call sites of a run record (ranks[].callsites, docs/record-format.md) for the report: read and
+// checked, resolved to function and file:line (symbolize.h), and summed over ranks per site with
+// the spread over ranks, mpiP's "where ranks wait". Text, tidy CSV and the HTML section.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/table.h"
+
+namespace hpcsens::report {
+
+struct RankSite {
+  int rank = 0;
+  std::string call, module;
+  std::uint64_t offset = 0, count = 0, bytes = 0;
+  double seconds = 0;
+  std::string function, file;  // resolved; "" when unknown
+  int line = 0;
+};
+
+// Every rank's sites, resolved (ranks without callsites are skipped). InputError names `file`,
+// the rank and the field of a malformed entry.
+std::vector<RankSite> callsites_of(const nlohmann::json& raw_ranks, const std::string& file);
+
+// One site over all ranks: the sum and the spread of its time over the ranks that called it.
+struct SiteSummary {
+  std::string call, label, module;
+  std::uint64_t offset = 0, count = 0, bytes = 0;
+  double seconds = 0, min_s = 0, max_s = 0;
+  int ranks = 0, min_rank = -1, max_rank = -1;
+};
+// Most time first.
+std::vector<SiteSummary> summarize_sites(const std::vector<RankSite>& sites);
+
+// "Where ranks wait": the top `top` sites (title empty when there are none).
+Table callsite_table(const std::vector<SiteSummary>& sites, std::size_t top);
+// The table rendered, "" without call sites.
+std::string callsite_text(const std::vector<RankSite>& sites, Format format);
+// `--format csv --table callsites`: rank,call,function,file,line,module,offset,count,seconds,bytes.
+std::string callsite_csv(const std::vector<RankSite>& sites);
+// The HTML section (null without call sites).
+nlohmann::json callsite_html_section(const std::vector<RankSite>& sites);
+
+}  // namespace hpcsens::report

@@ -1,0 +1,92 @@
+#include "report/symbolize.h"
+
+#include <cxxabi.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include <cstdlib>
+
+namespace hpcsens::report {
+namespace {
+
+// Debug information only from the module itself: no separate debug files and no debuginfod
+// (a report never reaches the network, and reads no file the record does not name).
+int own_debuginfo_only(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word, char**) {
+  return -1;
+}
+
+const Dwfl_Callbacks kCallbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = own_debuginfo_only,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = nullptr,
+};
+
+std::string demangled(const char* name) {
+  if (name == nullptr) return "";
+  int status = 0;
+  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string out = status == 0 && d != nullptr ? d : name;
+  std::free(d);
+  return out;
+}
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+struct Symbolizer::Module {
+  Dwfl* dwfl = nullptr;
+  Dwfl_Module* mod = nullptr;
+  ~Module() {
+    if (dwfl != nullptr) dwfl_end(dwfl);
+  }
+};
+
+Symbolizer::Symbolizer() = default;
+Symbolizer::~Symbolizer() = default;
+
+SourceLocation Symbolizer::resolve(const std::string& module, std::uint64_t offset) {
+  auto& m = modules_[module];
+  if (!m) {
+    m = std::make_unique<Module>();
+    m->dwfl = dwfl_begin(&kCallbacks);
+    int fd = m->dwfl ? ::open(module.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
+    // Only a regular file: a record naming a device or a FIFO gets no read from it.
+    struct stat st {};
+    if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) ::close(fd), fd = -1;
+    // Placed at its own ELF addresses (bias 0): the offsets the preload recorded are those.
+    if (fd >= 0) {
+      m->mod = dwfl_report_elf(m->dwfl, module.c_str(), module.c_str(), fd, 0, true);
+      if (m->mod == nullptr) ::close(fd);
+    }
+    if (m->dwfl) dwfl_report_end(m->dwfl, nullptr, nullptr);
+  }
+  SourceLocation at;
+  if (m->mod == nullptr || offset == 0) return at;
+  const Dwarf_Addr pc = offset - 1;  // inside the call instruction, not after it
+  at.function = demangled(dwfl_module_addrname(m->mod, pc));
+  if (Dwfl_Line* line = dwfl_module_getsrc(m->mod, pc); line != nullptr) {
+    int lineno = 0;
+    const char* file = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);
+    if (file != nullptr) at.file = file, at.line = lineno;
+  }
+  return at;
+}
+
+std::string site_label(const SourceLocation& at, const std::string& module, std::uint64_t offset) {
+  const std::string where = at.file.empty() ? "" : fmt::format("{}:{}", base_name(at.file), at.line);
+  if (!at.function.empty() && !where.empty()) return fmt::format("{} ({})", at.function, where);
+  if (!at.function.empty()) return at.function + " in " + base_name(module);
+  if (!where.empty()) return where;
+  return fmt::format("{}+0x{:x}", module.empty() ? "?" : base_name(module), offset);
+}
+
+}  // namespace hpcsens::report

@@ -1,0 +1,38 @@
+#pragma once
+// Return addresses to function and file:line, with elfutils' libdwfl, after the run and in the
+// hpcsens process (never in a rank). An address comes as a module path plus its offset in that
+// module's ELF address space (preload/callsite_report.h: each rank's own load map, so PIE and
+// ASLR do not matter). The module files are only opened for reading; nothing in them is run.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace hpcsens::report {
+
+struct SourceLocation {
+  std::string function;  // demangled; "" when the module has no symbol there
+  std::string file;      // "" when the module has no line table there (built without -g)
+  int line = 0;
+};
+
+class Symbolizer {
+ public:
+  Symbolizer();
+  ~Symbolizer();
+  Symbolizer(const Symbolizer&) = delete;
+  Symbolizer& operator=(const Symbolizer&) = delete;
+
+  // The call instruction before return address `offset` in `module` (a module that cannot be
+  // read gives an empty location). Modules are opened once each.
+  SourceLocation resolve(const std::string& module, std::uint64_t offset);
+
+ private:
+  struct Module;
+  std::map<std::string, std::unique_ptr<Module>> modules_;
+};
+
+// "function (file:line)", "function", "file:line" or "module+0xOFFSET", whichever is known.
+std::string site_label(const SourceLocation& at, const std::string& module, std::uint64_t offset);
+
+}  // namespace hpcsens::report

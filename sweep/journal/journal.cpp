@@ -1,0 +1,130 @@
+#include "sweep/journal/journal.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "common/errors.h"
+
+namespace hpcsens::sweep {
+
+Journal::Journal(const safe_file::Dir& dir) { open(dir); }
+
+Journal::Journal(const std::string& dir) {
+  safe_file::Dir d;
+  if (auto err = safe_file::open_dir(dir, false, &d); !err.empty()) throw std::runtime_error(err);
+  open(d);
+}
+
+void Journal::open(const safe_file::Dir& dir) {
+  path_ = dir.child(kJournalName);
+  // A planted symlink, hard link or another user's file is refused: exit 2, naming it.
+  if (auto err = safe_file::open_append(dir, kJournalName, &fd_); !err.empty()) throw InputError("hpcsens sweep", err);
+  // A crash mid-write leaves a torn last line; start ours on a fresh line so it stays readable.
+  const int rd = ::openat(dir.fd(), kJournalName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (rd >= 0) {
+    char last = '\n';
+    const off_t size = ::lseek(rd, 0, SEEK_END);
+    if (size > 0 && ::pread(rd, &last, 1, size - 1) == 1 && last != '\n') (void)!::write(fd_, "\n", 1);
+    ::close(rd);
+  }
+}
+
+Journal::~Journal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Journal::append(const nlohmann::json& entry) {
+  const std::string line = entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (auto err = safe_file::write_all(fd_, line, "journal " + path_); !err.empty()) throw std::runtime_error(err);
+  if (::fsync(fd_) != 0) throw std::runtime_error("cannot fsync journal " + path_ + ": " + std::strerror(errno));
+}
+
+namespace {
+
+std::string read_private_file(const safe_file::Dir& dir, const std::string& name) {
+  const std::string path = dir.child(name);
+  const int fd = ::openat(dir.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) throw InputError(path, "is a symlink; refusing to read it");
+    throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+  }
+  struct stat st {};
+  std::string problem;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) problem = "is not a regular file";
+  else if (st.st_uid != ::geteuid()) problem = "is owned by another user (uid " + std::to_string(st.st_uid) + "); refusing to trust it";
+  else if (st.st_mode & (S_IWGRP | S_IWOTH)) problem = "is writable by group or others; refusing to trust it";
+  else if (std::size_t(st.st_size) > kMaxJournalBytes) problem = "is larger than " + std::to_string(kMaxJournalBytes) + " bytes";
+  std::string text;
+  char buf[65536];
+  ssize_t n = 0;
+  while (problem.empty() && (n = ::read(fd, buf, sizeof buf)) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) problem = std::string("cannot read: ") + std::strerror(errno);
+    else text.append(buf, std::size_t(n));
+    if (text.size() > kMaxJournalBytes) problem = "grew beyond " + std::to_string(kMaxJournalBytes) + " bytes";
+  }
+  ::close(fd);
+  if (!problem.empty()) throw InputError(path, problem);
+  return text;
+}
+
+JournalLines parse_lines(const std::string& text, const std::string& path) {
+  JournalLines out;
+  out.path = path;
+  std::size_t pos = 0;
+  int line_no = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (line.empty()) continue;
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    const bool bad = j.is_discarded() || !j.is_object();
+    out.torn_tail = bad;
+    if (bad) ++out.unparsable;
+    else out.lines.emplace_back(line_no, std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
+JournalLines read_journal(const safe_file::Dir& dir) {
+  return parse_lines(read_private_file(dir, kJournalName), dir.child(kJournalName));
+}
+
+JournalLines read_journal_lines(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  safe_file::Dir d;
+  if (auto err = safe_file::open_dir(dir, false, &d); !err.empty()) throw InputError(path, err);
+  return parse_lines(read_private_file(d, path.substr(slash + 1)), path);
+}
+
+std::string unparsable_warning(const JournalLines& l) {
+  if (l.unparsable == 0) return "";
+  const int inner = l.unparsable - (l.torn_tail ? 1 : 0);
+  std::string s = std::to_string(l.unparsable) + " line" + (l.unparsable > 1 ? "s" : "") + " of " + l.path +
+                  " are not valid JSON objects and were ignored";
+  if (l.torn_tail) s += " (the last one torn by a crash mid-write";
+  if (l.torn_tail && inner > 0) s += "; " + std::to_string(inner) + " elsewhere in the file";
+  if (l.torn_tail) s += ")";
+  return s;
+}
+
+JournalState replay_journal(const std::vector<nlohmann::json>& lines) {
+  JournalLines l;
+  l.path = "journal";
+  int n = 0;
+  for (const auto& j : lines) l.lines.emplace_back(++n, j);
+  return replay_journal(l);
+}
+
+}  // namespace hpcsens::sweep

@@ -1,0 +1,47 @@
+#pragma once
+// A sweep's hold on its output directory: the directory opened and checked once (owner, mode,
+// no symlink), its lock held for the sweep's whole life, the journal read and replayed, and on
+// --resume the checks that make continuing safe (same plan, no process of the previous attempt
+// alive, records that the journal calls done still readable).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/safe_file.h"
+#include "sweep/journal/journal.h"
+#include "sweep/journal/locks.h"
+#include "sweep/spec/plan.h"
+#include "sweep/spec/spec.h"
+
+namespace hpcsens::sweep {
+
+struct Session {
+  std::string dir;  // as the user gave it, for messages
+  std::string abs_dir;
+  safe_file::Dir fd;
+  FileLock lock;
+  JournalState state;
+  bool resumed = false;
+  std::vector<std::pair<std::string, std::string>> lost;  // run id, why its record is unusable
+  safe_file::Dir records;   // records/<run id>.json
+  std::string attempts;     // where the run module writes attempt records
+};
+
+// The directory's checks and lock alone (--restore, per-node apply). Creates it when `create`.
+// Throws InputError naming the directory and the problem.
+Session lock_directory(const std::string& dir, bool create);
+
+// Starts (resume false: the directory must hold no journal) or resumes (the journal's plan
+// must equal `plan`) the sweep in `dir`. `retry_skipped` makes runs skipped after their
+// retries pending again.
+Session open_session(const std::string& dir, const Plan& plan, bool resume, bool retry_skipped);
+
+// Writes the header (new sweep) or "resumed" line, and a "lost" line per lost record.
+void journal_start(Session& s, Journal& j, const SweepSpec& spec, const Plan& plan);
+
+// Processes (other than us) whose environment carries HPCSENS_SWEEP_TOKEN=<token>.
+std::vector<int> processes_of_sweep(const std::string& token);
+
+inline constexpr const char* kTokenVariable = "HPCSENS_SWEEP_TOKEN";
+
+}  // namespace hpcsens::sweep

@@ -1,0 +1,183 @@
+// Issue 20 item 3 under a real mpirun: a program that computes for 0.6 s, then only calls MPI
+// for 0.6 s, then only writes a file for 0.3 s. Each rank's timeline must show the switches
+// where the program says they happened (within one bin), its bins must add up to the rank's own
+// totals, and the MPI_Pcontrol marks must sit at the switches. The report shows the same bins:
+// tidy CSV, the phase table of the text report, and the HTML heat map as Chromium drew it.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/report/chromium_page.h"
+#include "process.h"
+#include "tests/preload/mpirun_fixture.h"
+
+using nlohmann::json;
+
+namespace {
+
+class TimelineMpirun : public hpcsens::test::MpirunFixture {};
+
+double sum(const json& a) {
+  double s = 0;
+  for (const auto& v : a) s += v.get<double>();
+  return s;
+}
+
+// "compute", "mpi" or "io": what took most of bin i.
+std::string dominant(const json& t, std::size_t i) {
+  const double c = t["compute_s"][i], m = t["mpi_s"][i], o = t["io_s"][i];
+  return c >= m && c >= o ? "compute" : m >= o ? "mpi" : "io";
+}
+
+// The first bin from `from` on whose dominant activity is `what` (-1: none).
+int first_bin(const json& t, const std::string& what, int from = 0) {
+  for (int i = from; i < t["bins"].get<int>(); ++i)
+    if (dominant(t, static_cast<std::size_t>(i)) == what) return i;
+  return -1;
+}
+
+// The share of bins in [from, to) where `what` took most of the time.
+double share_of_bins(const json& t, const std::string& what, int from, int to) {
+  int n = 0;
+  for (int i = from; i < to; ++i) n += dominant(t, static_cast<std::size_t>(i)) == what;
+  return to > from ? static_cast<double>(n) / (to - from) : 1.0;
+}
+
+TEST_F(TimelineMpirun, ThreePhasesSwitchWhereTheProgramSays) {
+  ASSERT_EQ(mpirun(2, PROG_TIMELINE), 0) << log();
+  const std::string l = log();
+  const json rec = record();
+  for (const json& r : rec.at("ranks")) {
+    const int rank = r.at("rank");
+    SCOPED_TRACE("rank " + std::to_string(rank));
+    double switch_mpi = -1, switch_io = -1;
+    const auto at = l.find("rank " + std::to_string(rank) + " switch_mpi_s=");
+    ASSERT_NE(at, std::string::npos) << l;
+    ASSERT_EQ(std::sscanf(l.c_str() + at + 7, "switch_mpi_s=%lf switch_io_s=%lf", &switch_mpi, &switch_io), 2) << l;
+    const json& t = r.at("timeline");
+    const int bins = t.at("bins");
+    const double w = t.at("bin_s");
+    ASSERT_GT(bins, 64);  // merged down to between 1/256 and 1/128 of the run per bin
+    ASSERT_LE(bins, 256);
+    EXPECT_GE(w * bins, r.at("wall_s").get<double>() - 1e-6);
+    EXPECT_LT(w * (bins - 1), r.at("wall_s").get<double>());
+    for (const char* k : {"compute_s", "mpi_s", "io_s", "top_mpi"}) ASSERT_EQ(t.at(k).size(), bins) << k;
+    // The bins are the rank's own totals spread over time (values rounded to 100 ns per bin).
+    EXPECT_NEAR(sum(t["mpi_s"]), r.at("mpi_s").get<double>(), 1e-7 * bins + 1e-9);
+    EXPECT_NEAR(sum(t["io_s"]), r.at("io_s").get<double>(), 1e-7 * bins + 1e-9);
+    EXPECT_NEAR(sum(t["compute_s"]) + sum(t["mpi_s"]) + sum(t["io_s"]), r.at("wall_s").get<double>(),
+                3e-7 * bins + 1e-6);
+    // Compute first, then MPI, then I/O, each switch within one bin of the program's own clock
+    // (which starts when MPI_Init returns, a few ms after the timeline's t1: within the bin too).
+    EXPECT_EQ(dominant(t, 0), "compute");
+    const int to_mpi = first_bin(t, "mpi");
+    const int to_io = first_bin(t, "io", to_mpi);
+    ASSERT_GE(to_mpi, 0);
+    ASSERT_GE(to_io, 0);
+    EXPECT_NEAR(to_mpi * w, switch_mpi, w) << "first MPI bin " << to_mpi << " of width " << w;
+    EXPECT_NEAR(to_io * w, switch_io, w) << "first I/O bin " << to_io << " of width " << w;
+    for (int i = 0; i < to_mpi; ++i) EXPECT_EQ(dominant(t, i), "compute") << "bin " << i;
+    // Inside each phase (a bin off each end) its activity rules. On a loaded machine a rank
+    // preempted between two calls shows a compute bin now and then: a few are allowed.
+    EXPECT_GE(share_of_bins(t, "mpi", to_mpi + 1, to_io - 1), 0.8);
+    EXPECT_GE(share_of_bins(t, "io", to_io + 1, bins - 1), 0.8);
+    int allreduce = 0, with_mpi = 0;
+    for (int i = to_mpi + 1; i + 1 < to_io; ++i) {
+      if (t["top_mpi"][i].get<int>() < 0) continue;
+      ++with_mpi;
+      allreduce += t["calls"][t["top_mpi"][i].get<int>()] == "MPI_Allreduce";
+    }
+    EXPECT_EQ(allreduce, with_mpi) << "the MPI phase's dominant call";
+    // The Pcontrol marks at the switches.
+    ASSERT_EQ(t.at("marks").size(), 2u) << t["marks"];
+    EXPECT_EQ(t["marks"][0]["phase"], "pcontrol:1");
+    EXPECT_NEAR(t["marks"][0]["t_s"].get<double>(), switch_mpi, w);
+    EXPECT_EQ(t["marks"][1]["phase"], "pcontrol:2");
+    EXPECT_NEAR(t["marks"][1]["t_s"].get<double>(), switch_io, w);
+    // Between the marks, the program's own clock and ours agree to well under a bin.
+    EXPECT_NEAR(t["marks"][1]["t_s"].get<double>() - t["marks"][0]["t_s"].get<double>(), switch_io - switch_mpi, 1e-3);
+  }
+}
+
+// Runs hpcsens with `args`; its standard output.
+std::string run_hpcsens(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {HPCSENS_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto r = hpcsens::testing::run_process(argv, 120);
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  return r.out;
+}
+
+TEST_F(TimelineMpirun, ReportShowsTheSameBinsAsCsvPhasesAndHeatMap) {
+  ASSERT_EQ(mpirun(2, PROG_TIMELINE), 0) << log();
+  const std::string path = run_file(dir_, "m1", ".json");
+  const json rec = record();
+  // Tidy CSV: one row per rank and bin, the record's numbers exactly.
+  const std::string csv = run_hpcsens({"report", path, "--format", "csv", "--table", "timeline"});
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "rank,bin,start_s,end_s,compute_s,mpi_s,io_s,top_mpi");
+  std::size_t rows = 0;
+  for (const json& r : rec.at("ranks")) {
+    const json& t = r.at("timeline");
+    for (int i = 0; i < t.at("bins").get<int>(); ++i, ++rows) {
+      ASSERT_TRUE(std::getline(lines, line));
+      int rank = -1, bin = -1;
+      double start = 0, end = 0, c = 0, m = 0, o = 0;
+      char top[64] = "";
+      ASSERT_GE(std::sscanf(line.c_str(), "%d,%d,%lf,%lf,%lf,%lf,%lf,%63s", &rank, &bin, &start, &end, &c, &m, &o, top), 7)
+          << line;
+      EXPECT_EQ(rank, r.at("rank").get<int>());
+      EXPECT_EQ(bin, i);
+      EXPECT_EQ(c, t["compute_s"][i].get<double>()) << line;
+      EXPECT_EQ(m, t["mpi_s"][i].get<double>()) << line;
+      EXPECT_EQ(o, t["io_s"][i].get<double>()) << line;
+      const int k = t["top_mpi"][i];
+      EXPECT_EQ(std::string(top), k < 0 ? "" : t["calls"][k].get<std::string>()) << line;
+    }
+  }
+  EXPECT_FALSE(std::getline(lines, line)) << "extra row " << line;
+  // Text: three phases in order, each with its mark.
+  const std::string text = run_hpcsens({"report", path});
+  const auto phases = text.find("Timeline phases");
+  ASSERT_NE(phases, std::string::npos) << text;
+  const std::string table = text.substr(phases);
+  const auto c = table.find(" compute "), m = table.find(" MPI "), o = table.find(" I/O ", m);
+  EXPECT_TRUE(c != std::string::npos && m != std::string::npos && o != std::string::npos && c < m && m < o) << table;
+  EXPECT_NE(table.find("MPI_Allreduce"), std::string::npos) << table;
+  EXPECT_NE(table.find("pcontrol:1"), std::string::npos) << table;
+  EXPECT_NE(table.find("pcontrol:2"), std::string::npos) << table;
+  // HTML: the heat map holds every rank's bins as the record has them, and the marks.
+  const std::string page = dir_ + "/page.html";
+  run_hpcsens({"report", path, "--format", "html", "-o", page});
+  const auto dom = hpcsens::testing::dump_dom(dir_ + "/profile", page);
+  ASSERT_EQ(dom.exit_status, 0) << dom.err;
+  EXPECT_EQ(hpcsens::testing::body_attribute(dom.out, "data-script-errors"), 0) << dom.err;
+  const json heat = hpcsens::testing::chart_titled(hpcsens::testing::rendered_charts(dom.out), "Ranks x time");
+  ASSERT_FALSE(heat.is_null()) << "no heat map drawn";
+  EXPECT_EQ(heat.at("cells").get<std::size_t>(), rows);
+  EXPECT_EQ(heat.at("marks"), json({"pcontrol:1", "pcontrol:2"}));
+  ASSERT_EQ(heat.at("rows").size(), rec.at("ranks").size());
+  for (std::size_t k = 0; k < heat["rows"].size(); ++k) {
+    const json& drawn = heat["rows"][k];
+    const json& t = rec["ranks"][k]["timeline"];
+    EXPECT_EQ(drawn.at("rank"), rec["ranks"][k]["rank"]);
+    ASSERT_EQ(drawn.at("cells").size(), t["mpi_s"].size());
+    for (std::size_t i = 0; i < t["mpi_s"].size(); ++i)
+      EXPECT_EQ(drawn["cells"][i], json({t["compute_s"][i], t["mpi_s"][i], t["io_s"][i]})) << "rank " << k << " bin " << i;
+  }
+  // A picture for a person to look at.
+  std::filesystem::create_directories(HPCSENS_SCREENSHOTS);
+  const std::string png = std::string(HPCSENS_SCREENSHOTS) + "/timeline.png";
+  auto argv = hpcsens::testing::chromium(dir_ + "/profile");
+  argv.push_back("--window-size=1200,1400");
+  argv.push_back("--screenshot=" + png);
+  argv.push_back("file://" + page);
+  EXPECT_EQ(hpcsens::testing::run_process(argv, 120).exit_status, 0);
+}
+
+}  // namespace

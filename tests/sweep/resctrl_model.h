@@ -1,0 +1,41 @@
+#pragma once
+// Test double of the kernel's resctrl filesystem (Documentation/filesystems/resctrl.rst,
+// fs/resctrl/rdtgroup.c and ctrlmondata.c), for the memory_backend: resctrl knob. Like the
+// kernel model, its state is a directory tree on disk (so a forked child's tasks write, a
+// kill -9 and a later --restore in a new process all see one filesystem); every mkdir, rmdir
+// and write the sweep makes goes through ResctrlModel, which applies the kernel's rules:
+// - mkdir makes a group with schemata (every resource at its default), tasks, cpus_list, mode;
+//   a name that exists: EEXIST; more groups than info/MB/num_closids - 1: ENOSPC;
+// - schemata: a line per resource "RES:dom=val;..."; an unknown resource or domain, or a
+//   malformed entry: EINVAL; an MB value outside [min_bandwidth, max]: EINVAL; else rounded UP
+//   to bandwidth_gran; only the named domains change; nothing changes when one entry is
+//   refused; info/last_cmd_status says "ok" or why;
+// - tasks: a pid that is not alive: ESRCH; a task lives in exactly one group (a write moves it);
+// - rmdir moves the group's tasks back to the default group; the default group and info
+//   cannot be removed (EBUSY / EPERM); a missing group: ENOENT.
+#include <string>
+#include <vector>
+
+#include "sweep/knobs/resctrl_fs.h"
+
+namespace hpcsens::sweep::testing {
+
+struct ResctrlLayout {
+  bool amd = false;  // AMD QoS: 1/8 GB/s units, max 2048, min 0, granularity 1
+  std::vector<std::string> domains = {"0", "1"};
+  long min_bandwidth = 10, bandwidth_gran = 10;
+  int num_closids = 8;
+  bool mba = true;  // false: resctrl mounted with L3 allocation only (no info/MB, no MB: line)
+};
+
+// Writes a freshly mounted resctrl tree under `root`.
+void build_resctrl(const std::string& root, const ResctrlLayout& l);
+
+class ResctrlModel : public ResctrlFs {
+ public:
+  void write(const std::string& path, const std::string& value) override;
+  void make_group(const std::string& root, const std::string& name) override;
+  void remove_group(const std::string& root, const std::string& name) override;
+};
+
+}  // namespace hpcsens::sweep::testing

@@ -1,0 +1,190 @@
+// memory_backend: resctrl end to end, through the real CLI over the resctrl double
+// (hpcsens-kernel-model installs ResctrlModel): a group per point with the point's MB: line,
+// the calibrator (STREAM) and the job's ranks inside it, every group removed after a normal
+// end, a failing job, SIGTERM, and kill -9 + --restore; the double's tree is back byte for
+// byte, and a group the sweep did not make is never touched. The throttle itself is the
+// double's (this VM has no MBA): STREAM runs for real but its GB/s do not follow the value.
+#include <signal.h>
+#include <sys/file.h>
+
+#include "kernel_model.h"
+#include "resctrl_model.h"
+#include "sweep_cli_helpers.h"
+
+namespace hpcsens::sweep {
+namespace {
+
+using namespace testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+class ResctrlSweep : public ::testing::Test {
+ protected:
+  TempDir t;
+  std::string sys = t.path() + "/sys", root = sys + "/fs/resctrl", out = t.path() + "/out", log = t.path() + "/groups.txt";
+  std::map<std::string, std::string> before;
+
+  void SetUp() override {
+    build_resctrl(root, {});
+    fs::create_directories(root + "/batch");  // another user's group: never ours to remove
+    put(root + "/batch/tasks", "");
+    before = snapshot(root);
+    // Says which group the process (or an ancestor) was put in, and that group's MB: line.
+    const std::string where = "p=$$; g=none\nwhile [ \"$p\" -gt 1 ]; do\n  for d in " + root +
+                              "/hpcsens-*; do [ -f \"$d/tasks\" ] && grep -qx \"$p\" \"$d/tasks\" && g=\"${d##*/} "
+                              "$(grep MB: \"$d/schemata\")\"; done\n  p=$(cut -d' ' -f4 /proc/$p/stat)\ndone\n";
+    put(t.path() + "/cal.sh", where + "echo \"cal $g\" >> " + log + "\nexec \"$@\"\n");
+    put(t.path() + "/job.sh", where + "echo \"job $g\" >> " + log + "\nexec " + kStream +
+                                  " --array-bytes 4000000 --ntimes 3\n");
+  }
+  std::string spec(const std::string& command, const std::string& mb = "[100, 15]") const {
+    return "job:\n  command: " + command + "\n  timeout_s: 60\nknobs:\n  memory_backend: resctrl\n  mem_bw: " + mb +
+           "\nbackends: {sysfs_root: '" + sys + "'}\ncalibration: {stream: true, clock: false, stream_array_mb: 4, "
+           "stream_ntimes: 3, launcher: [sh, '" + t.path() + "/cal.sh', mpirun, -np, '1', --oversubscribe]}\n"
+           "retries: 0\norder: sequential\n";
+  }
+  std::string job() const { return "[mpirun, -np, '1', --oversubscribe, sh, '" + t.path() + "/job.sh']"; }
+  Result sweep(const std::string& command, const std::string& mb = "[100, 15]") {
+    put(t.path() + "/spec.yaml", spec(command, mb));
+    return run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path(), 120);
+  }
+  void expect_restored() {
+    const auto now = snapshot(root);
+    for (const auto& [path, text] : before) EXPECT_EQ(now.count(path) ? now.at(path) : "<missing>", text) << path;
+    for (const auto& [path, text] : now) EXPECT_TRUE(before.count(path)) << "left behind: " << path;
+  }
+  std::vector<std::string> lines() const {
+    std::ifstream in(log);
+    std::vector<std::string> v;
+    for (std::string l; std::getline(in, l);) v.push_back(l);
+    return v;
+  }
+  int live_group_tasks() const {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(root)) {
+      if (e.path().filename().string().rfind("hpcsens-", 0) != 0) continue;
+      std::ifstream in(e.path() / "tasks");
+      for (std::string pid; std::getline(in, pid);) n += !pid.empty() && ::kill(std::stoi(pid), 0) == 0;
+    }
+    return n;
+  }
+  Proc start_sleeping() {
+    put(t.path() + "/spec.yaml", spec("[sleep, '30']"));
+    return spawn({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
+  }
+};
+
+TEST_F(ResctrlSweep, EachPointRunsStreamAndTheJobInsideItsGroupAndNothingIsLeft) {
+  const auto r = sweep(job());
+  ASSERT_EQ(r.status, 0) << r.err;
+  expect_restored();
+  const auto token = journal(out).front()["token"].get<std::string>();
+  // Point 0 at 100 %, point 1 asked 15 %, which the kernel runs at 20 % (granularity 10).
+  const std::vector<std::string> want = {
+      "cal hpcsens-" + token + "-p00 MB:0=100;1=100", "job hpcsens-" + token + "-p00 MB:0=100;1=100",
+      "cal hpcsens-" + token + "-p01 MB:0=20;1=20", "job hpcsens-" + token + "-p01 MB:0=20;1=20"};
+  EXPECT_EQ(lines(), want) << r.err;
+  const long set[] = {100, 20}, asked[] = {100, 15};
+  for (int i = 0; i < 2; ++i) {
+    std::ifstream in(out + "/records/p0" + std::to_string(i) + "-r1.json");
+    const auto c = json::parse(in)["config"];
+    EXPECT_EQ(c["mem_bw_requested"], asked[i]);
+    EXPECT_EQ(c["mem_bw_set"], set[i]);
+    EXPECT_EQ(c["mem_bw_unit"], "percent");
+    ASSERT_TRUE(c.contains("mem_gbs")) << c.dump();
+    EXPECT_GT(c["mem_gbs"].get<double>(), 0);  // measured inside the group, not the percentage
+  }
+  const auto j = journal(out);
+  EXPECT_EQ(count_type(j, "resctrl_group"), 2);
+  EXPECT_EQ(count_type(j, "resctrl_removed"), 2);
+}
+
+TEST_F(ResctrlSweep, TheDryRunShowsEachPointsGroupAndMakesNothing) {
+  put(t.path() + "/spec.yaml", spec(job()));
+  const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--dry-run"}, t.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("resctrl group " + root + "/hpcsens-TOKEN-p01: schemata <- MB:0=20;1=20 (requested 15, percent)"),
+            std::string::npos) << r.out;
+  expect_restored();
+  EXPECT_FALSE(fs::exists(out + "/journal.jsonl"));
+}
+
+TEST_F(ResctrlSweep, AFailingJobStillRemovesTheGroup) {
+  const auto r = sweep("[sh, -c, 'exit 3']");
+  EXPECT_EQ(r.status, 1) << r.err;
+  expect_restored();
+}
+
+TEST_F(ResctrlSweep, SigtermMidRunRemovesTheGroup) {
+  const auto p = start_sleeping();
+  ASSERT_TRUE(eventually([&] { return !descendants_named(p.pid, "sleep").empty(); }, 60)) << get(p.err_path);
+  EXPECT_NE(snapshot(root), before);  // the point's group is there
+  ::kill(p.pid, SIGTERM);
+  EXPECT_EQ(wait_for(p, 30), 143) << get(p.err_path);
+  expect_restored();
+}
+
+TEST_F(ResctrlSweep, KillNineThenRestoreRemovesTheJournalledGroupsOnly) {
+  const auto p = start_sleeping();
+  std::vector<pid_t> sleeps;
+  ASSERT_TRUE(eventually([&] { return !(sleeps = descendants_named(p.pid, "sleep")).empty(); }, 60)) << get(p.err_path);
+  ::kill(p.pid, SIGKILL);
+  EXPECT_EQ(wait_for(p, 10), 128 + SIGKILL);
+  for (pid_t s : sleeps) ::kill(s, SIGKILL);
+  EXPECT_NE(snapshot(root), before);
+  // The run module dies of its PDEATHSIG; a task still alive at the rmdir would (rightly) land
+  // in the default group's tasks.
+  EXPECT_TRUE(eventually([&] { return live_group_tasks() == 0; }, 30));
+  const auto r = run({kHpcsens, "sweep", "--restore", out}, t.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("removed resctrl group"), std::string::npos) << r.err;
+  expect_restored();
+  EXPECT_TRUE(fs::exists(root + "/batch"));
+}
+
+TEST_F(ResctrlSweep, ARestoreRefusesAGroupTheSweepCouldNotHaveMade) {
+  fs::create_directories(out);
+  ::chmod(out.c_str(), 0700);
+  std::ofstream(out + "/journal.jsonl")
+      << R"({"type":"header","token":"abc-1","runs":[]})" "\n"
+      << R"({"type":"originals","root":"/sys","files":[],"actions":[]})" "\n"
+      << R"({"type":"resctrl_group","root":")" << root << R"(","group":"batch"})" "\n";
+  ::chmod((out + "/journal.jsonl").c_str(), 0600);
+  const auto r = run({kHpcsens, "sweep", "--restore", out}, t.path());
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("not removing resctrl group batch"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(root + "/batch"));
+}
+
+TEST_F(ResctrlSweep, ValuesTheKernelRefusesAreRefusedBeforeAnythingChanges) {
+  const auto r = sweep(job(), "[100, 5]");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("knobs.mem_bw: MB value 5 out of range [10,100] (percent)"), std::string::npos) << r.err;
+  expect_restored();
+  EXPECT_FALSE(fs::exists(out + "/journal.jsonl"));
+}
+
+TEST_F(ResctrlSweep, NoResctrlOrNoMbaIsRefusedWithWhatWasFound) {
+  fs::remove_all(root + "/info/MB");
+  auto r = sweep(job());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("offers no Memory Bandwidth Allocation"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hpcsens doctor"), std::string::npos) << r.err;
+  fs::remove_all(root);
+  r = sweep(job());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("resctrl is not mounted at " + root), std::string::npos) << r.err;
+}
+
+TEST_F(ResctrlSweep, AnotherProgramHoldingTheResctrlLockIsNamedAndNothingIsMade) {
+  const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  const auto r = sweep(job(), "[100]");
+  ::close(fd);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("another program holds the resctrl lock (flock on " + root), std::string::npos) << r.err;
+  expect_restored();
+}
+
+}  // namespace
+}  // namespace hpcsens::sweep
