@@ -18,14 +18,17 @@ bool is_collective_call(std::string_view name) {
   if (!name.starts_with("MPI_")) return false;
   name.remove_prefix(4);
   if (name.ends_with("_init")) name.remove_suffix(5);  // MPI-4 persistent collectives
-  if (name.starts_with("Ineighbor_")) name.remove_prefix(1);
-  if (name.starts_with("Neighbor_")) return true;
-  static constexpr std::string_view kNames[] = {"Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv",
-                                                "Scatter", "Scatterv", "Allgather", "Allgatherv", "Alltoall",
-                                                "Alltoallv", "Alltoallw", "Reduce_scatter", "Reduce_scatter_block",
-                                                "Scan", "Exscan"};
+  if (name.starts_with("Neighbor_") || name.starts_with("Ineighbor_")) return true;
+  // Non-blocking forms: "I" before the lower-cased name (MPI_Iallreduce).
+  const bool nonblocking = name.size() > 1 && name[0] == 'I' && name[1] >= 'a' && name[1] <= 'z';
+  if (nonblocking) name.remove_prefix(1);
+  static constexpr std::string_view kNames[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "gatherv",
+                                                "scatter", "scatterv", "allgather", "allgatherv", "alltoall",
+                                                "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block",
+                                                "scan", "exscan"};
+  if (name.empty() || (!nonblocking && !(name[0] >= 'A' && name[0] <= 'Z'))) return false;
   for (std::string_view n : kNames)
-    if (name == n || (name.size() == n.size() + 1 && name[0] == 'I' && name.substr(1) == n)) return true;
+    if (name.size() == n.size() && (name[0] | 0x20) == n[0] && name.substr(1) == n.substr(1)) return true;
   return false;
 }
 

@@ -39,7 +39,8 @@ std::string partners_csv(const RunScan& s) {
 std::string msg_sizes_csv(const RunScan& s) {
   std::string out = csv_line({"rank", "call", "bucket", "size_min_bytes", "size_max_bytes", "messages"});
   each_rank_json(s, [&](int rank, const json& r) {
-    for (const auto& [call, buckets] : r.value("msg_sizes", json::object()).items()) {
+    const json sizes = r.value("msg_sizes", json::object());  // items() must not outlive it
+    for (const auto& [call, buckets] : sizes.items()) {
       for (std::size_t i = 0; i < buckets.size(); ++i) {
         if (!buckets[i].is_number() || buckets[i].get<double>() == 0) continue;
         // Bucket 0: empty messages; i >= 1: [2^(i-1), 2^i) bytes (the last takes anything larger).
@@ -55,7 +56,8 @@ std::string msg_sizes_csv(const RunScan& s) {
 std::string regions_csv(const RunScan& s) {
   std::string out = csv_line({"rank", "region", "count", "wall_s", "mpi_s", "io_s"});
   each_rank_json(s, [&](int rank, const json& r) {
-    for (const auto& [name, reg] : r.value("regions", json::object()).items())
+    const json regions = r.value("regions", json::object());
+    for (const auto& [name, reg] : regions.items())
       out += csv_line({std::to_string(rank), name, value_of(reg, "count"), value_of(reg, "wall_s"),
                        value_of(reg, "mpi_s"), value_of(reg, "io_s")});
   });
