@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/human_units.h"
+#include "report/oversubscription.h"
 #include "report/run_scan.h"
 #include "report/table.h"
 
@@ -111,7 +112,23 @@ Dominant dominant(const RunFacts& f) {
   return Dominant::kCompute;
 }
 
-Answer run_answer(const RunFacts& f) {
+namespace {
+
+// Oversubscribed ranks wait for the scheduler: every time below includes time off the CPU, and
+// an imbalance is the scheduler's. Said first, with the ordinary answer kept as unreliable.
+Answer oversubscribed_answer(const RunFacts& f, Answer inner) {
+  Answer a;
+  a.tone = "bad";
+  a.headline = fmt::format("Oversubscribed ({}): ranks waited for a CPU, so MPI, compute and imbalance figures are "
+                           "unreliable. Unreliable reading: {}",
+                           f.oversubscribed, inner.headline);
+  a.advice.push_back("Run at most one rank per CPU (fewer ranks, more nodes, or mpirun --map-by core) and measure "
+                     "again before acting on the numbers below.");
+  for (auto& x : inner.advice) a.advice.push_back(std::move(x));
+  return a;
+}
+
+Answer plain_answer(const RunFacts& f) {
   switch (dominant(f)) {
     case Dominant::kIo: return io_answer(f);
     case Dominant::kImbalance: return imbalance_answer(f);
@@ -120,6 +137,14 @@ Answer run_answer(const RunFacts& f) {
     case Dominant::kNothing: break;
   }
   return {"No rank reported any time: there is nothing to judge (was this an MPI program?).", {}, "bad"};
+}
+
+}  // namespace
+
+Answer run_answer(const RunFacts& f) {
+  Answer a = plain_answer(f);
+  if (f.oversubscribed.empty() || dominant(f) == Dominant::kNothing) return a;
+  return oversubscribed_answer(f, std::move(a));
 }
 
 RunFacts run_facts(const RunScan& s) {
@@ -154,6 +179,7 @@ RunFacts run_facts(const RunScan& s) {
   }
   f.top_io_class_share = io_total > 0 ? io_top / io_total : 0;
   if (io_total <= 0) f.top_io_class.clear();
+  f.oversubscribed = oversubscription(s.measure.cpu);
   return f;
 }
 

@@ -33,6 +33,7 @@ struct RunFacts {
   double top_io_class_share = 0;  // its share of all I/O time
   int top_io_rank = -1;         // rank with the most I/O time
   double top_io_rank_share = 0;   // its share of all I/O time
+  std::string oversubscribed;     // what shows more ranks than CPUs ("" if nothing does)
 };
 
 // What dominates a run, in the order its sections should appear.

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "common/human_units.h"
+#include "report/byte_direction.h"
 #include "report/html_page.h"
 #include "report/html_report.h"
 #include "report/callsite_view.h"
@@ -25,8 +26,30 @@ double number(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
 }
 
+// Beside the matrix, each rank's own volume (issue 20): point-to-point sent and received apart,
+// and what it contributed to collectives, which the matrix cannot show.
+json volume_table(const json& ranks) {
+  json table = {{"title", "Bytes per rank: point-to-point (and RMA) sent, received; collectives contributed"},
+                {"header", {"rank", "p2p sent", "p2p received", "collective bytes"}},
+                {"rows", json::array()},
+                {"numeric", {true, true, true, true}}};
+  for (const auto& r : ranks) {
+    if (!r.is_object() || !r.contains("mpi_calls") || !r["mpi_calls"].is_object()) continue;
+    double sent = 0, received = 0, coll = 0;
+    for (const auto& [name, c] : r["mpi_calls"].items()) {
+      const auto bytes = static_cast<std::uint64_t>(number(c, "bytes"));
+      const Directed d = mpi_bytes(name, bytes, static_cast<std::uint64_t>(number(c, "bytes_received")));
+      if (is_collective_call(name)) coll += static_cast<double>(d.sent + d.received);
+      else sent += static_cast<double>(d.sent), received += static_cast<double>(d.received);
+    }
+    table["rows"].push_back({number(r, "rank"), sent, received, coll});
+  }
+  return table;
+}
+
 json partners_section(const json& ranks) {
   json s = html::section("Point-to-point traffic between ranks");
+  if (ranks.size() <= kMatrixRanks) s["tables"].push_back(volume_table(ranks));
   json points = json::array();
   double max_bytes = 0;
   double other_bytes = 0;

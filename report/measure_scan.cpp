@@ -21,6 +21,7 @@ bool MeasureScan::add(std::string_view key, od::value v, const std::string& file
   else if (key == "partners") part = &MeasureScan::add_partners;
   else if (key == "partners_other") part = &MeasureScan::add_other;
   else if (key == "regions") part = &MeasureScan::add_regions;
+  else if (key == "cpu") part = &MeasureScan::add_cpu;
   else if (key != "truncated") return false;
   try {
     if (od::is_null(v)) return true;
@@ -108,7 +109,28 @@ void MeasureScan::add_regions(od::value v) {
   });
 }
 
-void MeasureScan::end_rank(std::int64_t rank) {
+void MeasureScan::add_cpu(od::value v) {
+  each_field(v, "", "cpu", [&](std::string_view k, od::value x) {
+    if (k == "online") online_ = od::to_int64(x, "", k, 0, INT32_MAX);
+    else if (k == "used_s") used_s_ = od::to_double(x, "", k);
+    else od::walk(x, "");
+  });
+  if (used_s_ < 0) used_s_ = 0;  // a "cpu" object without CPU time still counts its host
+}
+
+void MeasureScan::end_rank(std::int64_t rank, double busy_s) {
+  if (used_s_ >= 0) {
+    HostCpus& h = t_.cpu.hosts[host_];
+    ++h.ranks;
+    h.online = std::max(h.online, online_);
+    ++t_.cpu.ranks;
+    // Waiting in MPI spins on the CPU (Open MPI, MPICH by default): a rank far below its own
+    // time outside I/O was waiting for a CPU.
+    if (busy_s > 0.05 && used_s_ > 0 && used_s_ < 0.5 * busy_s) ++t_.cpu.starved;
+  }
+  host_.clear();
+  online_ = 0;
+  used_s_ = -1;
   for (PartnerPair& pair : pending_) {
     pair.from = rank;
     top_.push(pair);

@@ -1,6 +1,6 @@
 #pragma once
 // The schema_minor 2 fields of a rank object (io, msg_sizes, partners, partners_other, regions,
-// truncated; docs/record-format.md) summed over ranks while the record is scanned, so the
+// truncated, cpu; docs/record-format.md) summed over ranks while the record is scanned, so the
 // report's measurement section needs no second pass and no per-rank memory.
 #include <queue>
 #include <string>
@@ -17,8 +17,11 @@ class MeasureScan {
   // Adds `v` when `key` is one of the fields above and returns true; false for any other key.
   // A malformed field throws InputError naming `file`, the rank (`where`) and the field.
   bool add(std::string_view key, od::value v, const std::string& file, const std::string& where);
-  // Ends a rank: its partner list is attributed to `rank` (keys come in any order).
-  void end_rank(std::int64_t rank);
+  // The rank's host (for the CPUs per host of its "cpu" object).
+  void host(std::string_view name) { host_ = name; }
+  // Ends a rank: its partner list is attributed to `rank` (keys come in any order); busy_s, its
+  // time outside I/O (wall - io), is what its CPU time is compared with (< 0: not known).
+  void end_rank(std::int64_t rank, double busy_s = -1);
   MeasureTotals finish();
 
  private:
@@ -30,9 +33,13 @@ class MeasureScan {
   void add_partners(od::value v);
   void add_other(od::value v);
   void add_regions(od::value v);
+  void add_cpu(od::value v);
 
   MeasureTotals t_;
   std::vector<PartnerPair> pending_;
+  std::string host_;
+  std::int64_t online_ = 0;
+  double used_s_ = -1;  // this rank's CPU time (-1: no "cpu" object)
   std::priority_queue<PartnerPair, std::vector<PartnerPair>, Heavier> top_;  // min-heap of the largest
 };
 

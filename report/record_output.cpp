@@ -6,23 +6,25 @@
 #include <map>
 
 #include "common/errors.h"
+#include "report/byte_direction.h"
+#include "report/measure_csv.h"
 #include "report/run_report.h"
 #include "report/table.h"
 #include "topdown/metrics.h"
 
 namespace hpcsens::report {
+std::string csv_line(const std::vector<std::string>& cells) {
+  std::string out;
+  for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_cell(cells[i]);
+  return out + "\n";
+}
+
 namespace {
 
 using record::RunRecord;
 
 // Shortest decimal text that reads back as the same double; non-finite values are empty cells.
 std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
-
-std::string csv_line(const std::vector<std::string>& cells) {
-  std::string out;
-  for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_cell(cells[i]);
-  return out + "\n";
-}
 
 // Every rank in full, one at a time: a 1,000,000-rank record is never held whole.
 template <class F>
@@ -67,14 +69,19 @@ std::string summary_csv(const RunScan& s) {
 }
 
 std::string calls_csv(const RunScan& s) {
-  std::string out = csv_line({"rank", "class", "call", "count", "seconds", "bytes"});
+  // One column per direction (report/byte_direction.h): no column sums sent and received bytes.
+  std::string out =
+      csv_line({"rank", "class", "call", "count", "seconds", "bytes_sent", "bytes_received", "bytes_read",
+                "bytes_written"});
+  auto row = [&](const record::RankRecord& r, const char* cls, const std::string& name, const record::CallStats& c,
+                 const Directed& d) {
+    out += csv_line({std::to_string(r.rank), cls, name, std::to_string(c.count), num(c.seconds),
+                     std::to_string(d.sent), std::to_string(d.received), std::to_string(d.read),
+                     std::to_string(d.written)});
+  };
   each_rank(s, [&](const record::RankRecord& r) {
-    for (const auto& [name, c] : r.mpi_calls)
-      out += csv_line({std::to_string(r.rank), "mpi", name, std::to_string(c.count), num(c.seconds),
-                       std::to_string(c.bytes)});
-    for (const auto& [name, c] : r.io_calls)
-      out += csv_line({std::to_string(r.rank), "io", name, std::to_string(c.count), num(c.seconds),
-                       std::to_string(c.bytes)});
+    for (const auto& [name, c] : r.mpi_calls) row(r, "mpi", name, c, mpi_bytes(name, c.bytes, c.bytes_received));
+    for (const auto& [name, c] : r.io_calls) row(r, "io", name, c, io_bytes(name, c.bytes));
   });
   return out;
 }
@@ -155,7 +162,12 @@ CsvTable parse_csv_table(const std::string& name) {
   if (name == "calls") return CsvTable::kCalls;
   if (name == "counters") return CsvTable::kCounters;
   if (name == "topdown") return CsvTable::kTopdown;
-  throw InputError("--table", "unknown table '" + name + "' (expected ranks, summary, calls, counters, topdown, timeline or callsites)");
+  if (name == "partners") return CsvTable::kPartners;
+  if (name == "msg_sizes") return CsvTable::kMsgSizes;
+  if (name == "regions") return CsvTable::kRegions;
+  throw InputError("--table", "unknown table '" + name +
+                                  "' (expected ranks, summary, calls, counters, topdown, timeline, callsites, partners, "
+                                  "msg_sizes or regions)");
 }
 
 std::string tidy_csv(const RunScan& s, CsvTable table) {
@@ -164,6 +176,9 @@ std::string tidy_csv(const RunScan& s, CsvTable table) {
     case CsvTable::kSummary: return summary_csv(s);
     case CsvTable::kCalls: return calls_csv(s);
     case CsvTable::kCounters: return counters_csv(s);
+    case CsvTable::kPartners: return partners_csv(s);
+    case CsvTable::kMsgSizes: return msg_sizes_csv(s);
+    case CsvTable::kRegions: return regions_csv(s);
     case CsvTable::kTopdown: break;
   }
   return topdown_csv(s);
@@ -185,14 +200,18 @@ nlohmann::json record_report_json(const RunRecord& rec) {
     return nlohmann::json{{"min", d.min}, {"q1", d.q1}, {"median", d.median}, {"q3", d.q3}, {"max", d.max}};
   };
   derived["distribution_s"] = {{"compute", dist(compute)}, {"wall", dist(wall)}, {"mpi", dist(mpi)}};
-  std::map<std::string, record::CallStats> calls;
+  std::map<std::string, std::pair<record::CallStats, Directed>> calls;
   for (const auto& r : rec.ranks)
     for (const auto& [name, c] : r.mpi_calls) {
-      auto& a = calls[name];
-      a.count += c.count, a.seconds += c.seconds, a.bytes += c.bytes;
+      auto& [a, d] = calls[name];
+      const Directed add = mpi_bytes(name, c.bytes, c.bytes_received);
+      a.count += c.count, a.seconds += c.seconds, d.sent += add.sent, d.received += add.received;
     }
-  for (const auto& [name, c] : calls)
-    derived["mpi_calls"][name] = {{"count", c.count}, {"seconds", c.seconds}, {"bytes", c.bytes}};
+  for (const auto& [name, cd] : calls)
+    derived["mpi_calls"][name] = {{"count", cd.first.count},
+                                  {"seconds", cd.first.seconds},
+                                  {"bytes_sent", cd.second.sent},
+                                  {"bytes_received", cd.second.received}};
   // Per-rank Top-Down, as `--format csv --table topdown` gives it, for ranks that counted a set.
   std::string looked_up;
   topdown::TopdownTable table = topdown::table_by_name(looked_up);

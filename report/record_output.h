@@ -17,12 +17,16 @@ namespace hpcsens::report {
 // distributions over ranks, MPI time by call and counter statistics.
 nlohmann::json record_report_json(const record::RunRecord& rec);
 
-enum class CsvTable { kRanks, kSummary, kCalls, kCounters, kTopdown };
-// "ranks" | "summary" | "calls" | "counters" | "topdown"; else InputError naming --table.
+enum class CsvTable { kRanks, kSummary, kCalls, kCounters, kTopdown, kPartners, kMsgSizes, kRegions };
+// "ranks" | "summary" | "calls" | "counters" | "topdown" | "partners" | "msg_sizes" | "regions";
+// else InputError naming --table.
 CsvTable parse_csv_table(const std::string& name);
 std::string tidy_csv(const record::RunRecord& rec, CsvTable table);
 // The same from the record's scan (the ranks read back one at a time).
 std::string tidy_csv(const RunScan& scan, CsvTable table);
+
+// One CSV row: cells quoted where they need it (csv_cell), joined by commas, with a newline.
+std::string csv_line(const std::vector<std::string>& cells);
 
 // One Top-Down result per rank (rec.ranks order), the event table looked up once per set.
 std::vector<nlohmann::json> topdown_per_rank(const record::RunRecord& rec);

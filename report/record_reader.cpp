@@ -98,6 +98,7 @@ std::map<std::string, record::CallStats> calls_of(element e) {
       if (k == "count") c.count = to_u64(x), seen |= 1;
       else if (k == "seconds") c.seconds = to_double(x), seen |= 2;
       else if (k == "bytes" && !is_null(x)) c.bytes = to_u64(x);
+      else if (k == "bytes_received" && !is_null(x)) c.bytes_received = to_u64(x);
     }
     if (seen != 3) throw NotFast{};
     out.emplace_hint(out.end(), std::string(name), c);

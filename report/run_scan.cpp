@@ -10,6 +10,7 @@
 #include "common/errors.h"
 #include "common/json_input.h"
 #include "common/safe_file.h"
+#include "report/byte_direction.h"
 #include "report/measure_scan.h"
 #include "report/od_values.h"
 #include "report/run_scan_rows.h"
@@ -53,7 +54,7 @@ class Scanner {
   std::size_t call_hint_ = 0, counter_hint_ = 0;
   struct PendingCall {
     std::size_t index;
-    std::uint64_t count, bytes;
+    std::uint64_t count, bytes, bytes_received;
     double seconds;
   };
   std::vector<PendingCall> pending_calls_;  // this rank's MPI calls
@@ -86,17 +87,18 @@ std::uint16_t Scanner::intern(std::string_view s) {
 // `row` set: MPI calls, summed per name; null: I/O calls, checked only.
 void Scanner::calls(od::value v, std::string_view key, const RankRow* row) try {
   od::each_field(v, "", key, [&](std::string_view name, od::value call) {
-    std::uint64_t count = 0, bytes = 0;
+    std::uint64_t count = 0, bytes = 0, received = 0;
     double seconds = 0;
     unsigned seen = 0;
     od::each_field(call, name, name, [&](std::string_view k, od::value x) {  // `name`: relative path
       if (k == "count") count = od::to_u64(x, name, k), seen |= 1;
       else if (k == "seconds") seconds = od::to_double(x, name, k), seen |= 2;
       else if (k == "bytes" && !od::is_null(x)) bytes = od::to_u64(x, name, k);
+      else if (k == "bytes_received" && !od::is_null(x)) received = od::to_u64(x, name, k);
       else od::walk(x, name);
     });
     if (seen != 3) throw od::Doubt{std::string(name), "missing field 'count' or 'seconds'"};
-    if (row) pending_calls_.push_back({index_of(s_.calls, name, call_hint_), count, bytes, seconds});
+    if (row) pending_calls_.push_back({index_of(s_.calls, name, call_hint_), count, bytes, received, seconds});
   });
 } catch (od::Doubt& d) {
   d.where = std::string(key) + (d.where.empty() ? "" : "." + d.where);
@@ -108,7 +110,9 @@ void Scanner::end_rank(const RankRow& row) {
   for (const PendingCall& c : pending_calls_) {
     CallTotal& t = s_.calls[c.index];
     t.count += c.count;
-    t.bytes += c.bytes;
+    const Directed d = mpi_bytes(t.name, c.bytes, c.bytes_received);
+    t.bytes_sent += d.sent;
+    t.bytes_received += d.received;
     t.seconds += c.seconds;
     if (c.seconds > t.max_s) t.max_s = c.seconds, t.max_rank = row.rank;
   }
@@ -122,7 +126,7 @@ void Scanner::end_rank(const RankRow& row) {
     if (value < a.min) a.min = value, a.min_rank = row.rank;
     if (value > a.max) a.max = value, a.max_rank = row.rank;
   }
-  measure_.end_rank(row.rank);
+  measure_.end_rank(row.rank, row.wall_s - row.io_s);
 }
 
 void Scanner::counters(od::value v, const std::string& where) {
@@ -148,7 +152,7 @@ void Scanner::rank_field(std::string_view k, od::value x, RankRow& row, unsigned
   else if (k == "mpi_calls") calls(x, k, &row);
   else if (k == "io_calls") calls(x, k, nullptr);
   else if (od::is_null(x)) return;  // optional fields: null is the same as absent
-  else if (k == "host") (void)od::to_string(x, where, k);
+  else if (k == "host") measure_.host(od::to_string(x, where, k));
   else if (k == "pid") (void)od::to_int(x, where, k);
   else if (k == "t0" || k == "t1" || k == "t2" || k == "t3") (void)od::to_double(x, where, k);
   else if (k == "io_bytes_read") row.io_bytes_read = od::to_u64(x, where, k);
@@ -263,6 +267,9 @@ RunScan scan_run_record_text(std::string bytes, const std::string& path, std::si
     RunScan s = Scanner(*text, path).run();
     validate_rows(s, path);  // after the scan, as load_run_record validates after parsing
     s.rank_detail = [text, path](const RankRow& row) { return rank_from_text(*text, row, path); };
+    s.rank_json = [text](const RankRow& row) {
+      return nlohmann::json::parse(std::string_view(text->data() + row.source, row.length));
+    };
     return s;
   } catch (const od::Doubt& d) {
     if (text->size() > careful_limit && d.names_file) throw InputError(d.what);

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "record/run_record.h"
 
 namespace hpcsens::report {
@@ -35,7 +37,8 @@ struct RankRow {
 // MPI time by call name over all ranks.
 struct CallTotal {
   std::string name;
-  std::uint64_t count = 0, bytes = 0;
+  std::uint64_t count = 0;
+  std::uint64_t bytes_sent = 0, bytes_received = 0;  // report/byte_direction.h
   double seconds = 0, max_s = -1;
   int max_rank = -1;
 };
@@ -61,6 +64,16 @@ struct PartnerPair {
   std::uint64_t bytes = 0, messages = 0;
 };
 inline constexpr std::size_t kTopPairs = 10;
+// Ranks per host and the CPUs online there, from the ranks' "cpu" objects (preload/cpu_share.h).
+struct HostCpus {
+  std::uint64_t ranks = 0;
+  std::int64_t online = 0;  // the most any of its ranks saw
+};
+struct CpuTotals {
+  std::map<std::string, HostCpus> hosts;
+  std::uint64_t ranks = 0;    // ranks with a "cpu" object
+  std::uint64_t starved = 0;  // ranks that ran on a CPU for less than half their time outside I/O
+};
 struct MeasureTotals {
   std::map<std::string, IoClassTotal> io;
   std::map<std::string, std::vector<std::uint64_t>> sizes;
@@ -68,6 +81,7 @@ struct MeasureTotals {
   std::uint64_t other_bytes = 0, other_messages = 0;
   std::map<std::string, RegionTotal> regions;
   std::uint64_t truncated = 0;
+  CpuTotals cpu;
   bool any = false;  // the record has any of these fields
 };
 
@@ -82,6 +96,9 @@ struct RunScan {
   MeasureTotals measure;
   // The whole rank of a row, as record::rank_from_json reads it (for the few ranks shown in full).
   std::function<record::RankRecord(const RankRow&)> rank_detail;
+  // The rank object of a row as JSON, measurement fields included (the tidy partner, message-size
+  // and region tables read them one rank at a time).
+  std::function<nlohmann::json(const RankRow&)> rank_json;
 };
 
 // Reads and validates the record at `path` in one pass. Accepts and refuses exactly what

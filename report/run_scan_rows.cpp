@@ -1,8 +1,10 @@
 #include "report/run_scan_rows.h"
 
+
 #include <algorithm>
 
 #include "common/errors.h"
+#include "report/byte_direction.h"
 #include "report/record_reader.h"
 
 namespace hpcsens::report {
@@ -59,7 +61,9 @@ void add_rank(RunScan& s, const record::RankRecord& r, std::size_t index) {
     auto it = std::find_if(s.calls.begin(), s.calls.end(), [&](const CallTotal& t) { return t.name == name; });
     if (it == s.calls.end()) it = s.calls.insert(s.calls.end(), CallTotal{name});
     it->count += c.count;
-    it->bytes += c.bytes;
+    const Directed d = mpi_bytes(name, c.bytes, c.bytes_received);
+    it->bytes_sent += d.sent;
+    it->bytes_received += d.received;
     it->seconds += c.seconds;
     if (c.seconds > it->max_s) it->max_s = c.seconds, it->max_rank = r.rank;
   }
@@ -87,6 +91,7 @@ RunScan scan_of(const record::RunRecord& rec) {
   for (std::size_t i = 0; i < rec.ranks.size(); ++i) add_rank(s, rec.ranks[i], i);
   auto ranks = std::make_shared<const std::vector<record::RankRecord>>(rec.ranks);
   s.rank_detail = [ranks](const RankRow& row) { return (*ranks)[row.source]; };
+  s.rank_json = [ranks](const RankRow& row) { return record::to_json((*ranks)[row.source]); };
   return s;
 }
 

@@ -168,14 +168,16 @@ Table mpi_call_table(const RunScan& s, std::size_t top) {
   t.title = shown < rows.size() ? fmt::format("MPI time by call ({} of {} calls; --all lists every call)", shown,
                                               rows.size())
                                 : "MPI time by call";
+  // Sent and received apart: one column of both would count each message twice when summed.
   t.header = {"call", "calls", "time [s]", "mean per rank [s]", "max per rank [s]", "max on rank",
-              "bytes", "share of MPI [%]"};
-  t.numeric = {false, true, true, true, true, true, true, true};
+              "bytes sent", "bytes received", "share of MPI [%]"};
+  t.numeric = {false, true, true, true, true, true, true, true, true};
   const double n = s.rows.empty() ? 1.0 : static_cast<double>(s.rows.size());
   for (std::size_t i = 0; i < shown; ++i) {
     const CallTotal& a = rows[i];
     t.rows.push_back({a.name, std::to_string(a.count), fixed(a.seconds, 4), fixed(a.seconds / n, 4),
-                      fixed(a.max_s, 4), std::to_string(a.max_rank), std::to_string(a.bytes),
+                      fixed(a.max_s, 4), std::to_string(a.max_rank), std::to_string(a.bytes_sent),
+                      std::to_string(a.bytes_received),
                       fixed(all_mpi > 0 ? 100.0 * a.seconds / all_mpi : 0.0, 1)});
   }
   return t;

@@ -84,12 +84,17 @@ TEST(TidyCsv, CallsAndCountersAreOneValuePerRow) {
   const auto rec = small_job(4, false);
   auto rows = parse_csv(tidy_csv(rec, CsvTable::kCalls));
   ASSERT_EQ(rows.size(), 1u + 4 * 4);  // 3 MPI calls + 1 I/O call per rank
-  EXPECT_EQ(rows[0], (std::vector<std::string>{"rank", "class", "call", "count", "seconds", "bytes"}));
+  // Bytes by direction, one column each (issue 20: a single bytes column mixed sent and received).
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"rank", "class", "call", "count", "seconds", "bytes_sent",
+                                               "bytes_received", "bytes_read", "bytes_written"}));
   for (std::size_t k = 1; k < rows.size(); ++k) {
     const auto& r = rec.ranks[std::stoul(rows[k][0])];
     const auto& calls = rows[k][1] == "mpi" ? r.mpi_calls : r.io_calls;
     EXPECT_EQ(std::stod(rows[k][4]), calls.at(rows[k][2]).seconds);
     EXPECT_EQ(std::stoull(rows[k][3]), calls.at(rows[k][2]).count);
+    const std::uint64_t moved = std::stoull(rows[k][5]) + std::stoull(rows[k][6]) + std::stoull(rows[k][7]) +
+                                std::stoull(rows[k][8]);
+    EXPECT_EQ(moved, calls.at(rows[k][2]).bytes) << rows[k][2];
   }
   rows = parse_csv(tidy_csv(rec, CsvTable::kCounters));
   ASSERT_EQ(rows.size(), 1u + 4 * 2);
