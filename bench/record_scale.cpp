@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "preload/record_stream.h"
+#include "preload/rank_record/record_stream.h"
 
 namespace {
 

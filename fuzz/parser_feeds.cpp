@@ -17,7 +17,7 @@
 #include "common/text_terminal.h"
 #include "mpi/appfile.h"
 #include "mpi/launcher_args.h"
-#include "preload/net_delay_model.h"
+#include "preload/account/net_delay_model.h"
 #include "record/run_record.h"
 #include "sweep/knobs/resctrl_mb.h"
 #include "report/measure_section.h"

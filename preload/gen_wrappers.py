@@ -215,7 +215,7 @@ def gen_call_table(calls):
 
 
 def gen_c_wrappers(calls):
-    out = [HEADER, '#include "preload/wrapper_support.h"', "",
+    out = [HEADER, '#include "preload/interpose/wrapper_support.h"', "",
            "using namespace hpcsens::preload;", ""]
     for c in calls:
         if c["params"] is None:
@@ -258,7 +258,7 @@ def gen_c_wrappers(calls):
 
 
 def gen_fortran_wrappers(calls):
-    out = [HEADER, '#include "preload/wrapper_support.h"', "",
+    out = [HEADER, '#include "preload/interpose/wrapper_support.h"', "",
            "using namespace hpcsens::preload;", "", "namespace {", ""]
     exported = []
     for c in calls:

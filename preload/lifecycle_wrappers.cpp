@@ -2,7 +2,7 @@
 // Open MPI's Fortran layer calls PMPI_Init etc. directly, so the Fortran entry points need their
 // own wrappers: they forward to the next definition of the same symbol and call the lifecycle.
 #include "preload/lifecycle.h"
-#include "preload/wrapper_support.h"
+#include "preload/interpose/wrapper_support.h"
 
 using namespace hpcsens::preload;
 

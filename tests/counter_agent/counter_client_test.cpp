@@ -1,6 +1,6 @@
 // The preload's counter client with the real hpcsens-counter-agent: the agent, a separate
 // process, counts this test's thread through PAPI_attach; PAPI is never initialised here.
-#include "preload/counter_client.h"
+#include "preload/account/counter_client.h"
 
 #include <gtest/gtest.h>
 #include <sys/syscall.h>

@@ -18,7 +18,7 @@
 #include <fstream>
 #include <string>
 
-#include "preload/counter_client.h"
+#include "preload/account/counter_client.h"
 
 namespace hpcsens::preload {
 namespace {

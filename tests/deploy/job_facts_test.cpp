@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "preload/job_facts.h"
+#include "preload/account/job_facts.h"
 
 namespace hpcsens::preload {
 namespace {

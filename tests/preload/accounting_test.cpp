@@ -1,4 +1,4 @@
-#include "preload/accounting.h"
+#include "preload/account/accounting.h"
 
 #include <thread>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "preload/clock.h"
+#include "preload/account/clock.h"
 
 #include <chrono>
 #include <thread>

@@ -8,11 +8,11 @@
 
 #include <gtest/gtest.h>
 
-#include "preload/accounting.h"
-#include "preload/fd_track.h"
-#include "preload/msg_report.h"
-#include "preload/record_stream.h"
-#include "preload/regions.h"
+#include "preload/account/accounting.h"
+#include "preload/io/fd_track.h"
+#include "preload/rank_record/msg_report.h"
+#include "preload/rank_record/record_stream.h"
+#include "preload/rank_record/regions.h"
 #include "record/run_record.h"
 #include "report/measure_section.h"
 

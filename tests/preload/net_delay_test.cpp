@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "preload/net_delay_model.h"
+#include "preload/account/net_delay_model.h"
 
 namespace hpcsens::preload {
 namespace {

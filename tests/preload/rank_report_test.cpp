@@ -1,4 +1,4 @@
-#include "preload/rank_report.h"
+#include "preload/rank_record/rank_report.h"
 
 #include <map>
 

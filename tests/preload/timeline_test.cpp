@@ -5,8 +5,8 @@
 
 #include <numeric>
 
-#include "preload/timeline.h"
-#include "preload/timeline_report.h"
+#include "preload/account/timeline.h"
+#include "preload/rank_record/timeline_report.h"
 
 namespace hpcsens::preload {
 namespace {

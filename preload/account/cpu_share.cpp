@@ -1,0 +1,23 @@
+#include "preload/account/cpu_share.h"
+
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace hpcsens::preload {
+
+nlohmann::json cpu_share_json() {
+  nlohmann::json j = nlohmann::json::object();
+  if (const long online = sysconf(_SC_NPROCESSORS_ONLN); online > 0) j["online"] = online;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) j["allowed"] = CPU_COUNT(&set);
+  struct rusage ru {};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) {
+    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+    j["used_s"] = seconds(ru.ru_utime) + seconds(ru.ru_stime);
+  }
+  return j;
+}
+
+}  // namespace hpcsens::preload

@@ -1,0 +1,56 @@
+#pragma once
+// The network-delay knob in the wrappers (net_delay_model.h has the arithmetic and the reasons).
+//
+// Off (no HPCSENS_NET_* in the run's environment), a wrapper pays one load and one predictable
+// branch on g_net_delay_on. On, a message spins on the call clock before it is handed to MPI:
+// from the wrapper's own start tick, so the wrapper's cost counts toward the delay; short delays
+// spin (a rank waiting on a real network polls and keeps its core), long ones sleep most of it.
+#include <cstdint>
+#include <string>
+
+#include "preload/account/clock.h"
+#include "preload/account/net_delay_model.h"
+
+namespace hpcsens::preload {
+
+// Written once at MPI_Init, before the first counted call; read by every wrapper.
+extern bool g_net_delay_on;
+
+// Delays of at least this long sleep until kSpinTailNs before their end, then spin.
+inline constexpr double kSleepAboveNs = 500e3;
+inline constexpr double kSpinTailNs = 100e3;
+
+// Waits until `start` + messages x d_lat + bytes x d_byte (in call-clock ticks): spinning, or for
+// a delay of kSleepAboveNs and more, sleeping until its last kSpinTailNs and spinning those.
+void net_delay_spin(std::uint64_t start, double messages, double bytes) noexcept;
+
+// This process's delays so far: requested and achieved (from each call's start tick to the end
+// of its spin), in seconds.
+struct NetDelayTotals {
+  double requested_s = 0, achieved_s = 0;
+};
+NetDelayTotals net_delay_totals(double seconds_per_tick) noexcept;
+
+// A point-to-point send to `dest` (MPI_PROC_NULL, `proc_null`, sends nothing and waits nothing).
+inline void net_delay_send(std::uint64_t start, std::int64_t dest, std::int64_t proc_null,
+                           std::int64_t bytes) noexcept {
+  if (dest == proc_null || bytes < 0) return;
+  net_delay_spin(start, 1, static_cast<double>(bytes));
+}
+
+// A collective over `p` ranks contributing `bytes`: its algorithm's critical path (net_cost).
+void net_delay_coll(std::uint64_t start, NetShape shape, std::int64_t p, std::int64_t bytes) noexcept;
+
+// What MPI_Init found in the environment, for the record and the warning.
+struct NetDelayState {
+  NetDelaySetting setting;
+  bool on = false;
+  double ticks_per_ns = 1;
+  std::string error;  // an unusable value: the job runs without delay
+};
+
+// Reads HPCSENS_NET_* and, when the knob is on, measures the call clock's rate (a few ms) and
+// arms the wrappers. Call once, before the first counted call.
+NetDelayState setup_net_delay() noexcept;
+
+}  // namespace hpcsens::preload

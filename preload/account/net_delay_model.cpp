@@ -1,0 +1,71 @@
+#include "preload/account/net_delay_model.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/preload_env.h"
+
+namespace hpcsens::preload {
+
+int ceil_log2(std::int64_t p) noexcept {
+  int k = 0;
+  while (k < 62 && (std::int64_t{1} << k) < p) ++k;
+  return k;
+}
+
+NetCost net_cost(NetShape shape, std::int64_t p, std::uint64_t n) noexcept {
+  const double b = static_cast<double>(n);
+  if (shape == NetShape::p2p) return {1, b};
+  if (p <= 1) return {0, 0};  // a collective of one rank sends nothing
+  const double steps = ceil_log2(p), others = static_cast<double>(p - 1);
+  switch (shape) {
+    case NetShape::barrier: return {steps, 0};
+    case NetShape::tree: return {steps, steps * b};
+    case NetShape::gather: return {steps, b * others};
+    case NetShape::halving: return {steps, b * others / static_cast<double>(p)};
+    case NetShape::pairwise: return {others, b * others / static_cast<double>(p)};
+    case NetShape::neighbor: return {1, b};
+    case NetShape::p2p: break;
+  }
+  return {1, b};
+}
+
+namespace {
+
+// One variable: unset is 0; otherwise 0 or a finite number in [min, max].
+bool parse_one(const char* text, const char* name, double min, double max, double* out,
+               std::string* error) {
+  *out = 0;
+  if (text == nullptr || *text == '\0') return true;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || errno == ERANGE || !std::isfinite(v) || (v != 0 && (v < min || v > max))) {
+    if (error) {
+      char range[96];
+      std::snprintf(range, sizeof range, "0 or a number in [%g, %g]", min, max);
+      *error = std::string(name) + "='" + text + "' is not " + range;
+    }
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+std::optional<NetDelaySetting> parse_net_delay(const char* latency_us, const char* bandwidth_gbs,
+                                               std::string* error) {
+  NetDelaySetting s;
+  // Beyond these a value is a typo, not a network (and 0.000001 GB/s would spin for hours).
+  if (!parse_one(latency_us, env::kNetLatencyUs, 0, env::kNetMaxLatencyUs, &s.latency_us, error))
+    return std::nullopt;
+  if (!parse_one(bandwidth_gbs, env::kNetBandwidthGbs, env::kNetMinBandwidthGbs,
+                 env::kNetMaxBandwidthGbs, &s.bandwidth_gbs, error))
+    return std::nullopt;
+  return s;
+}
+
+}  // namespace hpcsens::preload

@@ -1,0 +1,220 @@
+// POSIX I/O wrappers. Only file descriptors of files (fd_track.h: is_file_io) that came from
+// open()/creat(), or that a stdio stream on a file holds (C++ iostreams), are counted, so sockets
+// and pipes (MPI's own progress threads, the launcher's stdio forwarding), /dev/null and /proc
+// are not "I/O time".
+// Calls are counted only between our init and finalize barriers, outside any MPI call (MPI-IO's
+// internal writes belong to the MPI-IO call); before and after, the wrappers only forward.
+// libc's stdio (fwrite, fprintf) calls its internal write directly and is not seen here: stdio
+// streams have their own wrappers (stdio_io.cpp), so nothing is counted twice.
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdarg>
+
+#include "preload/io/fd_track.h"
+#include "preload/interpose/wrapper_support.h"
+
+using namespace hpcsens::preload;
+
+namespace {
+
+FdSet g_file_fds;
+
+void track(int fd) {
+  if (!g_file_fds.add(fd)) count_untracked_file();
+}
+void untrack(int fd) { g_file_fds.remove(fd); }
+bool tracked(int fd) { return g_file_fds.has(fd) || g_stream_fds.has(fd); }
+
+// File systems whose files are the kernel's state, not storage.
+bool pseudo_fs(long type) {
+  switch (type) {
+    case PROC_SUPER_MAGIC: case SYSFS_MAGIC: case CGROUP_SUPER_MAGIC: case CGROUP2_SUPER_MAGIC:
+    case DEBUGFS_MAGIC: case TRACEFS_MAGIC: case SECURITYFS_MAGIC: case BPF_FS_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::uint64_t positive(ssize_t n) { return n > 0 ? static_cast<std::uint64_t>(n) : 0; }
+
+bool needs_mode(int flags) {
+#ifdef O_TMPFILE
+  if ((flags & O_TMPFILE) == O_TMPFILE) return true;
+#endif
+  return (flags & O_CREAT) != 0;
+}
+
+// Times `fn` as call `id` when counting and `fd_ok`; returns fn's result.
+template <class F>
+auto timed(int id, bool fd_ok, F&& fn, bool bytes_from_result) {
+  Guard guard;
+  if (!guard.counting() || !fd_ok) return fn();
+  const std::uint64_t start = now_ticks();
+  auto r = fn();
+  const std::uint64_t elapsed = now_ticks() - start;
+  guard.record(id, elapsed, bytes_from_result ? positive(r) : 0);
+  timeline_call(id, start, elapsed);
+  return r;
+}
+
+using ReadFn = ssize_t (*)(int, void*, size_t);
+using WriteFn = ssize_t (*)(int, const void*, size_t);
+using PreadFn = ssize_t (*)(int, void*, size_t, off_t);
+using PwriteFn = ssize_t (*)(int, const void*, size_t, off_t);
+using Pread64Fn = ssize_t (*)(int, void*, size_t, off64_t);
+using Pwrite64Fn = ssize_t (*)(int, const void*, size_t, off64_t);
+using IovFn = ssize_t (*)(int, const struct iovec*, int);
+using OpenFn = int (*)(const char*, int, ...);
+using OpenatFn = int (*)(int, const char*, int, ...);
+using CreatFn = int (*)(const char*, mode_t);
+using FdFn = int (*)(int);
+
+constinit RealSymbol<ReadFn> real_read{"read", true};
+constinit RealSymbol<WriteFn> real_write{"write", true};
+constinit RealSymbol<PreadFn> real_pread{"pread", true};
+constinit RealSymbol<PwriteFn> real_pwrite{"pwrite", true};
+constinit RealSymbol<Pread64Fn> real_pread64{"pread64", true};
+constinit RealSymbol<Pwrite64Fn> real_pwrite64{"pwrite64", true};
+constinit RealSymbol<IovFn> real_readv{"readv", true};
+constinit RealSymbol<IovFn> real_writev{"writev", true};
+constinit RealSymbol<OpenFn> real_open{"open", true};
+constinit RealSymbol<OpenFn> real_open64{"open64", true};
+constinit RealSymbol<OpenatFn> real_openat{"openat", true};
+constinit RealSymbol<CreatFn> real_creat{"creat", true};
+constinit RealSymbol<FdFn> real_close{"close", true};
+constinit RealSymbol<FdFn> real_fsync{"fsync", true};
+constinit RealSymbol<FdFn> real_fdatasync{"fdatasync", true};
+constinit RealSymbol<FdFn> real_dup{"dup", true};
+constinit RealSymbol<int (*)(int, int)> real_dup2{"dup2", true};
+constinit RealSymbol<int (*)(int, int, int)> real_dup3{"dup3", true};
+
+int opened(int fd, bool file) {
+  untrack(fd);  // a reused number: what it was before does not matter
+  if (file) track(fd);
+  return fd;
+}
+constexpr auto kFd = [](int fd) { return fd; };
+
+// A descriptor duplicated from a file is that file too (dup2/dup3 first close whatever `to`
+// was); at or above kMaxTrackedFd it is a counted drop like any file opened there.
+int duplicated(int from, int to) {
+  if (to >= 0 && to != from) {
+    untrack(to);
+    if (tracked(from)) track(to);
+  }
+  return to;
+}
+
+}  // namespace
+
+extern "C" {
+
+HPCSENS_EXPORT ssize_t read(int fd, void* buf, size_t n) {
+  return timed(call::read, tracked(fd), [&] { return real_read.get()(fd, buf, n); }, true);
+}
+HPCSENS_EXPORT ssize_t write(int fd, const void* buf, size_t n) {
+  return timed(call::write, tracked(fd), [&] { return real_write.get()(fd, buf, n); }, true);
+}
+HPCSENS_EXPORT ssize_t pread(int fd, void* buf, size_t n, off_t off) {
+  return timed(call::pread, tracked(fd), [&] { return real_pread.get()(fd, buf, n, off); }, true);
+}
+HPCSENS_EXPORT ssize_t pwrite(int fd, const void* buf, size_t n, off_t off) {
+  return timed(call::pwrite, tracked(fd), [&] { return real_pwrite.get()(fd, buf, n, off); },
+               true);
+}
+HPCSENS_EXPORT ssize_t pread64(int fd, void* buf, size_t n, off64_t off) {
+  return timed(call::pread64, tracked(fd),
+               [&] { return real_pread64.get()(fd, buf, n, off); }, true);
+}
+HPCSENS_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t off) {
+  return timed(call::pwrite64, tracked(fd),
+               [&] { return real_pwrite64.get()(fd, buf, n, off); }, true);
+}
+HPCSENS_EXPORT ssize_t readv(int fd, const struct iovec* iov, int cnt) {
+  return timed(call::readv, tracked(fd), [&] { return real_readv.get()(fd, iov, cnt); }, true);
+}
+HPCSENS_EXPORT ssize_t writev(int fd, const struct iovec* iov, int cnt) {
+  return timed(call::writev, tracked(fd), [&] { return real_writev.get()(fd, iov, cnt); }, true);
+}
+
+HPCSENS_EXPORT int open(const char* path, int flags, ...) {
+  mode_t mode = 0;
+  if (needs_mode(flags)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = static_cast<mode_t>(va_arg(ap, int));
+    va_end(ap);
+  }
+  bool file = false;
+  const int fd =
+      timed_open(call::open, [&] { return real_open.get()(path, flags, mode); }, kFd, &file);
+  return fd >= 0 ? opened(fd, file) : fd;
+}
+HPCSENS_EXPORT int open64(const char* path, int flags, ...) {
+  mode_t mode = 0;
+  if (needs_mode(flags)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = static_cast<mode_t>(va_arg(ap, int));
+    va_end(ap);
+  }
+  bool file = false;
+  const int fd =
+      timed_open(call::open64, [&] { return real_open64.get()(path, flags, mode); }, kFd, &file);
+  return fd >= 0 ? opened(fd, file) : fd;
+}
+HPCSENS_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
+  mode_t mode = 0;
+  if (needs_mode(flags)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = static_cast<mode_t>(va_arg(ap, int));
+    va_end(ap);
+  }
+  bool file = false;
+  const int fd = timed_open(
+      call::openat, [&] { return real_openat.get()(dirfd, path, flags, mode); }, kFd, &file);
+  return fd >= 0 ? opened(fd, file) : fd;
+}
+HPCSENS_EXPORT int creat(const char* path, mode_t mode) {
+  bool file = false;
+  const int fd = timed_open(call::creat, [&] { return real_creat.get()(path, mode); }, kFd, &file);
+  return fd >= 0 ? opened(fd, file) : fd;
+}
+HPCSENS_EXPORT int close(int fd) {
+  const bool file = tracked(fd);
+  untrack(fd);
+  return timed(call::close, file, [&] { return real_close.get()(fd); }, false);
+}
+HPCSENS_EXPORT int dup(int fd) { return duplicated(fd, real_dup.get()(fd)); }
+HPCSENS_EXPORT int dup2(int fd, int to) { return duplicated(fd, real_dup2.get()(fd, to)); }
+HPCSENS_EXPORT int dup3(int fd, int to, int flags) {
+  return duplicated(fd, real_dup3.get()(fd, to, flags));
+}
+HPCSENS_EXPORT int fsync(int fd) {
+  return timed(call::fsync, tracked(fd), [&] { return real_fsync.get()(fd); }, false);
+}
+HPCSENS_EXPORT int fdatasync(int fd) {
+  return timed(call::fdatasync, tracked(fd), [&] { return real_fdatasync.get()(fd); }, false);
+}
+
+}  // extern "C"
+
+namespace hpcsens::preload {
+std::atomic<std::uint64_t> g_untracked_files{0};
+
+bool is_file_io(int fd) noexcept {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  struct statfs fs;
+  return fstatfs(fd, &fs) != 0 || !pseudo_fs(static_cast<long>(fs.f_type));
+}
+}  // namespace hpcsens::preload
