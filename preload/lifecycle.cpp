@@ -38,6 +38,7 @@
 #include "preload/rank_record/signal_partial.h"
 #include "preload/rank_record/timeline_report.h"
 #include "preload/rank_record/callsite_report.h"
+#include "preload/rank_record/preload_notes.h"
 #include "preload/account/callsites.h"
 #include "record/record_text.h"
 #include "record/run_record.h"
@@ -133,16 +134,6 @@ std::size_t rank_budget() {
 }
 
 // Functions the program called that no loaded library defines (missing_symbol.h).
-void add_missing_functions(nlohmann::json& notes) {
-  const int n = missing_noted();
-  if (n == 0) return;
-  nlohmann::json names = nlohmann::json::array();
-  for (int i = 0; i < std::min(n, kMaxMissingNoted); ++i)
-    if (const char* name = missing_name(i)) names.push_back(text::encode_outside(name));
-  notes["missing_functions"] = std::move(names);
-  if (n > kMaxMissingNoted) notes["missing_functions_dropped"] = n - kMaxMissingNoted;
-}
-
 nlohmann::json preload_notes(const State& s) {
   nlohmann::json notes = {{"counters_notes", s.papi.notes()},
           {"counted_threads", threads_seen()},
@@ -152,7 +143,7 @@ nlohmann::json preload_notes(const State& s) {
           {"call_clock", s.ticks.uses_tsc() ? "tsc" : "clock_monotonic"},
           {"counter_agent_vmhwm_kib", s.papi.agent_vmhwm_kib()},
           {"counter_agent_private_kib", s.papi.agent_private_kib()}};
-  add_missing_functions(notes);
+  add_missing_functions_note(notes);
   return notes;
 }
 
@@ -230,22 +221,6 @@ std::string shared_run_id(State& s) {
   return buf;
 }
 
-// What rank 0 applied (every rank reads the same variables) and how long its delays really
-// took: on a loaded machine a spinning rank that loses its core comes back late, and the sweep
-// scales the added rates by that factor.
-nlohmann::json net_delay_note(const NetDelayState& n, double seconds_per_tick) {
-  if (!n.on && n.error.empty()) return nullptr;
-  if (!n.on) return {{"applied", false}, {"error", text::encode_outside(n.error)}};
-  const NetDelayTotals t = net_delay_totals(seconds_per_tick);
-  return {{"applied", true},
-          {"requested_s", t.requested_s},
-          {"achieved_s", t.achieved_s},
-          {"achieved_factor", t.requested_s > 0 ? t.achieved_s / t.requested_s : 1.0},
-          {"added_latency_us", n.setting.latency_us},
-          {"added_bandwidth_gbs", n.setting.bandwidth_gbs},
-          {"added_ns_per_byte", n.setting.ns_per_byte()},
-          {"placement", "sender, before the message is handed to MPI; collectives by algorithm"}};
-}
 // A rank killed by a catchable signal leaves what it measured (signal_partial.h). Best effort: a
 // rank that cannot arm it writes its record the ordinary ways.
 void arm_for_signals(State& s) noexcept {
