@@ -166,7 +166,8 @@ CalibrationRun calibrate(const SweepSpec& spec, const std::vector<std::string>& 
       else cfg["cpu_ghz_measured_note"] = "ranks disagree by more than 10%; not used as the clock";
       cfg["cpu_ghz_measured_min"] = out.value("clock_ghz_min", 0.0);
       cfg["cpu_ghz_measured_max"] = out.value("clock_ghz_max", 0.0);
-      cfg["cpu_ghz_method"] = out.value("clock_method", "dependent-add-chain");
+      cfg["cpu_clock_method"] = out.value("clock_method", "add-chain");  // cycles, add-chain or mixed
+      cfg["cpu_ghz_method"] = out.value("clock_method_detail", "add-chain cycles per thread CPU time");
     }
   }
   if (measured_ghz) {

@@ -18,58 +18,19 @@
 #include <string>
 #include <vector>
 
+#include "sweep/calibrate/clock_probe.h"
+
 namespace {
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// A register-register add has one cycle of latency on every current x86 and Arm core, so a
-// dependent chain of them runs at one add per cycle and adds per second of the thread's own CPU
-// time is the clock the core ran at while the thread ran (turbo and throttling included). CPU
-// time, not wall time: a preempted rank would otherwise read as a slow clock. Register, not
-// immediate, operands: Golden Cove and later fold add-immediate chains in the renamer. The
-// empty asm keeps the compiler from folding the chain.
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
-double chain_ghz(std::uint64_t iters) {
-  std::uint64_t x = 0, one = 1;
-  asm volatile("" : "+r"(one));  // the compiler must not know it is 1
-  const double t0 = thread_cpu_s();
-  for (std::uint64_t i = 0; i < iters; ++i) {
-    x += one; asm volatile("" : "+r"(x));
-    x += one; asm volatile("" : "+r"(x));
-    x += one; asm volatile("" : "+r"(x));
-    x += one; asm volatile("" : "+r"(x));
-    x += one; asm volatile("" : "+r"(x));
-    x += one; asm volatile("" : "+r"(x));
-    x += one; asm volatile("" : "+r"(x));
-    x += one; asm volatile("" : "+r"(x));
-  }
-  const double dt = thread_cpu_s() - t0;
-  if (x != iters * 8) std::abort();
-  return double(iters * 8) / dt / 1e9;
-}
-
-// The method recorded with the result (config.cpu_ghz_method).
-constexpr const char* kClockMethod = "add-chain cycles per thread CPU time, 0.5 s warm-up, median of 5 x 0.2 s";
-
-// Half a second of the chain first, so frequency transitions and turbo ramp-up are over (P-state
-// changes take microseconds to milliseconds, HWP ramps tens of ms), then the median of five
-// 0.2 s windows: one turbo burst or one interrupt storm does not make the number.
-double measure_clock_ghz() {
-  const std::uint64_t probe = 2'000'000;
-  const double ghz0 = chain_ghz(probe);
-  const auto iters_for = [&](double seconds) { return std::uint64_t(seconds * ghz0 * 1e9 / 8) + 1; };
-  chain_ghz(iters_for(0.5));
-  std::vector<double> trials;
-  for (int t = 0; t < 5; ++t) trials.push_back(chain_ghz(iters_for(0.2)));
-  std::sort(trials.begin(), trials.end());
-  return trials[2];
+// The detail carries strerror text: keep it a valid JSON string.
+std::string json_safe(const std::string& s) {
+  std::string o;
+  for (char ch : s) o += (ch == '"' || ch == '\\' || static_cast<unsigned char>(ch) < 0x20) ? ' ' : ch;
+  return o;
 }
 
 // Random cyclic permutation: every load depends on the previous one and defeats the prefetcher.
@@ -160,11 +121,16 @@ int main(int argc, char** argv) {
   double local_check = va[n / 2], check = 0;
   MPI_Reduce(&local_check, &check, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   double ghz = 0, ghz_min = 0, ghz_max = 0;
+  int by_cycles = 0;
+  hpcsens::sweep::ClockReading mine;
   if (a.clock) {
-    const double mine = measure_clock_ghz();
-    MPI_Reduce(&mine, &ghz, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&mine, &ghz_min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&mine, &ghz_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    const char* off = std::getenv("HPCSENS_CLOCK_COUNTER");
+    mine = hpcsens::sweep::measure_thread_clock(!(off && std::strcmp(off, "off") == 0));
+    const int counted = mine.method == "cycles";
+    MPI_Reduce(&mine.ghz, &ghz, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&mine.ghz, &ghz_min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&mine.ghz, &ghz_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&counted, &by_cycles, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     ghz /= size;
   }
   if (rank == 0) {
@@ -172,9 +138,14 @@ int main(int argc, char** argv) {
     std::printf("{\"triad_gbs\": %.4f, \"ranks\": %d, \"array_bytes_per_rank\": %zu, \"best_s\": %.6g, "
                 "\"check\": %.3f",
                 bytes / best / 1e9, size, n * sizeof(double), best, check / size);
-    if (a.clock)
-      std::printf(", \"clock_ghz\": %.4f, \"clock_ghz_min\": %.4f, \"clock_ghz_max\": %.4f, \"clock_method\": \"%s\"", ghz,
-                  ghz_min, ghz_max, kClockMethod);
+    if (a.clock) {
+      // Rank 0's method and detail stand for all when every rank used the same one; else "mixed".
+      const bool same = by_cycles == 0 || by_cycles == size;
+      std::printf(", \"clock_ghz\": %.4f, \"clock_ghz_min\": %.4f, \"clock_ghz_max\": %.4f, "
+                  "\"clock_method\": \"%s\", \"clock_method_detail\": \"%s (%d of %d ranks by cycles)\"",
+                  ghz, ghz_min, ghz_max, same ? mine.method.c_str() : "mixed", json_safe(mine.detail).c_str(),
+                  by_cycles, size);
+    }
     std::printf("}\n");
     std::fflush(stdout);
   }

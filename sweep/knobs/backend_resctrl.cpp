@@ -49,8 +49,13 @@ std::unique_ptr<KnobBackend> make_resctrl_backend(const SweepSpec& spec, const S
                                 " (hpcsens doctor shows what this node offers; without MBA, declare memory "
                                 "configurations instead: knobs.memory)");
   if (slurm_nnodes() > 1)
+    // Making the group on every node is the easy half; the ranks are the hard one. resctrl puts a
+    // task in the group of its parent at fork, and on the other nodes every launcher starts its
+    // daemon (orted/prted via srun or ssh, hydra's proxy, slurmstepd) from a process outside ours.
     throw InputError(where, "knobs.memory_backend: resctrl makes its groups on this node only, and this allocation "
-                            "has " + std::to_string(slurm_nnodes()) + " nodes: run the resctrl sweep inside a "
+                            "has " + std::to_string(slurm_nnodes()) + " nodes: the launcher's daemons on the other "
+                            "nodes (orted/prted started by srun or ssh, the hydra proxy, slurmstepd) would start "
+                            "outside any group, so their ranks would run unthrottled. Run the resctrl sweep inside a "
                             "one-node allocation (per-node groups are not supported yet)");
   for (long v : spec.mem_bw) {
     std::string why;

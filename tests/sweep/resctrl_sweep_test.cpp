@@ -176,6 +176,20 @@ TEST_F(ResctrlSweep, NoResctrlOrNoMbaIsRefusedWithWhatWasFound) {
   EXPECT_NE(r.err.find("resctrl is not mounted at " + root), std::string::npos) << r.err;
 }
 
+// More than one node: the ranks on the other nodes would start outside any group (their
+// launcher daemons are not our children), so the sweep is refused before anything is made.
+TEST_F(ResctrlSweep, AMultiNodeAllocationIsRefusedWithTheReasonAndNothingIsMade) {
+  put(t.path() + "/spec.yaml", spec(job(), "[100]"));
+  const auto r = run({"/usr/bin/env", "SLURM_JOB_NUM_NODES=2", kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"},
+                     t.path(), 120);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("this allocation has 2 nodes: the launcher's daemons on the other nodes"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("one-node allocation"), std::string::npos) << r.err;
+  expect_restored();
+  EXPECT_FALSE(fs::exists(out + "/journal.jsonl"));
+}
+
 TEST_F(ResctrlSweep, AnotherProgramHoldingTheResctrlLockIsNamedAndNothingIsMade) {
   const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY);
   ASSERT_EQ(::flock(fd, LOCK_EX), 0);

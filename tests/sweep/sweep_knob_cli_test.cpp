@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "sweep_cli_helpers.h"
+#include "sweep/calibrate/clock_probe.h"
 
 
 namespace fs = std::filesystem;
@@ -103,6 +104,14 @@ TEST(SweepCli, TheClockIsMeasuredByDefaultAndAMissedSetClockIsSaid) {
   EXPECT_EQ(rec["config"]["cpu_ghz_source"], "measured") << rec["config"];
   EXPECT_EQ(rec["config"]["cpu_ghz_set"], 0.9);
   EXPECT_NE(rec["config"]["cpu_ghz_method"].get<std::string>().find("thread CPU time"), std::string::npos);
+  // The method follows what this host allows: cycles where the thread's cycle counter opens, else
+  // the add chain with the reason (this VM has no PMU).
+  hpcsens::sweep::ThreadCycleCounter probe;
+  const std::string why = probe.open();
+  EXPECT_EQ(rec["config"]["cpu_clock_method"], why.empty() ? "cycles" : "add-chain") << rec["config"];
+  if (!why.empty()) {
+    EXPECT_NE(rec["config"]["cpu_ghz_method"].get<std::string>().find(why), std::string::npos) << rec["config"];
+  }
   EXPECT_EQ(rec["config"]["cpu_ghz"], rec["config"]["cpu_ghz_measured"]);
   EXPECT_NE(r.out.find("(measured), not the set 0.9 GHz"), std::string::npos) << r.out;
 }
