@@ -20,6 +20,7 @@
 #include "report/record_output.h"
 #include "report/record_reader.h"
 #include "report/run_report.h"
+#include "report/run_report_file.h"
 #include "report/callsite_view.h"
 #include "report/raw_ranks.h"
 #include "report/timeline_section.h"
@@ -65,14 +66,8 @@ std::string render(const ReportArgs& a) {
   opt.all_ranks = a.all;
   opt.summary_only = a.summary;
   // One pass over the file: compact rows and sums, every section from them; the timeline's bins
-  // are read apart (records up to the size whose ranks are read whole, as the HTML page does).
-  std::string out = report::render_run_report(report::scan_run_record(a.path), opt);
-  if (!opt.summary_only && std::filesystem::file_size(a.path) <= report::kRawRanksMax) {
-    const nlohmann::json ranks = report::read_raw_ranks(a.path);
-    out += report::callsite_text(report::callsites_of(ranks, a.path), opt.format) +
-           report::timeline_text(report::timelines_of(ranks, a.path), opt.format);
-  }
-  return out;
+  // and the call sites are read apart (run_report_file.h).
+  return report::render_run_report_file(a.path, opt);
 }
 }  // namespace
 

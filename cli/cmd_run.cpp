@@ -19,6 +19,7 @@
 #include "report/record_reader.h"
 #include "report/run_scan.h"
 #include "report/run_report.h"
+#include "report/run_report_file.h"
 #include "run/run_job.h"
 
 namespace hpcsens::cli {
@@ -107,7 +108,7 @@ int run_command(CLI::App* sub, RunOptions& opt) {
       report::ReportOptions ro;
       ro.all_ranks = opt.all;
       ro.summary_only = opt.summary;
-      fmt::print(stderr, "\n{}", report::render_run_report(report::scan_run_record(res.record_path), ro));
+      fmt::print(stderr, "\n{}", report::render_run_report_file(res.record_path, ro));
     } catch (const InputError& e) {
       fmt::print(stderr, "hpcsens: cannot show the record: {}\n", e.what());
     }

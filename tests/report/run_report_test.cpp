@@ -157,9 +157,10 @@ TEST(MpiCallTable, SumsOverRanksWithMaxRankAndShare) {
   EXPECT_EQ(t.rows[0][3], "3.0000");           // per rank
   EXPECT_EQ(t.rows[0][4], "4.5000");           // rank 0: 0.75 x 6
   EXPECT_EQ(t.rows[0][5], "0");
-  EXPECT_EQ(t.rows[0][7], "75.0");
+  EXPECT_EQ(t.rows[0][8], "75.0");          // share of MPI, after bytes sent and bytes received
   EXPECT_EQ(t.rows[1][0], "MPI_Allreduce");
-  EXPECT_EQ(t.rows[1][6], "320");
+  EXPECT_EQ(t.rows[1][6], "320");          // bytes sent
+  EXPECT_EQ(t.rows[1][7], "0");            // bytes received: none recorded for this call
   EXPECT_EQ(mpi_call_table(rec, 1).rows.size(), 1u);
   EXPECT_NE(mpi_call_table(rec, 1).title.find("1 of 2 calls"), std::string::npos);
 }
