@@ -55,7 +55,11 @@ TEST_F(Slips, RanksKilledBySignalLeaveWhatTheyMeasured) {
   EXPECT_EQ(rec.at("ranks").size() + lost, 4u) << log() << rec.dump();
   for (const json& r : rec.at("ranks")) {
     SCOPED_TRACE("rank " + std::to_string(r.at("rank").get<int>()));
-    EXPECT_EQ(u(r.at("mpi_calls"), "MPI_Barrier", "count"), 3u);
+    // The first rank out of the third barrier may die while a slower one is still returning from
+    // it: that one is ended by the launcher with 2 barriers counted (a call counts on return).
+    const auto barriers = u(r.at("mpi_calls"), "MPI_Barrier", "count");
+    EXPECT_GE(barriers, 2u);
+    EXPECT_LE(barriers, 3u);
     EXPECT_GT(r.at("wall_s").get<double>(), 0);
   }
 }
