@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -183,6 +184,10 @@ TEST_F(NetSweep, AKilledSweepLeavesNoDelayForTheNextJob) {
   ::kill(-pid, SIGKILL);
   int st = 0;
   ::waitpid(pid, &st, 0);
+  // The job runs in its own process group, so it outlives the sweep killed above; on a loaded
+  // machine it would run for minutes holding ctest's output pipe. Its mpirun names this test's
+  // directory (HPCSENS_OUT=...): end it, and with it its ranks.
+  (void)std::system(("pkill -9 -f -- '" + dir.string() + "/attempts'").c_str());
   ASSERT_TRUE(started) << "the sweep never started its run";
   ASSERT_TRUE(WIFSIGNALED(st));
   // The knob is journalled with the point it was applied at.
