@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 
@@ -15,9 +16,17 @@ namespace {
 double g_lat_ticks = 0;   // added ticks per message
 double g_byte_ticks = 0;  // added ticks per byte
 double g_ticks_per_ns = 1;
+// What a spin costs beyond its target (its last clock read's overshoot and the two atomics that
+// account for it), measured at start-up and taken off every target: a message then costs the
+// requested delay more than with the knob off, not that plus a fixed ~50-100 ns.
+double g_excess_ticks = 0;
+
 // What the spins asked for and what they took (a rank that loses its core mid-spin comes back
 // late): the record's measure of the delay really applied. Touched only when the knob is on.
-std::atomic<std::uint64_t> g_requested_ticks{0}, g_achieved_ticks{0};
+struct SpinTotals {
+  std::atomic<std::uint64_t> requested{0}, achieved{0};
+};
+SpinTotals g_totals;
 
 // Ticks per nanosecond of now_ticks(), measured over ~2 ms: the run-long rate TickClock gives
 // is known only at the end, and the delay must be right from the first call.
@@ -30,35 +39,58 @@ double measure_ticks_per_ns() noexcept {
   }
   return 1e-9 / probe.seconds_per_tick();
 }
+
+// Sleeps all but the last kSpinTailNs of a long delay (docs/methodology.md, "Spin or sleep"): on
+// a machine whose cores are shared with other work, two spinning ranks compete for them and every
+// delay stretches by the scheduler's time slices; a sleeping rank leaves its core and is woken
+// promptly. Short delays (`ticks`), a network's real range, only spin. Returns the clock after.
+std::uint64_t sleep_most(std::uint64_t now, std::uint64_t end, double ticks) noexcept {
+  const double left_ns = now < end ? static_cast<double>(end - now) / g_ticks_per_ns : 0;
+  if (ticks < kSleepAboveNs * g_ticks_per_ns || left_ns <= kSpinTailNs) return now;
+  const double sleep_ns = left_ns - kSpinTailNs;
+  const auto whole_s = static_cast<time_t>(sleep_ns * 1e-9);
+  const timespec ts{whole_s, static_cast<long>(sleep_ns - 1e9 * static_cast<double>(whole_s))};
+  nanosleep(&ts, nullptr);
+  return now_ticks();
+}
+
+void spin(std::uint64_t start, double ticks, SpinTotals& totals) noexcept {
+  const double target = ticks > g_excess_ticks ? ticks - g_excess_ticks : 0;
+  const std::uint64_t end = start + static_cast<std::uint64_t>(target);
+  // No PAUSE in the loop: on a VM with pause-loop exiting a PAUSE loop looks like a spinning
+  // lock, and the hypervisor may deschedule the vCPU.
+  std::uint64_t now = sleep_most(now_ticks(), end, ticks);
+  while (now < end) now = now_ticks();
+  totals.requested.fetch_add(static_cast<std::uint64_t>(ticks), std::memory_order_relaxed);
+  totals.achieved.fetch_add(now - start + static_cast<std::uint64_t>(g_excess_ticks),
+                            std::memory_order_relaxed);
+}
+
+// The median excess of 101 spins of 1 us into scratch totals (about 0.1 ms at start-up).
+double measure_excess_ticks() noexcept {
+  constexpr int kSpins = 101;
+  double excess[kSpins];
+  SpinTotals scratch;
+  const double ticks = 1e3 * g_ticks_per_ns;
+  for (double& e : excess) {
+    const std::uint64_t start = now_ticks();
+    spin(start, ticks, scratch);
+    e = static_cast<double>(now_ticks() - start) - ticks;
+  }
+  std::nth_element(excess, excess + kSpins / 2, excess + kSpins);
+  return std::clamp(excess[kSpins / 2], 0.0, ticks / 2);
+}
 }  // namespace
 
 void net_delay_spin(std::uint64_t start, double messages, double bytes) noexcept {
   const double ticks = messages * g_lat_ticks + bytes * g_byte_ticks;
-  if (!(ticks >= 1)) return;
-  const std::uint64_t end = start + static_cast<std::uint64_t>(ticks);
-  // No PAUSE in the loop: on a VM with pause-loop exiting a PAUSE loop looks like a spinning
-  // lock, and the hypervisor may deschedule the vCPU.
-  std::uint64_t now = now_ticks();
-  // A long delay sleeps all but its tail (docs/methodology.md, "Spin or sleep"): on a machine
-  // whose cores are shared with other work, two spinning ranks compete for them and every delay
-  // stretches by the scheduler's time slices; a sleeping rank leaves its core and is woken
-  // promptly. Short delays, a network's real range, spin as before.
-  const double left_ns = static_cast<double>(end - now) / g_ticks_per_ns;
-  if (ticks >= kSleepAboveNs * g_ticks_per_ns && left_ns > kSpinTailNs) {
-    const double sleep_ns = left_ns - kSpinTailNs;
-    const timespec ts{static_cast<time_t>(sleep_ns * 1e-9),
-                      static_cast<long>(sleep_ns - 1e9 * static_cast<double>(static_cast<time_t>(sleep_ns * 1e-9)))};
-    nanosleep(&ts, nullptr);
-    now = now_ticks();
-  }
-  while (now < end) now = now_ticks();
-  g_requested_ticks.fetch_add(static_cast<std::uint64_t>(ticks), std::memory_order_relaxed);
-  g_achieved_ticks.fetch_add(now - start, std::memory_order_relaxed);
+  if (ticks >= 1) spin(start, ticks, g_totals);
 }
 
 NetDelayTotals net_delay_totals(double seconds_per_tick) noexcept {
-  return {static_cast<double>(g_requested_ticks.load(std::memory_order_relaxed)) * seconds_per_tick,
-          static_cast<double>(g_achieved_ticks.load(std::memory_order_relaxed)) * seconds_per_tick};
+  return {static_cast<double>(g_totals.requested.load(std::memory_order_relaxed)) * seconds_per_tick,
+          static_cast<double>(g_totals.achieved.load(std::memory_order_relaxed)) * seconds_per_tick,
+          g_excess_ticks / g_ticks_per_ns};
 }
 
 void net_delay_coll(std::uint64_t start, NetShape shape, std::int64_t p, std::int64_t bytes) noexcept {
@@ -74,6 +106,7 @@ NetDelayState setup_net_delay() noexcept {
   s.setting = *parsed;
   s.ticks_per_ns = measure_ticks_per_ns();
   g_ticks_per_ns = s.ticks_per_ns;
+  g_excess_ticks = measure_excess_ticks();
   g_lat_ticks = s.setting.latency_us * 1e3 * s.ticks_per_ns;
   g_byte_ticks = s.setting.ns_per_byte() * s.ticks_per_ns;
   s.on = g_net_delay_on = true;

@@ -20,14 +20,16 @@ extern bool g_net_delay_on;
 inline constexpr double kSleepAboveNs = 500e3;
 inline constexpr double kSpinTailNs = 100e3;
 
-// Waits until `start` + messages x d_lat + bytes x d_byte (in call-clock ticks): spinning, or for
-// a delay of kSleepAboveNs and more, sleeping until its last kSpinTailNs and spinning those.
+// Waits until `start` + messages x d_lat + bytes x d_byte (in call-clock ticks), less the spin's
+// own fixed cost: spinning, or for a delay of kSleepAboveNs and more, sleeping until its last
+// kSpinTailNs and spinning those.
 void net_delay_spin(std::uint64_t start, double messages, double bytes) noexcept;
 
 // This process's delays so far: requested and achieved (from each call's start tick to the end
 // of its spin), in seconds.
 struct NetDelayTotals {
   double requested_s = 0, achieved_s = 0;
+  double spin_excess_ns = 0;  // the fixed cost taken off every spin (measured at start-up)
 };
 NetDelayTotals net_delay_totals(double seconds_per_tick) noexcept;
 

@@ -57,6 +57,9 @@ TEST_F(NetDelay, TheKnobDelaysEverySendAndTheRecordSaysSo) {
   EXPECT_NEAR(nd.at("requested_s").get<double>(), 800 * 500e-6, 800 * 500e-6 * 1e-3);
   EXPECT_GE(nd.at("achieved_s").get<double>(), nd.at("requested_s").get<double>());
   EXPECT_GE(nd.at("achieved_factor").get<double>(), 1.0);
+  // The spin's own cost, taken off every target, is measured (clamped to half of 1 us).
+  EXPECT_GE(nd.at("spin_excess_ns").get<double>(), 0.0);
+  EXPECT_LE(nd.at("spin_excess_ns").get<double>(), 500.0);
   // A spin never ends early: each of the 200 Sendrecv, 400 Isend and 200 Allreduce (2 ranks:
   // one step) took at least its 500 us inside the call.
   for (const auto& rank : rec.at("ranks")) {
