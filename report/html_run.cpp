@@ -248,8 +248,8 @@ int section_rank(const json& section, Dominant d) {
 }
 
 // The page reads the typed record, whose scan has no "cpu" objects: the ranks' own are added from
-// the raw record with MeasureScan::end_rank's rule, so the page's answer says oversubscription as
-// the text report does.
+// the raw record by the same rule (CpuTotals::add_rank), so the page's answer says
+// oversubscription as the text report does.
 void add_cpu_totals(RunFacts& f, const json& raw) {
   if (!raw.is_object() || !raw.contains("ranks") || !raw["ranks"].is_array()) return;
   CpuTotals cpu;
@@ -257,12 +257,8 @@ void add_cpu_totals(RunFacts& f, const json& raw) {
     if (!r.is_object() || !r.contains("cpu") || !r["cpu"].is_object()) continue;
     const json& c = r["cpu"];
     const auto num = [](const json& o, const char* k) { return o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0; };
-    HostCpus& h = cpu.hosts[r.contains("host") && r["host"].is_string() ? r["host"].get<std::string>() : ""];
-    ++h.ranks;
-    h.online = std::max(h.online, static_cast<std::int64_t>(num(c, "online")));
-    ++cpu.ranks;
-    const double used = num(c, "used_s"), busy = num(r, "wall_s") - num(r, "io_s");
-    if (busy > 0.05 && used > 0 && used < 0.5 * busy) ++cpu.starved;
+    cpu.add_rank(r.contains("host") && r["host"].is_string() ? r["host"].get<std::string>() : "",
+                 static_cast<std::int64_t>(num(c, "online")), num(c, "used_s"), num(r, "wall_s") - num(r, "io_s"));
   }
   f.oversubscribed = oversubscription(cpu);
 }

@@ -119,15 +119,7 @@ void MeasureScan::add_cpu(od::value v) {
 }
 
 void MeasureScan::end_rank(std::int64_t rank, double busy_s) {
-  if (used_s_ >= 0) {
-    HostCpus& h = t_.cpu.hosts[host_];
-    ++h.ranks;
-    h.online = std::max(h.online, online_);
-    ++t_.cpu.ranks;
-    // Waiting in MPI spins on the CPU (Open MPI, MPICH by default): a rank far below its own
-    // time outside I/O was waiting for a CPU.
-    if (busy_s > 0.05 && used_s_ > 0 && used_s_ < 0.5 * busy_s) ++t_.cpu.starved;
-  }
+  if (used_s_ >= 0) t_.cpu.add_rank(host_, online_, used_s_, busy_s);
   host_.clear();
   online_ = 0;
   used_s_ = -1;
@@ -137,6 +129,16 @@ void MeasureScan::end_rank(std::int64_t rank, double busy_s) {
     if (top_.size() > kTopPairs) top_.pop();
   }
   pending_.clear();
+}
+
+void CpuTotals::add_rank(const std::string& host, std::int64_t online, double used_s, double busy_s) {
+  HostCpus& h = hosts[host];
+  ++h.ranks;
+  h.online = std::max(h.online, online);
+  ++ranks;
+  // Waiting in MPI spins on the CPU (Open MPI, MPICH by default): a rank far below its own
+  // time outside I/O was waiting for a CPU.
+  if (busy_s > 0.05 && used_s > 0 && used_s < 0.5 * busy_s) ++starved;
 }
 
 MeasureTotals MeasureScan::finish() {

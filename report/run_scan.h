@@ -73,6 +73,9 @@ struct CpuTotals {
   std::map<std::string, HostCpus> hosts;
   std::uint64_t ranks = 0;    // ranks with a "cpu" object
   std::uint64_t starved = 0;  // ranks that ran on a CPU for less than half their time outside I/O
+  // One rank's "cpu" object: `online` CPUs seen on `host`, `used_s` on a CPU, `busy_s` its time
+  // outside I/O (wall - io).
+  void add_rank(const std::string& host, std::int64_t online, double used_s, double busy_s);
 };
 struct MeasureTotals {
   std::map<std::string, IoClassTotal> io;

@@ -93,30 +93,36 @@ std::string program_label(const std::vector<std::string>& argv) {
   return label;
 }
 
+void set_job(record::Job& out, const JobInfo& job, int nranks, std::vector<std::string> hosts) {
+  out.command = job.command;
+  out.launcher = job.launcher;
+  out.mpi_library = job.mpi_library;
+  out.start_utc = job.start_utc;
+  out.program = job.program;
+  out.nranks = nranks;
+  out.hosts = std::move(hosts);
+}
+
+void CountersStatusOf::add(int rank, const std::string& status) {
+  if (!any_) first_ = status;
+  any_ = true;
+  differ_ = differ_ || status != first_;
+  if (status != "ok" && first_bad_.empty()) first_bad_ = "rank " + std::to_string(rank) + ": " + status;
+}
+
 record::RunRecord assemble_run(const JobInfo& job, std::vector<record::RankRecord> ranks) {
   record::RunRecord run;
   std::sort(ranks.begin(), ranks.end(),
             [](const auto& a, const auto& b) { return a.rank < b.rank; });
-  run.job.command = job.command;
-  run.job.launcher = job.launcher;
-  run.job.mpi_library = job.mpi_library;
-  run.job.start_utc = job.start_utc;
-  run.job.program = job.program;
-  run.job.nranks = static_cast<int>(ranks.size());
+  std::vector<std::string> hosts;
+  CountersStatusOf status;
   for (const auto& r : ranks) {
-    if (std::find(run.job.hosts.begin(), run.job.hosts.end(), r.host) == run.job.hosts.end())
-      run.job.hosts.push_back(r.host);
+    if (std::find(hosts.begin(), hosts.end(), r.host) == hosts.end()) hosts.push_back(r.host);
     if (!r.complete) run.complete = false;
-    if (r.counters_status != "ok" && run.counters_status == "ok")
-      run.counters_status = "rank " + std::to_string(r.rank) + ": " + r.counters_status;
+    status.add(r.rank, r.counters_status);
   }
-  // The usual case (e.g. "Top-Down unavailable: ..." on a VM) is one status on every rank: say
-  // it once, without naming a rank.
-  if (!ranks.empty() && ranks.front().counters_status != "ok" &&
-      std::all_of(ranks.begin(), ranks.end(), [&](const auto& r) {
-        return r.counters_status == ranks.front().counters_status;
-      }))
-    run.counters_status = ranks.front().counters_status;
+  set_job(run.job, job, static_cast<int>(ranks.size()), std::move(hosts));
+  run.counters_status = status.result();
   run.ranks = std::move(ranks);
   if (!run.ranks.empty()) {
     mpi::fill_timing(run);

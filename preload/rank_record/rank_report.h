@@ -32,6 +32,22 @@ struct JobInfo {
   std::string program;  // program_label of rank 0's argv
 };
 
+// The job section of a record: what JobInfo says, the rank count and the hosts in first-seen order.
+void set_job(record::Job& out, const JobInfo& job, int nranks, std::vector<std::string> hosts);
+
+// The job's counters status from its ranks', added in rank order: "ok" when every rank's is; one
+// status shared by every rank (the usual case, e.g. "Top-Down unavailable: ..." on a VM) said
+// once without a rank; otherwise the first bad rank's, named.
+class CountersStatusOf {
+ public:
+  void add(int rank, const std::string& status);
+  std::string result() const { return first_bad_.empty() ? "ok" : differ_ ? first_bad_ : first_; }
+
+ private:
+  bool any_ = false, differ_ = false;
+  std::string first_, first_bad_;
+};
+
 // What a rank runs, for titles: the executable's file name, and for an interpreter (python3,
 // Rscript, julia, perl, ...) also its script's file name ("python3 run.py"); "" for no argv.
 std::string program_label(const std::vector<std::string>& argv);

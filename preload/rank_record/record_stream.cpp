@@ -56,11 +56,7 @@ std::string RecordStream::add(const RankHeader& h, std::string_view text) {
   truncated_ += h.truncated;
   recv_fallbacks_ += h.recv_fallbacks;
   persistent_drops_ += h.persistent_drops;
-  const std::string status(h.counters_status, strnlen(h.counters_status, sizeof h.counters_status));
-  if (clocks_.size() == 1) first_status_ = status;
-  statuses_differ_ = statuses_differ_ || status != first_status_;
-  if (status != "ok" && first_bad_status_.empty())
-    first_bad_status_ = "rank " + std::to_string(h.rank) + ": " + status;
+  status_.add(h.rank, std::string(h.counters_status, strnlen(h.counters_status, sizeof h.counters_status)));
   return "";
 }
 
@@ -78,17 +74,9 @@ nlohmann::json RecordStream::drops() const {
 
 std::string RecordStream::finish(const JobInfo& job, const nlohmann::json& extra) {
   record::RunRecord& run = run_;  // no ranks: only its job-level sections are written
-  run.job.command = job.command;
-  run.job.launcher = job.launcher;
-  run.job.mpi_library = job.mpi_library;
-  run.job.start_utc = job.start_utc;
-  run.job.program = job.program;
-  run.job.nranks = static_cast<int>(clocks_.size());
-  run.job.hosts = hosts_;
+  set_job(run.job, job, static_cast<int>(clocks_.size()), hosts_);
   run.complete = all_complete_;
-  // As assemble_run: one status shared by every rank is said once, without a rank.
-  if (!first_bad_status_.empty())
-    run.counters_status = statuses_differ_ ? first_bad_status_ : first_status_;
+  run.counters_status = status_.result();
   if (!clocks_.empty()) {
     run.timing = mpi::timing_of(clocks_, hosts_.size() == 1, all_complete_);
     run.imbalance = mpi::imbalance_of(times_);

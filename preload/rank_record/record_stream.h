@@ -62,8 +62,7 @@ class RecordStream {
   std::vector<std::string> hosts_;  // first-seen order
   std::unordered_set<std::string> seen_hosts_;
   bool all_complete_ = true;
-  std::string first_status_, first_bad_status_;
-  bool statuses_differ_ = false;
+  CountersStatusOf status_;
   std::uint64_t untracked_files_ = 0, region_drops_ = 0, truncated_ = 0, recv_fallbacks_ = 0,
                 persistent_drops_ = 0;
 };
