@@ -3,6 +3,7 @@
 // real in net_delay_mpirun_test.cpp).
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "preload/account/net_delay.h"
 #include "preload/account/net_delay_model.h"
 
 namespace hpcsens::preload {
@@ -160,6 +162,30 @@ TEST(NetDelayGenerator, ACollectiveWithoutAShapeIsRefused) {
   std::system(("rm -rf " + d).c_str());
   EXPECT_EQ(WEXITSTATUS(st), 2);
   EXPECT_NE(err.find("MPI_Allfoo: no network-delay shape"), std::string::npos) << err;
+}
+
+// A rank that loses its core for longer than a long delay (>= 500 us: it sleeps most of it) comes
+// back after the delay's end: it must return at once. build-demo's preload once computed the
+// sleep from `end - now` unsigned and slept for 7.5e9 s (a 0.02 GB/s point of a LAMMPS sweep hung
+// in 1 run of 3). Real clock, real nanosleep; a regression hangs until ctest's timeout.
+TEST(NetDelaySpin, ADelayWhoseEndHasPassedReturnsAtOnce) {
+  ASSERT_EQ(setenv("HPCSENS_NET_LATENCY_US", "2000", 1), 0);
+  const NetDelayState s = setup_net_delay();
+  ASSERT_TRUE(s.on) << s.error;
+  const auto ticks_per_ms = static_cast<std::uint64_t>(s.ticks_per_ns * 1e6);
+  const auto t0 = std::chrono::steady_clock::now();
+  net_delay_spin(now_ticks() - 50 * ticks_per_ms, 1, 0);  // started 50 ms ago: 2 ms asked
+  const double took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(took_ms, 1000.0);
+  // And one that has not passed still takes its 2 ms (sleep + spin tail), not less.
+  const auto t1 = std::chrono::steady_clock::now();
+  net_delay_spin(now_ticks(), 1, 0);
+  const double full_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+  EXPECT_GE(full_ms, 1.9);
+  const NetDelayTotals t = net_delay_totals(1e-9 / s.ticks_per_ns);
+  EXPECT_NEAR(t.requested_s, 2 * 2e-3, 1e-6);
+  EXPECT_GE(t.achieved_s, t.requested_s);
+  unsetenv("HPCSENS_NET_LATENCY_US");
 }
 
 }  // namespace
