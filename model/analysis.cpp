@@ -1,5 +1,7 @@
 #include "model/analysis.h"
 
+#include "model/knob_design.h"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -9,9 +11,11 @@
 #include "common/errors.h"
 #include "model/identifiability.h"
 #include "model/jackknife.h"
+#include "model/knob_design.h"
 #include "model/model_choice.h"
 #include "model/node_effects.h"
 #include "model/number_format.h"
+#include "model/rate_variation.h"
 #include "model/validation.h"
 
 namespace hpcsens::model {
@@ -135,10 +139,19 @@ void apply_jackknife(ModelReport& rep) {
 }  // namespace
 
 size_t pick_baseline(const std::vector<Point>& points) {
-  // Highest clock, then the fastest network (the real one, nothing added), then the highest
-  // bandwidth: STREAM's run-to-run noise must not pick a network setting at random.
-  auto key = [](const Point& p) {
-    return std::make_tuple(p.cpu_ghz, -p.net_latency_us.value_or(0), -p.net_ns_per_byte.value_or(0), p.mem_gbs);
+  // Fastest in every rate the sweep varied: highest clock, then the network with least added
+  // (the knob's setting, else the measured rate), then the highest bandwidth. A rate that only
+  // jittered ranks nothing: on a loaded machine the ping-pong or STREAM noise would otherwise pick
+  // a throttled configuration (a LAMMPS network sweep's baseline was its 0.1 GB/s point).
+  const auto varied = [&](Rate r) { return rate_varied(r, points); };
+  const bool cpu = varied(Rate::cpu_ghz), mem = varied(Rate::mem_gbs);
+  const bool nl = varied(Rate::net_latency_us), nb = varied(Rate::net_ns_per_byte);
+  const bool by_knob = design_varied(Rate::net_latency_us, points).has_value();
+  auto key = [&](const Point& p) {
+    const double lat = by_knob ? p.knobs.net_added_latency_us : p.net_latency_us.value_or(0);
+    const double per_byte = by_knob ? p.knobs.net_added_ns_per_byte : p.net_ns_per_byte.value_or(0);
+    return std::make_tuple(cpu ? p.cpu_ghz : 0, nl ? -lat : 0, nb ? -per_byte : 0, mem ? p.mem_gbs : 0, p.cpu_ghz,
+                           -p.net_latency_us.value_or(0), -p.net_ns_per_byte.value_or(0), p.mem_gbs);
   };
   size_t b = 0;
   for (size_t j = 1; j < points.size(); ++j)
@@ -188,7 +201,9 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
   std::vector<double> cpu, mem, lat;
   for (const auto& p : pts) cpu.push_back(p.cpu_ghz), mem.push_back(p.mem_gbs), lat.push_back(p.lat_ns.value_or(0));
   rep.diag.trends.push_back(residual_trend("cpu_ghz", cpu, rep.diag.rel_err));
-  rep.diag.trends.push_back(residual_trend("mem_gbs", mem, rep.diag.rel_err));
+  // A sweep with STREAM off has no memory bandwidth: no trend against it (NaN reads as a perfect one).
+  if (std::all_of(mem.begin(), mem.end(), [](double m) { return std::isfinite(m); }))
+    rep.diag.trends.push_back(residual_trend("mem_gbs", mem, rep.diag.rel_err));
   if (rep.spec.has(Term::lat)) rep.diag.trends.push_back(residual_trend("lat_ns", lat, rep.diag.rel_err));
   for (Term t : {Term::net_lat, Term::net_bw}) {
     if (!rep.spec.has(t)) continue;

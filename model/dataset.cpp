@@ -13,6 +13,7 @@
 
 #include "common/errors.h"
 #include "common/safe_file.h"
+#include "model/knob_design.h"
 #include "model/region_times.h"
 #include "record/run_record.h"
 
@@ -43,7 +44,8 @@ std::optional<double> optional_rate(const nlohmann::json& cfg, const char* key, 
 
 std::string default_label(double cpu, double mem) {
   std::ostringstream s;
-  s << "c" << cpu << "-m" << mem;
+  s << "c" << cpu;
+  if (std::isfinite(mem)) s << "-m" << mem;
   return s.str();
 }
 
@@ -114,7 +116,11 @@ Observation observation_of(const record::RunRecord& r, const std::string& path) 
   Observation o;
   o.source = path;
   o.cpu_ghz = record_number(r.config, "cpu_ghz", path, "config.", kCpuGhzRange);
-  o.mem_gbs = record_number(r.config, "mem_gbs", path, "config.", kMemGbsRange);
+  // A sweep with calibration.stream off measured no memory bandwidth: NaN, and only models
+  // without a memory term can be fitted (identifiability says so).
+  o.mem_gbs = r.config.contains("mem_gbs") && !r.config.at("mem_gbs").is_null()
+                  ? record_number(r.config, "mem_gbs", path, "config.", kMemGbsRange)
+                  : NAN;
   if (r.config.contains("lat_ns") && !r.config.at("lat_ns").is_null())
     o.lat_ns = record_number(r.config, "lat_ns", path, "config.", kLatNsRange);
   for (auto [key, out, range] : {std::tuple{"net_latency_us", &o.net_latency_us, kNetLatencyUsRange},
@@ -129,6 +135,7 @@ Observation observation_of(const record::RunRecord& r, const std::string& path) 
   if (r.config.contains("cpu_ghz_source") && r.config.at("cpu_ghz_source").is_string())
     o.cpu_source = r.config.at("cpu_ghz_source").get<std::string>();
   if (r.config.contains("node") && r.config.at("node").is_string()) o.node = r.config.at("node").get<std::string>();
+  o.knobs = knob_setting_of(r.config);
   // Counters measure the clock the job actually ran at: preferred over a requested or nominal one.
   if (o.cpu_source != "measured" && o.cpu_source != "emulated")
     if (const auto c = counter_clock_ghz(r)) {
@@ -164,6 +171,7 @@ struct Acc {
   int lat_missing = 0, net_missing = 0;
   std::map<int, std::vector<double>> ranks;
   std::string label;
+  KnobSetting knobs;      // of its first run: a configuration's runs share their settings
   std::size_t index = 0;  // its point in the dataset
 };
 
@@ -198,7 +206,7 @@ Dataset assemble(const std::vector<Observation>& obs) {
   Dataset d;
   for (const auto& o : obs) {
     const std::string k = o.group.empty() ? o.label : o.group;
-    if (!acc.count(k)) order.push_back(k), acc[k].label = o.label, acc[k].index = order.size() - 1;
+    if (!acc.count(k)) order.push_back(k), acc[k].label = o.label, acc[k].knobs = o.knobs, acc[k].index = order.size() - 1;
     Acc& a = acc[k];
     if (o.node.empty()) ++d.runs_without_node;
     else if (std::isfinite(o.time_s)) d.node_runs.push_back({o.node, a.index, o.time_s});
@@ -219,18 +227,20 @@ Dataset assemble(const std::vector<Observation>& obs) {
     const Acc& a = acc[order[j]];
     Point p;
     p.label = a.label;
+    p.knobs = a.knobs;
     p.cpu_ghz = median(a.cpus);
-    p.mem_gbs = median(a.mems);
+    const bool mem_measured = std::all_of(a.mems.begin(), a.mems.end(), [](double m) { return std::isfinite(m); });
+    p.mem_gbs = mem_measured ? median(a.mems) : NAN;
     for (const auto& [rate, v] : {std::pair<const char*, const std::vector<double>*>{"cpu_ghz", &a.cpus},
                                   {"mem_gbs", &a.mems}})
-      if (spread(*v) > kRateSpreadWarn)
+      if ((v != &a.mems || mem_measured) && spread(*v) > kRateSpreadWarn)
         d.warnings.push_back(fmt::format(
             "configuration '{}': the {} of its {} runs spread by {:.1f}% ({:g} to {:g}), above the {:.0f}% threshold; "
             "the median {:g} is used",
             p.label, rate, v->size(), 100 * spread(*v), *std::min_element(v->begin(), v->end()),
             *std::max_element(v->begin(), v->end()), 100 * kRateSpreadWarn, median(*v)));
     if (!a.lats.empty() && a.lat_missing == 0) p.lat_ns = median(a.lats);
-    if (a.cpus.size() >= 2) p.cpu_spread = spread(a.cpus), p.mem_spread = spread(a.mems);
+    if (a.cpus.size() >= 2) p.cpu_spread = spread(a.cpus), p.mem_spread = mem_measured ? spread(a.mems) : NAN;
     if (p.lat_ns && a.lats.size() >= 2) p.lat_spread = spread(a.lats);
     if (!a.net_lats.empty() && a.net_missing == 0) {
       p.net_latency_us = median(a.net_lats), p.net_ns_per_byte = median(a.net_bytes);

@@ -56,6 +56,7 @@ struct Observation {
   std::optional<double> cpu_measured;   // config.cpu_ghz_measured (calibration.clock)
   std::string cpu_source;               // config.cpu_ghz_source: measured, requested, nominal, emulated
   std::string node;                     // config.node: where a slurm-array task ran it
+  KnobSetting knobs;                    // what the sweep's knobs set (model/knob_design.h)
 };
 
 // One run's time and node, with the configuration it belongs to (index into Dataset::points).

@@ -176,6 +176,15 @@ ModelSpec choose_among(const std::vector<std::string>& names, const std::vector<
 // it by the margin in LOOCV MAPE. Two-rate models first; when none is identifiable, the largest
 // identifiable one-rate model, with a note saying which terms could not be separated and why.
 ModelSpec choose_model(const std::vector<Point>& pts, const AnalyzeOptions& opts, ModelReport& rep) {
+  if (!rate_variation(Rate::mem_gbs, pts).present) {
+    ModelSpec spec = choose_among(one_rate_names(pts), pts, opts, rep);
+    if (spec.terms.empty())
+      throw InputError("model auto", "design cannot identify any model without memory bandwidth (the sweep measured "
+                                     "none: calibration.stream off) and no rate was varied");
+    rep.notes.push_back("the records carry no memory bandwidth (calibration.stream: off): only models without mem "
+                        "were considered");
+    return spec;
+  }
   ModelSpec spec = choose_among(two_rate_names(pts), pts, opts, rep);
   if (!spec.terms.empty()) return spec;
   const std::string why = rep.selection_reason;  // the first two-rate error

@@ -16,11 +16,29 @@ namespace {
 using nlohmann::json;
 
 json point_json(const Point& p) {
-  json j = {{"label", p.label}, {"cpu_ghz", p.cpu_ghz}, {"mem_gbs", p.mem_gbs}};
+  json j = {{"label", p.label}, {"cpu_ghz", p.cpu_ghz}, {"mem_gbs", nullptr}};
+  if (std::isfinite(p.mem_gbs)) j["mem_gbs"] = p.mem_gbs;  // null: the sweep measured none
   if (p.lat_ns) j["lat_ns"] = *p.lat_ns;
   if (p.net_latency_us) j["net_latency_us"] = *p.net_latency_us;
   if (p.net_ns_per_byte) j["net_ns_per_byte"] = *p.net_ns_per_byte;
   return j;
+}
+
+// The fit chose its baseline with the knob settings of the records, which the model file does not
+// keep: the saved baseline's point (by label and rates), else one chosen from the rates.
+size_t saved_baseline(const json& j, const std::vector<Point>& points) {
+  if (j.contains("baseline") && j.at("baseline").is_object()) {
+    const json& b = j.at("baseline");
+    const auto same = [&](const char* key, double v) {
+      const json x = b.contains(key) ? b.at(key) : json();
+      return x.is_number() ? x.get<double>() == v : x.is_null() && std::isnan(v);
+    };
+    for (size_t i = 0; i < points.size(); ++i)
+      if (b.contains("label") && b.at("label") == points[i].label && same("cpu_ghz", points[i].cpu_ghz) &&
+          same("mem_gbs", points[i].mem_gbs))
+        return i;
+  }
+  return pick_baseline(points);
 }
 
 // `where` is "file" or "file: points[3]"; the message names "file: field 'points[3].key'".
@@ -271,7 +289,8 @@ ModelReport model_from_json(const json& j, const std::string& src) {
     Point p;
     p.label = optional_string(pj, "label", w);
     p.cpu_ghz = need_number(pj, "cpu_ghz", w, true);
-    p.mem_gbs = need_number(pj, "mem_gbs", w, true);
+    // null: the sweep measured no memory bandwidth (a model without mem; point_json wrote NaN).
+    p.mem_gbs = pj.contains("mem_gbs") && pj.at("mem_gbs").is_null() ? NAN : need_number(pj, "mem_gbs", w, true);
     if (pj.contains("lat_ns") && !pj.at("lat_ns").is_null()) p.lat_ns = need_number(pj, "lat_ns", w, true);
     for (auto [key, out, range] : {std::tuple{"net_latency_us", &p.net_latency_us, kNetLatencyUsRange},
                                    std::tuple{"net_ns_per_byte", &p.net_ns_per_byte, kNetNsPerByteRange}})
@@ -281,12 +300,12 @@ ModelReport model_from_json(const json& j, const std::string& src) {
       }
     p.time_s = need_number(pj, "observed_s", w, true);
     check_plausible(p.cpu_ghz, kCpuGhzRange, w + ".cpu_ghz");
-    check_plausible(p.mem_gbs, kMemGbsRange, w + ".mem_gbs");
+    if (std::isfinite(p.mem_gbs)) check_plausible(p.mem_gbs, kMemGbsRange, w + ".mem_gbs");
     check_plausible(p.time_s, kTimeSRange, w + ".observed_s");
     m.points.push_back(p);
     m.predicted.push_back(model_time(m.spec, m.params, p));
   }
-  m.baseline = pick_baseline(m.points);
+  m.baseline = saved_baseline(j, m.points);
   m.emulated = optional_bool(j, "emulated", false, src);
   m.bounds.slack = kDefaultBoundsSlack;
   if (j.contains("bounds_slack") && !j.at("bounds_slack").is_null()) {

@@ -38,6 +38,16 @@ const char* rate_name(Rate r);
 // The value of a rate at a configuration (NaN when absent; the network rates are absent here).
 double rate_value(Rate r, double cpu_ghz, double mem_gbs, std::optional<double> lat_ns);
 
+// What a sweep's knobs set at one configuration (a record's config: cpu_ghz_requested;
+// memory_config, mem_bw_requested and uncore_*; net_config and net_added_*), to tell a rate the
+// design varied from one that only jittered (model/knob_design.h). Unknown for CSV rows and for
+// records not written by a sweep.
+struct KnobSetting {
+  bool known = false;
+  std::string cpu, mem, net;  // one key per knob group; "" where the sweep did not set it
+  double net_added_latency_us = 0, net_added_ns_per_byte = 0;  // what the network knob added
+};
+
 // One measured configuration with its combined (median) time.
 struct Point {
   std::string label;
@@ -56,6 +66,7 @@ struct Point {
   // configuration (STREAM and the clock are measured at every visit): the rates' own
   // measurement noise. NaN with fewer than two repetitions.
   double cpu_spread = NAN, mem_spread = NAN, lat_spread = NAN, net_lat_spread = NAN, net_bw_spread = NAN;
+  KnobSetting knobs;
 };
 
 struct ModelSpec {

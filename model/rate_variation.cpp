@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "model/dataset.h"
+#include "model/knob_design.h"
 #include "model/number_format.h"
 
 namespace hpcsens::model {
@@ -97,6 +98,7 @@ RateVariation rate_variation(Rate r, const std::vector<Point>& points) {
   v.range = v.hi / v.lo - 1;
   set_noise(v, points);
   v.varied = v.range > v.threshold;
+  if (v.varied && design_varied(r, points) == false) v.varied = false, v.held_by_design = true;
   return v;
 }
 
@@ -111,6 +113,12 @@ bool rate_varied(Rate r, const std::vector<Point>& points) { return rate_variati
 
 std::string held_constant_note(const RateVariation& v) {
   if (!v.present || v.varied || v.range <= 0) return "";
+  if (v.held_by_design)
+    return fmt::format(
+        "{} moved {} between points ({:g} to {:g}) although the sweep's knobs held it at one setting: that is "
+        "measurement noise, treated as constant at its median {:g} {}; {} was not varied by this sweep, so no "
+        "sensitivity to it is stated",
+        rate_name(v.rate), percent(v.range, 1), v.lo, v.hi, v.median, unit_of(v.rate), varied_words(v.rate));
   const std::string noise =
       v.noise_from == "repetitions"
           ? fmt::format("its repeated measurements at one configuration spread by {}", percent(v.noise, 1))

@@ -32,6 +32,9 @@ struct RateVariation {
   std::string noise_from;      // "repetitions" or "floor"
   double threshold = 0;        // what range must exceed: max(kMinVariedRange, kJitterFactor x noise)
   bool varied = false;
+  // The sweep's knobs held this rate's drivers at one setting (model/knob_design.h): not varied
+  // whatever its measurements did.
+  bool held_by_design = false;
 };
 
 RateVariation rate_variation(Rate r, const std::vector<Point>& points);
@@ -40,6 +43,8 @@ std::vector<RateVariation> rate_variations(const std::vector<Point>& points);
 // Whether the sweep varied a rate by design (rate_variation(r, points).varied).
 bool rate_varied(Rate r, const std::vector<Point>& points);
 
+// A rate counts as varied when it moved by more than its threshold and, where the records say what
+// the knobs set, the knobs behind it took more than one setting.
 // "mem_gbs moved only 2.9 % between points (98.5 to 101.4), within its measurement noise ...:
 // treated as constant at its median 100 GB/s; memory bandwidth was not varied by this sweep".
 // Empty for a varied rate or one that did not move at all.
