@@ -70,17 +70,7 @@ IdentifiabilityReport check_identifiability(const ModelSpec& spec, const std::ve
     p.cpu_ghz = c;
     p.mem_gbs = m;
     if (spec.has(Term::lat)) p.lat_ns = l;
-    if (spec.has(Term::mem))
-    for (const auto& p : points)
-      if (!std::isfinite(p.mem_gbs)) {
-        rep.errors.push_back(fmt::format(
-            "model '{}' needs the memory bandwidth of every configuration but '{}' has none (the sweep ran with "
-            "calibration.stream: off): choose a model without mem (e.g. --model net_lat+net_bw+fixed or "
-            "cpu+fixed), or sweep again with STREAM on",
-            model, p.label));
-        return rep;
-      }
-  if (has_network_term(spec)) p.net_latency_us = nl, p.net_ns_per_byte = nb;
+    if (has_network_term(spec)) p.net_latency_us = nl, p.net_ns_per_byte = nb;
     uniq.push_back(p);
   }
   rep.distinct_configs = static_cast<int>(uniq.size());
