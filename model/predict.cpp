@@ -49,7 +49,7 @@ void judge_extrapolation(const ModelReport& m, Prediction& p) {
       "extrapolated: {} up to {:.2f}x beyond the measured range; the interval is widened by the model error {} x "
       "{:.2f}",
       rates, p.extrapolation, percent(err, 1), p.extrapolation);
-  if (p.extrapolation > kFarExtrapolationFactor || p.verdict == "caution") p.verdict = "unreliable";
+  if (p.extrapolation > kFarExtrapolationFactor || p.verdict != "ok") p.verdict = "unreliable";
   else p.verdict = "caution";
   p.verdict_reasons.push_back(why);
 }
@@ -210,15 +210,15 @@ Prediction predict(const ModelReport& m, const SystemSpec& sys) {
     mlo = std::min(mlo, pt.mem_gbs), mhi = std::max(mhi, pt.mem_gbs);
     if (pt.lat_ns) llo = std::min(llo, *pt.lat_ns), lhi = std::max(lhi, *pt.lat_ns);
   }
-  const Rate one = one_rate_of(m.spec);
-  if (one != Rate::mem_gbs) check_range("cpu_ghz", cpu, clo, chi, p);
+  // Only the rates the model uses: a network model holds the node as measured.
+  if (m.spec.has(Term::cpu)) check_range("cpu_ghz", cpu, clo, chi, p);
   if (sys.cpu_work_factor != 1.0)
     p.warnings.push_back(fmt::format("cpu_work_factor {:g}: the cpu work is scaled as if the clock were {:g} GHz",
                                      sys.cpu_work_factor, cpu));
   check_unmodelled_rate(m, sys, p.warnings);
   if (m.verdict.word == "unreliable")
     p.warnings.insert(p.warnings.begin(), "UNRELIABLE model: this prediction inherits its verdict");
-  if (one != Rate::cpu_ghz) check_range("mem_gbs", sys.mem_gbs, mlo, mhi, p);
+  if (m.spec.has(Term::mem)) check_range("mem_gbs", sys.mem_gbs, mlo, mhi, p);
   if (m.spec.has(Term::lat) && sys.lat_ns) check_range("lat_ns", *sys.lat_ns, llo, lhi, p);
   check_network_range(m, at, p);
   judge_extrapolation(m, p);

@@ -200,6 +200,15 @@ TEST(Extrapolation, FarOutsideTheMeasuredRangeIsMarkedWidenedAndNotOk) {
   EXPECT_NE(table.find("rests on extrapolated predictions (far)"), std::string::npos) << table;
   const std::string json = render_predictions(m, both, "json");
   EXPECT_NE(json.find("\"extrapolated\": true"), std::string::npos);
+  // An unreliable model stays unreliable a little outside its range: a step down from unreliable
+  // is never a step up to caution (a LAMMPS network model's 2x-faster prediction read "caution").
+  ModelReport bad = m;
+  bad.verdict.word = "unreliable";
+  const Prediction near_bad = predict(bad, system("near", 3.9, 100));
+  EXPECT_EQ(near_bad.verdict, "unreliable");
+  std::vector<Prediction> one{near_bad};
+  const std::string bad_table = render_predictions(bad, one, "table");
+  EXPECT_NE(bad_table.find("UNRELIABLE EXTRAPOLATED"), std::string::npos) << bad_table;
 }
 
 }  // namespace
