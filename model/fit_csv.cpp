@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <tuple>
 #include <sstream>
 
 #include <fmt/core.h>
@@ -118,6 +119,7 @@ std::vector<Observation> parse_fit_csv(const std::string& text, const std::strin
                        std::string("missing column '") + need + "' (expected label,cpu_ghz,mem_gbs,time_s[,rank][,lat_ns])");
   const bool has_rank = col.count("rank"), has_lat = col.count("lat_ns");
   const bool has_app = col.count("app"), has_emulated = col.count("emulated");
+  const bool has_net = col.count("net_latency_us") && col.count("net_ns_per_byte");
 
   std::vector<Observation> out;
   while (std::getline(in, line)) {
@@ -133,7 +135,18 @@ std::vector<Observation> parse_fit_csv(const std::string& text, const std::strin
     o.label = f[col["label"]];
     if (o.label.empty()) throw InputError(where_line(path, lineno, "label"), "empty value");
     o.cpu_ghz = parse_measure(f[col["cpu_ghz"]], where_line(path, lineno, "cpu_ghz"), kCpuGhzRange);
-    o.mem_gbs = parse_measure(f[col["mem_gbs"]], where_line(path, lineno, "mem_gbs"), kMemGbsRange);
+    // Empty: not measured (a sweep's results.csv with STREAM off); only models without mem fit.
+    o.mem_gbs = f[col["mem_gbs"]].empty()
+                    ? NAN
+                    : parse_measure(f[col["mem_gbs"]], where_line(path, lineno, "mem_gbs"), kMemGbsRange);
+    if (has_net && !f[col["net_latency_us"]].empty() && !f[col["net_ns_per_byte"]].empty()) {
+      for (auto [key, out, range] : {std::tuple{"net_latency_us", &o.net_latency_us, kNetLatencyUsRange},
+                                     std::tuple{"net_ns_per_byte", &o.net_ns_per_byte, kNetNsPerByteRange}}) {
+        const std::string w = where_line(path, lineno, key);
+        *out = parse_number(f[col[key]], w, false);  // 0: nothing measured and nothing added
+        check_plausible(**out, range, w);
+      }
+    }
     const double time = parse_measure(f[col["time_s"]], where_line(path, lineno, "time_s"), kTimeSRange);
     if (has_app) o.app = f[col["app"]];
     if (has_emulated) o.emulated = parse_flag(f[col["emulated"]], where_line(path, lineno, "emulated"));

@@ -2,7 +2,7 @@
 // added latency and per-byte time reach the ranks of that one run through their environment
 // (common/preload_env.h), so there is nothing to save or restore, and a sweep killed mid-run
 // leaves no delay behind for the next job.
-#include <cstdio>
+#include <fmt/core.h>
 
 #include "common/preload_env.h"
 #include "sweep/knobs/knob_backend.h"
@@ -10,11 +10,8 @@
 namespace hpcsens::sweep {
 namespace {
 
-std::string env_number(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+// The shortest text that reads back as the same double ("0.1", not "0.10000000000000001").
+std::string env_number(double v) { return fmt::format("{}", v); }
 
 class NetworkBackend : public KnobBackend {
  public:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <fmt/core.h>
@@ -14,13 +15,27 @@ namespace {
 
 struct Agg {
   int n = 0;
-  double min = 1e300, max = 0, cpu = 0, mem = 0;
+  double min = 1e300, max = 0, cpu = 0, mem = 0, net_lat = 0, net_byte = 0;
+  int mem_n = 0, net_n = 0;  // runs that measured memory bandwidth (STREAM on), the network
   std::vector<double> times;  // the median is shown: the same statistic hpcsens fit uses
   std::string cpu_src;
   double requested = 0, measured = 0;
   int measured_n = 0;
   std::string against = "requested";
 };
+
+std::optional<double> number_in(const nlohmann::json& config, const char* key) {
+  const auto it = config.find(key);
+  if (it == config.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+// A mean, or "-" where no run measured it (STREAM off; no network knob), never a made-up 0.
+std::string mean_or_dash(double sum, int n, int decimals) {
+  return n > 0 ? fmt::format("{:.{}f}", sum / n, decimals) : "-";
+}
+
+std::string csv_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -35,7 +50,9 @@ void add(Agg& a, const record::RunRecord& rec) {
   a.min = std::min(a.min, t);
   a.max = std::max(a.max, t);
   a.cpu += rec.config.value("cpu_ghz", 0.0);
-  a.mem += rec.config.value("mem_gbs", 0.0);
+  if (const auto m = number_in(rec.config, "mem_gbs")) a.mem += *m, ++a.mem_n;
+  const auto nl = number_in(rec.config, "net_latency_us"), nb = number_in(rec.config, "net_ns_per_byte");
+  if (nl && nb) a.net_lat += *nl, a.net_byte += *nb, ++a.net_n;
   a.cpu_src = rec.config.value("cpu_ghz_source", "");
   // The clock the driver was set to when the record says, else the request.
   auto req = rec.config.find("cpu_ghz_set");
@@ -50,9 +67,10 @@ void add(Agg& a, const record::RunRecord& rec) {
 }
 
 void print_table(const SweepSpec& spec, const Plan& plan, std::map<int, Agg>& agg) {
-  const bool emu = spec.emulation.has_value();
-  fmt::print("{:<28} {:>9} {:>10} {:>9} {:>3} {:>10} {:>10} {:>10}{}\n", "point", "cpu_ghz", "source",
-             "mem_gbs", "n", "median_s", "min_s", "max_s", emu ? "  " : "");
+  const bool emu = spec.emulation.has_value(), net = !spec.network.empty();
+  fmt::print("{:<28} {:>9} {:>10} {:>9} {:>3} {:>10} {:>10} {:>10}{}{}\n", "point", "cpu_ghz", "source",
+             "mem_gbs", "n", "median_s", "min_s", "max_s", net ? fmt::format(" {:>10} {:>10}", "net_lat_us", "net_ns/B") : "",
+             emu ? "  " : "");
   for (const auto& p : plan.points) {
     auto it = agg.find(p.index);
     if (it == agg.end()) {
@@ -60,8 +78,11 @@ void print_table(const SweepSpec& spec, const Plan& plan, std::map<int, Agg>& ag
       continue;
     }
     const auto& a = it->second;
-    fmt::print("{:<28} {:>9.3f} {:>10} {:>9.2f} {:>3} {:>10.4f} {:>10.4f} {:>10.4f}{}\n", p.label, a.cpu / a.n,
-               a.cpu_src, a.mem / a.n, a.n, median(a.times), a.min, a.max, emu ? "  EMULATED" : "");
+    fmt::print("{:<28} {:>9.3f} {:>10} {:>9} {:>3} {:>10.4f} {:>10.4f} {:>10.4f}{}{}\n", p.label, a.cpu / a.n,
+               a.cpu_src, mean_or_dash(a.mem, a.mem_n, 2), a.n, median(a.times), a.min, a.max,
+               net ? fmt::format(" {:>10} {:>10}", mean_or_dash(a.net_lat, a.net_n, 2), mean_or_dash(a.net_byte, a.net_n, 4))
+                   : "",
+               emu ? "  EMULATED" : "");
   }
   std::vector<std::pair<double, double>> asked_got;  // per measured point: set (or requested), measured
   for (const auto& p : plan.points) {
@@ -87,7 +108,8 @@ std::string write_summary(const SweepSpec& spec, const Plan& plan, const Session
   std::map<int, Agg> agg;
   int small_stream = 0;  // STREAM arrays below 4x LLC: the cache inflates mem_gbs
   std::ostringstream csv;
-  csv << "label,cpu_ghz,mem_gbs,time_s,run_id,emulated\n";
+  // Empty where a run measured nothing (mem_gbs with STREAM off, the network without its knob).
+  csv << "label,cpu_ghz,mem_gbs,time_s,run_id,emulated,net_latency_us,net_ns_per_byte\n";
   for (const auto& r : plan.runs) {
     if (!st.done.count(r.id)) continue;
     try {
@@ -97,8 +119,9 @@ std::string write_summary(const SweepSpec& spec, const Plan& plan, const Session
       if (stream != rec.config.end() && stream->is_object() && stream->value("meets_4x_llc", true) == false)
         ++small_stream;
       csv << plan.points[std::size_t(r.point)].label << ',' << rec.config.value("cpu_ghz", 0.0) << ','
-          << rec.config.value("mem_gbs", 0.0) << ',' << rec.timing.job_s << ',' << r.id << ','
-          << (rec.emulated ? 1 : 0) << '\n';
+          << csv_number(number_in(rec.config, "mem_gbs")) << ',' << rec.timing.job_s << ',' << r.id << ','
+          << (rec.emulated ? 1 : 0) << ',' << csv_number(number_in(rec.config, "net_latency_us")) << ','
+          << csv_number(number_in(rec.config, "net_ns_per_byte")) << '\n';
     } catch (const std::exception& e) {
       fmt::print(stderr, "hpcsens sweep: warning: {}\n", e.what());
     }

@@ -2,6 +2,8 @@
 // rejected with file, line and field.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <filesystem>
 #include <fstream>
 
@@ -76,6 +78,22 @@ TEST(FitCsv, ColumnsInAnyOrderWithRankAndLatency) {
   EXPECT_DOUBLE_EQ(*d.points[0].lat_ns, 90.0);
   ASSERT_EQ(d.ranks, (std::vector<int>{0, 1}));
   EXPECT_DOUBLE_EQ(d.rank_times[1][1], 18.0);
+}
+
+// A network sweep's results.csv with STREAM off: mem_gbs empty (not measured, never 0), the
+// network's rates in their own columns.
+TEST(FitCsv, ASweepsResultsWithoutStreamAndWithNetworkRates) {
+  const auto d = assemble(parse_fit_csv(
+      "label,cpu_ghz,mem_gbs,time_s,run_id,emulated,net_latency_us,net_ns_per_byte\n"
+      "base,2.9,,2.0,p00-r1,0,15.5,1.07\n"
+      "base,2.9,,2.2,p00-r2,0,18.5,1.07\n"
+      "lat50,2.9,,2.5,p01-r1,0,67,1.07\n",
+      "results.csv"));
+  ASSERT_EQ(d.points.size(), 2u);
+  EXPECT_TRUE(std::isnan(d.points[0].mem_gbs));
+  EXPECT_DOUBLE_EQ(*d.points[0].net_latency_us, 17.0);
+  EXPECT_DOUBLE_EQ(*d.points[1].net_ns_per_byte, 1.07);
+  EXPECT_EQ(d.points[0].label, "base");
 }
 
 TEST(FitCsv, WindowsLineEndingsAndByteOrderMark) {
