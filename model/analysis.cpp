@@ -27,15 +27,15 @@ std::string one_rate_note(const ModelSpec& spec, const Point& b, double fixed_s,
   if (r == Rate::none)  // a network-only model: the node's rates were held
     return fmt::format(
         "'fixed' ({:.4g} s, {} of the run at the baseline) is all time that does not scale with the network at the "
-        "swept core clock ({:g} GHz) and memory bandwidth ({:g} GB/s): core work, memory traffic, I/O and waiting "
+        "swept core clock ({:g} GHz) and memory bandwidth ({}): core work, memory traffic, I/O and waiting "
         "together; a sweep that also varies the core clock would split it",
-        fixed_s, percent(share), b.cpu_ghz, b.mem_gbs);
+        fixed_s, percent(share), b.cpu_ghz, gbs_text(b.mem_gbs, "not measured"));
   if (r == Rate::cpu_ghz)
     return fmt::format(
         "'fixed' ({:.4g} s, {} of the run at the baseline) is all time that does not scale with the core clock at the "
-        "swept memory configuration ({:g} GB/s): memory traffic, I/O, network and waiting together; a sweep that "
+        "swept memory configuration ({}): memory traffic, I/O, network and waiting together; a sweep that "
         "also varies the memory bandwidth (memory configurations or uncore frequency) would split it into mem and io",
-        fixed_s, percent(share), b.mem_gbs);
+        fixed_s, percent(share), gbs_text(b.mem_gbs, "not measured"));
   return fmt::format(
       "'fixed' ({:.4g} s, {} of the run at the baseline) is all time that does not scale with the memory bandwidth at "
       "the swept core clock ({:g} GHz): core work, I/O, network and waiting together; a sweep that also varies the "

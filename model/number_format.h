@@ -19,6 +19,11 @@ inline std::string percent(double fraction, int decimals = 2) {
 inline std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
 inline std::string csv_number(const std::optional<double>& v) { return v ? csv_number(*v) : ""; }
 
+// A memory bandwidth in words: "6.0043 GB/s", or, for a sweep with STREAM off, `missing`.
+inline std::string gbs_text(double gbs, const char* missing = "memory bandwidth not measured") {
+  return std::isfinite(gbs) ? fmt::format("{:g} GB/s", gbs) : missing;
+}
+
 // JSON has no NaN or infinity: a missing value is null.
 inline nlohmann::json json_number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 inline nlohmann::json json_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }

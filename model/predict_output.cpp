@@ -81,7 +81,7 @@ std::string render_predictions(const ModelReport& m, const std::vector<Predictio
                 {"verdict_reasons", m.verdict.reasons},
                 {"ranking_holds", overlaps.empty()},
                 {"ranking_overlaps", overlaps},
-                {"baseline", {{"label", b.label}, {"cpu_ghz", b.cpu_ghz}, {"mem_gbs", b.mem_gbs}, {"time_s", b.time_s}}},
+                {"baseline", {{"label", b.label}, {"cpu_ghz", b.cpu_ghz}, {"mem_gbs", json_number(b.mem_gbs)}, {"time_s", b.time_s}}},
                 {"predictions", arr}};
     if (preds.size() == 1)
       for (const char* k : {"predicted_s", "low_s", "high_s", "speedup"}) out[k] = arr[0][k];
@@ -93,8 +93,8 @@ std::string render_predictions(const ModelReport& m, const std::vector<Predictio
   for (const auto& p : preds) labels = labels || !line_label(p).empty();
   std::string o;
   if (m.emulated) o += "EMULATED MODEL — fitted to emulated runs, not measurements\n";
-  o += fmt::format("model {}{}; baseline '{}' ({:g} GHz, {:g} GB/s) measured {:.4g} s\n", m.spec.name(),
-                   m.app.empty() ? "" : " of " + m.app, b.label, b.cpu_ghz, b.mem_gbs, b.time_s);
+  o += fmt::format("model {}{}; baseline '{}' ({:g} GHz, {}) measured {:.4g} s\n", m.spec.name(),
+                   m.app.empty() ? "" : " of " + m.app, b.label, b.cpu_ghz, gbs_text(b.mem_gbs), b.time_s);
   o += fmt::format("verdict: {}\n", unreliable ? "UNRELIABLE" : m.verdict.word);
   for (const auto& why : m.verdict.reasons) o += "  - " + why + "\n";
   o += fmt::format("\n  {:<4} {:<16} {:>8} {:>8} {:>11} {:>19} {:>19} {:>8}{}\n", "rank", "system", "cpu_ghz",
@@ -102,8 +102,9 @@ std::string render_predictions(const ModelReport& m, const std::vector<Predictio
                    labels ? "  label" : "");
   int i = 0;
   for (const auto& p : preds)
-    o += fmt::format("  {:<4} {:<16} {:>8g} {:>8g} {:>11.4g} {:>19} {:>19} {:>7.3f}x{}\n", ++i, p.system.name,
-                     p.system.cpu_ghz, p.system.mem_gbs, p.predicted_s,
+    o += fmt::format("  {:<4} {:<16} {:>8g} {:>8} {:>11.4g} {:>19} {:>19} {:>7.3f}x{}\n", ++i, p.system.name,
+                     p.system.cpu_ghz, std::isfinite(p.system.mem_gbs) ? fmt::format("{:g}", p.system.mem_gbs) : "-",
+                     p.predicted_s,
                      range(p.fit_low_s, p.fit_high_s), range(p.overlap_low_s, p.overlap_high_s), p.speedup,
                      labels ? "  " + line_label(p) : "");
   o += fmt::format("\nfit interval: 95% range from the fitted work's uncertainty ({}); it narrows with more runs "

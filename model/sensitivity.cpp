@@ -81,7 +81,7 @@ void set_resampled_intervals(std::vector<Elasticity>& es, const std::vector<doub
 
 std::string sensitivity_sentence(const std::vector<Elasticity>& es, const Point& b) {
   if (es.empty()) return "";
-  std::string s = fmt::format("at {:g} GHz / {:g} GB/s", b.cpu_ghz, b.mem_gbs);
+  std::string s = fmt::format("at {:g} GHz / {}", b.cpu_ghz, gbs_text(b.mem_gbs));
   // Largest saving first: that is the resource worth buying.
   std::vector<Elasticity> sorted = es;
   std::stable_sort(sorted.begin(), sorted.end(),

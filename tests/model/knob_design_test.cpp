@@ -10,8 +10,10 @@
 #include "common/errors.h"
 #include "model/analysis.h"
 #include "model/dataset.h"
+#include "model/fit_output.h"
 #include "model/knob_design.h"
 #include "model/model_json.h"
+#include "model/predict.h"
 #include "model/rate_variation.h"
 
 namespace hpcsens::model {
@@ -94,6 +96,19 @@ TEST(KnobDesign, ASweepWithoutStreamFitsANetworkModelAndRefusesMemoryModels) {
   const ModelReport back = model_from_json(to_json(rep), "m.json");
   EXPECT_TRUE(std::isnan(back.points[0].mem_gbs));
   EXPECT_EQ(back.points[back.baseline].label, "base");
+  // Words and tables say "not measured", never nan (text, CSV, JSON; the prediction table too).
+  for (const char* format : {"table", "csv", "json", "md"}) {
+    const std::string out = render_fit(rep, format);
+    EXPECT_EQ(out.find("nan"), std::string::npos) << format << "\n" << out;
+  }
+  EXPECT_NE(render_fit(rep, "table").find("memory bandwidth not measured"), std::string::npos);
+  SystemSpec faster;
+  faster.name = "2x-net";
+  faster.cpu_ghz = back.points[back.baseline].cpu_ghz, faster.mem_gbs = back.points[back.baseline].mem_gbs;
+  faster.net_latency_us = 10, faster.net_bandwidth_gbs = 2;
+  const std::vector<Prediction> preds{predict(back, faster)};
+  EXPECT_EQ(render_predictions(back, preds, "table").find("nan"), std::string::npos)
+      << render_predictions(back, preds, "table");
   // Auto considers only models without mem and says why.
   const ModelReport autorep = analyze(d, {});
   EXPECT_FALSE(autorep.spec.has(Term::mem));
