@@ -46,4 +46,14 @@ Directed io_bytes(std::string_view call, std::uint64_t bytes) {
   return d;
 }
 
+void add_call_volume(RankVolume& v, std::string_view call, std::uint64_t bytes, std::uint64_t bytes_received) {
+  const Directed d = mpi_bytes(call, bytes, bytes_received);
+  if (is_collective_call(call)) {
+    v.collective += d.sent + d.received;
+  } else {
+    v.p2p_sent += d.sent;
+    v.p2p_received += d.received;
+  }
+}
+
 }  // namespace hpcsens::report

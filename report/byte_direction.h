@@ -20,6 +20,14 @@ bool is_receive_call(std::string_view name);
 Directed mpi_bytes(std::string_view call, std::uint64_t bytes, std::uint64_t bytes_received);
 // Collectives, blocking, non-blocking and persistent (their bytes: what this rank contributes).
 bool is_collective_call(std::string_view name);
+// One rank's MPI volume: point-to-point (and RMA) bytes sent and received apart, and what it
+// contributed to collectives (which a partner matrix cannot show).
+struct RankVolume {
+  std::uint64_t p2p_sent = 0, p2p_received = 0, collective = 0;
+};
+// Adds one recorded MPI call (its name, `bytes` and `bytes_received`) to `v`.
+void add_call_volume(RankVolume& v, std::string_view call, std::uint64_t bytes, std::uint64_t bytes_received);
+
 // An I/O call's bytes by direction, from its name: every call of the preload's table that moves
 // data has "read"/"get"/"scanf" (in) or "write"/"put"/"printf" (out) in it; the others (open,
 // seek, sync) carry no bytes.

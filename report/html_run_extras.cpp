@@ -35,14 +35,11 @@ json volume_table(const json& ranks) {
                 {"numeric", {true, true, true, true}}};
   for (const auto& r : ranks) {
     if (!r.is_object() || !r.contains("mpi_calls") || !r["mpi_calls"].is_object()) continue;
-    double sent = 0, received = 0, coll = 0;
-    for (const auto& [name, c] : r["mpi_calls"].items()) {
-      const auto bytes = static_cast<std::uint64_t>(number(c, "bytes"));
-      const Directed d = mpi_bytes(name, bytes, static_cast<std::uint64_t>(number(c, "bytes_received")));
-      if (is_collective_call(name)) coll += static_cast<double>(d.sent + d.received);
-      else sent += static_cast<double>(d.sent), received += static_cast<double>(d.received);
-    }
-    table["rows"].push_back({number(r, "rank"), sent, received, coll});
+    RankVolume v;
+    for (const auto& [name, c] : r["mpi_calls"].items())
+      add_call_volume(v, name, static_cast<std::uint64_t>(number(c, "bytes")),
+                      static_cast<std::uint64_t>(number(c, "bytes_received")));
+    table["rows"].push_back({number(r, "rank"), v.p2p_sent, v.p2p_received, v.collective});
   }
   return table;
 }

@@ -82,6 +82,12 @@ std::string topdown_text(const RunScan& s, const ReportOptions& opt) {
 }
 
 // Counter values: min/mean/max over ranks always; per rank when every rank is listed.
+// Beside the ranks listed: each one's MPI volume, collectives included (nothing when no bytes).
+std::string volume_section(const RunScan& s, const std::vector<std::size_t>& listed, Format format) {
+  const Table t = volume_table(s, listed, format);
+  return t.rows.empty() ? "" : render(t, format);
+}
+
 std::string counter_section(const RunScan& s, const ReportOptions& opt) {
   if (s.counters.empty()) return "";
   std::string out = render(counter_summary_table(s), opt.format);
@@ -162,14 +168,19 @@ std::string render_run_report(const RunScan& rec, const ReportOptions& opt) {
     std::vector<std::size_t> all(rec.rows.size());
     std::iota(all.begin(), all.end(), 0);
     out += render(rank_table(rec, all, "Ranks" + mark), opt.format);
+    out += volume_section(rec, all, opt.format);
   } else {
-    out += render(rank_table(rec, slowest_ranks(rec, opt.extremes),
+    const auto slow = slowest_ranks(rec, opt.extremes), fast = fastest_ranks(rec, opt.extremes);
+    out += render(rank_table(rec, slow,
                              fmt::format("Slowest {} ranks by compute of {} (--all lists every rank){}",
                                          std::min(opt.extremes, rec.rows.size()), rec.rows.size(), mark)),
                   opt.format);
-    out += render(rank_table(rec, fastest_ranks(rec, opt.extremes),
+    out += render(rank_table(rec, fast,
                              fmt::format("Fastest {} ranks by compute", std::min(opt.extremes, rec.rows.size()))),
                   opt.format);
+    std::vector<std::size_t> listed(slow);
+    listed.insert(listed.end(), fast.begin(), fast.end());
+    out += volume_section(rec, listed, opt.format);
     out += render(distribution_table(rec), opt.format);
   }
   if (!rec.calls.empty()) out += render(mpi_call_table(rec, opt.all_ranks ? 0 : 10), opt.format);

@@ -39,6 +39,9 @@ Table summary_table(const RunScan& scan);
 // One row per index into the ranks (scan.rows), in the given order.
 Table rank_table(const RunScan& scan, const std::vector<std::size_t>& indices, const std::string& title);
 Table distribution_table(const RunScan& scan);
+// Each listed rank's MPI volume (report/byte_direction.h RankVolume): point-to-point sent and
+// received, collective bytes contributed; in rank order. No rows when no rank moved a byte.
+Table volume_table(const RunScan& scan, std::vector<std::size_t> indices, Format format);
 // MPI time by call name over all ranks (where ranks wait): total calls and seconds, the mean and
 // the maximum per rank (with the rank), bytes, and the share of all MPI time. Most time first;
 // at most `top` rows (0: all).

@@ -7,6 +7,7 @@
 
 #include "common/human_units.h"
 #include "mpi/imbalance.h"
+#include "report/byte_direction.h"
 #include "report/run_report.h"
 
 namespace hpcsens::report {
@@ -128,6 +129,26 @@ Table rank_table(const RunScan& s, const std::vector<std::size_t>& indices, cons
     t.rows.push_back({rank, r.host, fixed(r.wall_s, 4), fixed(r.compute_s, 4), fixed(r.mpi_s, 4),
                       fixed(r.io_s, 4), fixed(pct, 1), top_calls(r)});
   }
+  return t;
+}
+
+Table volume_table(const RunScan& s, std::vector<std::size_t> indices, Format format) {
+  std::sort(indices.begin(), indices.end(), [&](std::size_t a, std::size_t b) { return s.rows[a].rank < s.rows[b].rank; });
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  Table t{"MPI bytes per rank: point-to-point (and RMA) sent, received; collectives contributed",
+          {"rank", "p2p sent", "p2p received", "collective bytes"}, {}, {true, true, true, true}};
+  const auto text = [&](std::uint64_t b) {
+    return format == Format::kCsv ? std::to_string(b) : human::bytes(static_cast<double>(b));
+  };
+  bool any = false;
+  for (std::size_t i : indices) {
+    const RankRecord r = s.rank_detail(s.rows[i]);
+    RankVolume v;
+    for (const auto& [name, c] : r.mpi_calls) add_call_volume(v, name, c.bytes, c.bytes_received);
+    any = any || v.p2p_sent + v.p2p_received + v.collective > 0;
+    t.rows.push_back({std::to_string(r.rank), text(v.p2p_sent), text(v.p2p_received), text(v.collective)});
+  }
+  if (!any) t.rows.clear();
   return t;
 }
 

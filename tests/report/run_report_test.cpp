@@ -172,6 +172,22 @@ TEST(Report, SmallJobListsEveryRank) {
   EXPECT_NE(text.find("MPI [%]"), std::string::npos);
 }
 
+// Collective bytes per rank beside point-to-point sent and received (issue 20): a Sendrecv is
+// both directions once, a receive received, a collective what this rank contributed.
+TEST(Report, BytesPerRankSplitPointToPointFromCollectives) {
+  RunRecord rec = four_ranks();
+  rec.ranks[1].mpi_calls["MPI_Sendrecv"] = {4, 0.1, 4096, 2048};
+  rec.ranks[1].mpi_calls["MPI_Recv"] = {1, 0.1, 512, 0};
+  rec.ranks[1].mpi_calls["MPI_Send"] = {1, 0.1, 100, 0};
+  ReportOptions csv;
+  csv.format = Format::kCsv;
+  const std::string out = render_run_report(rec, csv);
+  EXPECT_NE(out.find("rank,p2p sent,p2p received,collective bytes\n0,0,0,80\n1,4196,2560,80\n2,0,0,80\n3,0,0,80\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(render_run_report(rec, {}).find("    1  4.10 KiB      2.50 KiB              80 B"), std::string::npos) << render_run_report(rec, {});
+}
+
 TEST(Report, LargeJobSummarisesUnlessAll) {
   RunRecord rec;
   rec.job.nranks = 1000;
