@@ -152,6 +152,13 @@ int restore_dir(const std::string& dir, bool machine_wide) {
   const auto lines = read_journal(s.fd);
   if (auto w = unparsable_warning(lines); !w.empty()) fmt::print(stderr, "hpcsens sweep: warning: {}\n", w);
   s.state = replay_journal(lines);
+  // The directory lock is ours, so the sweep that started these is dead: its job must not run on.
+  if (const auto ended = end_previous_processes(s.state, 10); !ended.empty()) {
+    std::string list;
+    for (int p : ended) list += (list.empty() ? "" : ", ") + std::to_string(p);
+    fmt::print(stderr, "hpcsens sweep: ended {} process(es) the stopped sweep left running (pid {})\n", ended.size(),
+               list);
+  }
   if (!s.state.has_originals) {
     fmt::print(stderr, "hpcsens sweep: {} saved no knob values; nothing to restore\n", dir);
     return 0;

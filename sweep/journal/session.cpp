@@ -1,5 +1,7 @@
 #include "sweep/journal/session.h"
 
+#include <csignal>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,17 +66,9 @@ void find_lost_records(Session& s, const Plan& plan) {
   }
 }
 
-// Processes of earlier attempts: those that carry the token in their environment (jobs,
-// calibrators: exec'd with it) and the journalled run modules (forks of the sweep, whose
-// /proc/<pid>/environ is the sweep's own from before it set the token).
 void check_previous_processes(const Session& s) {
-  std::vector<int> pids;
-  if (!s.state.token.empty()) pids = processes_of_sweep(s.state.token);
-  for (const auto& c : s.state.children)
-    if (still_running(c) && c.pid != ::getpid() && std::find(pids.begin(), pids.end(), c.pid) == pids.end())
-      pids.push_back(c.pid);
+  const std::vector<int> pids = previous_processes(s.state);
   if (pids.empty()) return;
-  std::sort(pids.begin(), pids.end());
   std::string list;
   for (int p : pids) list += (list.empty() ? "" : ", ") + std::to_string(p);
   throw InputError(s.dir, "a process of the previous attempt of this sweep still runs (pid " + list +
@@ -170,6 +164,30 @@ std::vector<int> processes_of_sweep(const std::string& token) {
       }
   }
   return out;
+}
+
+// Jobs and calibrators carry the token in their environment (exec'd with it); run modules are
+// forks of the sweep, whose /proc/<pid>/environ is the sweep's own from before it set the token,
+// so they are known by their journalled identity.
+std::vector<int> previous_processes(const JournalState& st) {
+  std::vector<int> pids;
+  if (!st.token.empty()) pids = processes_of_sweep(st.token);
+  for (const auto& c : st.children)
+    if (still_running(c) && c.pid != ::getpid() && std::find(pids.begin(), pids.end(), c.pid) == pids.end())
+      pids.push_back(c.pid);
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+std::vector<int> end_previous_processes(const JournalState& st, double grace_s) {
+  const std::vector<int> pids = previous_processes(st);
+  if (pids.empty()) return pids;
+  for (int p : pids) ::kill(p, SIGTERM);
+  const double until = monotonic_s() + grace_s;
+  while (monotonic_s() < until && !previous_processes(st).empty()) ::usleep(50000);
+  // Found again, not the first list: a pid that ended may have been reused by another process.
+  for (int p : previous_processes(st)) ::kill(p, SIGKILL);
+  return pids;
 }
 
 }  // namespace hpcsens::sweep

@@ -42,6 +42,14 @@ void journal_start(Session& s, Journal& j, const SweepSpec& spec, const Plan& pl
 // Processes (other than us) whose environment carries HPCSENS_SWEEP_TOKEN=<token>.
 std::vector<int> processes_of_sweep(const std::string& token);
 
+// What an earlier attempt of the sweep left running (its jobs, calibrators and run modules),
+// sorted: --resume refuses while any lives.
+std::vector<int> previous_processes(const JournalState& st);
+// Ends them (--restore after a sweep was killed: its job, in its own process group, outlives it
+// and would run on at settings no longer applied): SIGTERM, up to `grace_s` seconds for them to
+// go, then SIGKILL to those still found. Returns the pids it signalled.
+std::vector<int> end_previous_processes(const JournalState& st, double grace_s);
+
 inline constexpr const char* kTokenVariable = "HPCSENS_SWEEP_TOKEN";
 
 }  // namespace hpcsens::sweep

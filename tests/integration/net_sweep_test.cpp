@@ -184,11 +184,15 @@ TEST_F(NetSweep, AKilledSweepLeavesNoDelayForTheNextJob) {
   ::kill(-pid, SIGKILL);
   int st = 0;
   ::waitpid(pid, &st, 0);
-  // The job runs in its own process group, so it outlives the sweep killed above; on a loaded
-  // machine it would run for minutes holding ctest's output pipe. Its mpirun names this test's
-  // directory (HPCSENS_OUT=...): end it, and with it its ranks.
-  (void)std::system(("pkill -9 -f -- '" + dir.string() + "/attempts'").c_str());
+  // The job runs in its own process group, so it outlives the sweep killed above (its mpirun
+  // names this test's directory, HPCSENS_OUT=...). --restore below must end it; should it not,
+  // the cleanup at the end does, so a failure cannot hold ctest's output pipe for minutes.
+  // "attempt[s]": the regex matches the job's command line, not the shell's that runs pgrep.
+  const std::string job_pattern = "'" + dir.string() + "/attempt[s]'";
+  const auto cleanup = [&] { (void)std::system(("pkill -9 -f -- " + job_pattern).c_str()); };
   ASSERT_TRUE(started) << "the sweep never started its run";
+  EXPECT_EQ(std::system(("pgrep -f -- " + job_pattern + " >/dev/null").c_str()), 0)
+      << "the killed sweep's job should still run here";
   ASSERT_TRUE(WIFSIGNALED(st));
   // The knob is journalled with the point it was applied at.
   bool journalled = false;
@@ -202,6 +206,10 @@ TEST_F(NetSweep, AKilledSweepLeavesNoDelayForTheNextJob) {
   // Nothing to restore: the journal saved no machine state for the network knob.
   auto r = run_process({HPCSENS_BIN, "sweep", "--restore", dir.string()}, 60);
   EXPECT_EQ(r.exit_status, 0) << r.err;
+  // ... but the killed sweep's job is ended: it would run on, delayed, beside the next one.
+  EXPECT_NE(r.err.find("the stopped sweep left running"), std::string::npos) << r.err;
+  EXPECT_NE(std::system(("pgrep -f -- " + job_pattern + " >/dev/null").c_str()), 0) << "the job still runs";
+  cleanup();
   // The next job: no delay applied, and 2000 x 4 messages did not take 2000 x 4 x 2 ms.
   r = wrap({"mpirun", "-np", "2", "--oversubscribe", kPattern, "2000", "64", "0"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
