@@ -5,12 +5,15 @@
 # separate process per rank (PAPI and libpfm4 stay out of the rank): its own peak is printed
 # apart, as the records report it (preload.counter_agent_vmhwm_kib, rank 0's agent), because it
 # is node memory the rank's VmHWM does not show. docs/methodology.md "Memory".
-# Usage: preload_memory.sh HARNESS PRELOAD_LIB [REPS] [EVENTS]
+# EXTRA (e.g. HPCSENS_CALLSITES=1) is passed to the ranks too: with it every optional measurement
+# is on. The record's size per rank (the median record over REPS runs / 2) is printed beside.
+# Usage: preload_memory.sh HARNESS PRELOAD_LIB [REPS] [EVENTS] [EXTRA]
 set -eu
 harness=$1
 lib=$2
 reps=${3:-5}
 events=${4:-default}
+extra=${5:-}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -22,13 +25,16 @@ run() {  # $1: file, $2: extra mpirun args
   done
 }
 run "$out/without" ""
-run "$out/with" "-x LD_PRELOAD=$lib -x HPCSENS_OUT=$out/records -x HPCSENS_EVENTS=$events"
+run "$out/with" "-x LD_PRELOAD=$lib -x HPCSENS_OUT=$out/records -x HPCSENS_EVENTS=$events${extra:+ -x $extra}"
 median() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 a=$(median "$out/without")
 b=$(median "$out/with")
 echo "VmHWM per rank without the preload: $a KiB (median of $(wc -l < "$out/without") ranks)"
 echo "VmHWM per rank with the preload (events=$events): $b KiB"
 awk -v a="$a" -v b="$b" 'BEGIN {printf "added VmHWM per rank: %d KiB = %.2f MiB\n", b - a, (b - a) / 1024}'
+ls -l "$out"/records/*.json 2>/dev/null | awk '{print $5}' > "$out/sizes" || true
+[ -s "$out/sizes" ] && awk -v r="$(median "$out/sizes")" -v x="${extra:-none}" \
+  'BEGIN {printf "record size per rank (2 ranks, extra: %s): %d bytes = %.1f KiB\n", x, r / 2, r / 2048}'
 agent() {  # $1: the record key; median over the runs' records
   cat "$out"/records/*.json 2>/dev/null | grep -o "\"$1\": *-\?[0-9]*" | sed 's/.*: *//' > "$out/$1" || true
   [ -s "$out/$1" ] && median "$out/$1" || echo -1
