@@ -31,7 +31,7 @@ constinit MpiioSlot g_mpiio[kMpiioHandles];
 int used() noexcept { return std::min(g_claimed.load(std::memory_order_acquire), kFileEntries); }
 
 // The entry of (path, api): an existing one, or a new one claimed now; -1 when full (a drop).
-int find_or_add(const char* path, std::uint32_t len, FileApi api) noexcept {
+int claim_entry(const char* path, std::uint32_t len, FileApi api) noexcept {
   const int n = used();
   for (int i = 0; i < n; ++i) {
     const FileEntry& e = g_files[i];
@@ -102,7 +102,7 @@ void file_opened(int fd, const char* path, FileApi api, bool counted, std::uint6
   }
   FdFile& f = g_fd_files[fd];
   f.pos.store(0, kRelaxed);
-  f.entry.store(note_open(find_or_add(path, len, api), counted, start, ticks), std::memory_order_release);
+  f.entry.store(note_open(claim_entry(path, len, api), counted, start, ticks), std::memory_order_release);
 }
 
 void file_forget_fd(int fd) noexcept {
@@ -140,7 +140,7 @@ void mpiio_opened(const void* handle, const char* name, std::uint64_t start, std
     }
   }
   const std::uint16_t entry =
-      note_open(find_or_add(path, static_cast<std::uint32_t>(std::strlen(path)), FileApi::mpiio), true, start, ticks);
+      note_open(claim_entry(path, static_cast<std::uint32_t>(std::strlen(path)), FileApi::mpiio), true, start, ticks);
   if (entry == 0) return;
   mpiio_forget(handle);  // a handle closed where nothing was counted, now reused by MPI
   for (auto& s : g_mpiio) {

@@ -45,7 +45,7 @@ struct Sums {
   std::uint64_t ticks() const { return read_ticks + write_ticks + meta_ticks; }
 };
 
-json to_json(const std::string& path, FileApi api, const Sums& s, double spt, std::uint64_t t0) {
+json entry_json(const std::string& path, FileApi api, const Sums& s, double spt, std::uint64_t t0) {
   const auto secs = [&](std::uint64_t ticks) { return static_cast<double>(ticks) * spt; };
   const auto since = [&](std::uint64_t tick) { return tick > t0 ? secs(tick - t0) : 0.0; };
   json j = {{"path", text::encode_outside(path)}, {"interface", api_name(api)}, {"opens", s.opens},
@@ -75,7 +75,7 @@ json files_json(const FileEntry* entries, int n, double spt, std::uint64_t t0_ti
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) { return a.second->ticks() > b.second->ticks(); });
   json out = json::array();
-  for (const auto& [key, sums] : order) out.push_back(to_json(key->first, key->second, *sums, spt, t0_tick));
+  for (const auto& [key, sums] : order) out.push_back(entry_json(key->first, key->second, *sums, spt, t0_tick));
   return out;
 }
 
