@@ -12,11 +12,17 @@
      call_ns_mpi / call_ns_pmpi / call_added_ns   MPI_Test(MPI_REQUEST_NULL) in a tight loop
      pingpong_us_mpi / pingpong_us_pmpi           0-byte MPI_Send/MPI_Recv half round trip
      pingpong_added_ns / pingpong_overhead_pct    median of the paired block differences
-   Usage: mpirun -np 1|2 preload_overhead [CALL_BLOCKS] [PINGPONG_BLOCKS] */
+     write_ns_preload / write_ns_libc / write_added_ns  8-byte write() to a file opened after
+                                                  MPI_Init (a tracked file: per-call and per-file
+                                                  accounting), through the interposed write and
+                                                  through libc's own
+   Usage: mpirun -np 1|2 preload_overhead [CALL_BLOCKS] [PINGPONG_BLOCKS] [WRITE_BLOCKS DIR] */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* The MPI library's own PMPI_ functions, whatever a preload defines. */
 static int (*lib_test)(MPI_Request*, int*, MPI_Status*) = PMPI_Test;
@@ -114,6 +120,37 @@ static void paired(block_fn fn, int rank, int blocks, double* med_mpi, double* m
 
 static double test_block_r(int rank, int use_pmpi) { (void)rank; return test_block(use_pmpi); }
 
+/* libc's own write, whatever a preload defines; the file written by write_block. */
+static ssize_t (*libc_write)(int, const void*, size_t) = write;
+static int g_write_fd = -1;
+enum { kWritesPerBlock = 20000 };
+
+/* Nanoseconds per 8-byte write() at the file's start, through the interposed or libc's write. */
+static double write_block(int rank, int use_libc) {
+  (void)rank;
+  static const char bytes[8] = "hpcsens";
+  lseek(g_write_fd, 0, SEEK_SET);
+  const double t = PMPI_Wtime();
+  if (use_libc)
+    for (long i = 0; i < kWritesPerBlock; ++i) libc_write(g_write_fd, bytes, sizeof bytes);
+  else
+    for (long i = 0; i < kWritesPerBlock; ++i) write(g_write_fd, bytes, sizeof bytes);
+  return (PMPI_Wtime() - t) / kWritesPerBlock * 1e9;
+}
+
+static void write_bench(int rank, int blocks, const char* dir) {
+  void* libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+  if (libc && dlsym(libc, "write")) *(void**)&libc_write = dlsym(libc, "write");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/write_bench.%d", dir, rank);
+  g_write_fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  if (g_write_fd < 0) return;
+  double m, p, d;
+  paired(write_block, rank, blocks, &m, &p, &d);
+  printf("write_ns_preload %.2f\nwrite_ns_libc %.2f\nwrite_added_ns %.2f\n", m, p, d);
+  close(g_write_fd);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   find_library_pmpi();
@@ -137,6 +174,7 @@ int main(int argc, char** argv) {
       printf("pingpong_us_mpi %.4f\npingpong_us_pmpi %.4f\npingpong_added_ns %.1f\n"
              "pingpong_overhead_pct %.2f\n", m, p, d * 1e3, p > 0 ? d / p * 100 : 0);
   }
+  if (argc > 4 && atoi(argv[3]) > 0 && rank == 0) write_bench(rank, atoi(argv[3]), argv[4]);
   MPI_Finalize();
   return 0;
 }

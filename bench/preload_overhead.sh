@@ -8,6 +8,8 @@
 # the per-call loop runs on one rank alone (a second busy rank on a 2-core VM would share the
 # core), the ping-pong on 2 ranks bound to cores. The run with the median ping-pong overhead of
 # REPS runs is reported per variant.
+# Last: an 8-byte write() to a tracked file (per-call and per-file accounting) and the record bytes
+# per entry of a rank's `files` (issue 20).
 # Usage: preload_overhead.sh HARNESS PRELOAD_LIB [REPS]   (floors are looked up next to PRELOAD_LIB)
 set -eu
 harness=$1
@@ -54,3 +56,22 @@ if [ -f "$out/timed.median" ]; then
     printf "hpcsens beyond the timing floor: %+.2f ns/MPI_Test call, %+.1f ns per ping-pong hop\n",
            $5 - $1, $7 - $3 }'
 fi
+# Per-file I/O (issue 20): an 8-byte write() to a file the program opened after MPI_Init, so it is
+# counted per call and per file (file_table.h), against libc's own write in the same process.
+echo "8-byte write() to a tracked file (median of paired blocks; the call itself is a system call):"
+for v in none hpcsens; do
+  mkdir -p "$out/w-$v"
+  x=""
+  [ "$v" = hpcsens ] && x="-x LD_PRELOAD=$lib -x HPCSENS_OUT=$out/w-records -x HPCSENS_EVENTS=none"
+  timeout 300 mpirun -np 1 $x "$harness" 0 0 30 "$out/w-$v" |
+    awk -v label="$v" '/^write_ns_libc/ {b=$2} /^write_added_ns/ {a=$2}
+         END {printf "%-12s write() %.1f ns (libc) +%6.2f ns/call\n", label, b, a}'
+done
+# What one file adds to a rank's record (JSON bytes per entry of `files`).
+python3 - "$out/w-records" <<'PY'
+import json, pathlib, sys
+for p in pathlib.Path(sys.argv[1]).glob("*.json"):
+    files = json.loads(p.read_text())["ranks"][0].get("files", [])
+    for f in files:
+        print("record bytes per file entry: %d (%s)" % (len(json.dumps(f, separators=(",", ":"))), f["path"]))
+PY

@@ -22,6 +22,7 @@
 #include "report/run_report.h"
 #include "report/run_report_file.h"
 #include "report/callsite_view.h"
+#include "report/file_view.h"
 #include "report/raw_ranks.h"
 #include "report/timeline_section.h"
 
@@ -56,6 +57,7 @@ std::string render(const ReportArgs& a) {
     throw InputError("--table", "only with --format csv (one tidy table per call)");
   if (a.format == "json") return report::record_report_json(report::read_run_record(a.path)).dump(1) + "\n";
   if (a.table == "timeline") return report::timeline_csv(report::timelines_of(report::read_raw_ranks(a.path), a.path));
+  if (a.table == "files") return report::files_csv(report::files_of(report::read_raw_ranks(a.path), a.path));
   if (a.table == "callsites") return report::callsite_csv(report::callsites_of(report::read_raw_ranks(a.path), a.path));
   if (!a.table.empty()) {
     const auto table = report::parse_csv_table(a.table);  // before reading a large record
@@ -81,7 +83,7 @@ void add_report(CLI::App& app, Registry& reg) {
   sub->add_option("--format", args->format, "table (or text), md, csv, json or html")
       ->capture_default_str()
       ->transform(format_in({"table", "md", "csv", "json", "html"}));
-  sub->add_option("--table", args->table, "with --format csv: ranks, summary, calls, counters, topdown, timeline or callsites");
+  sub->add_option("--table", args->table, "with --format csv: ranks, summary, calls, counters, topdown, timeline, callsites or files");
   sub->add_option("-o,--output", args->out, "write to this file instead of standard output");
   sub->add_flag("--all", args->all, "List every rank (default: summarise jobs with many ranks)");
   sub->add_flag("--summary", args->summary, "Only the answer and the advice (text and Markdown)");

@@ -22,6 +22,7 @@
 #include "sweep/knobs/resctrl_mb.h"
 #include "report/measure_section.h"
 #include "report/callsite_view.h"
+#include "report/file_view.h"
 #include "report/record_reader.h"
 #include "report/timeline_section.h"
 #include "report/run_report.h"
@@ -221,6 +222,10 @@ void feed_rank_sections(std::string_view in) {
   report::callsite_html_section(sites);
   report::callsite_csv(sites);
   report::callsite_text(sites, report::Format::kMarkdown);
+  const auto files = report::files_of(ranks, kSource);
+  report::files_html_section(files);
+  report::files_csv(files);
+  report::files_text(files, report::Format::kTable);
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ from gen_forms import (COMPLETIONS, PERSISTENT, completion, completion_after, co
                        fortran_completion_after, fortran_completion_before, persistent,
                        persistent_lines)
 from gen_net_delay import ShapeError, net_delay_lines
+from gen_files import file_lines
 
 
 class TableError(Exception):
@@ -243,12 +244,14 @@ def gen_c_wrappers(calls):
             if cpl:
                 out += completion_before(*cpl)
             out += persistent_lines(c, "cb", None, "before")
+            out += file_lines(c, "before")
             out += ["  const std::uint64_t start = now_ticks();"]
             out += net_delay_lines(c, "cb", bytes_expr)
             out += [
                 f"  const int rc = real.get()({args});",
                 "  const std::uint64_t elapsed = now_ticks() - start;"]
             out += record_lines(c, "cb", "rc == MPI_SUCCESS", "__builtin_return_address(0)")
+            out += file_lines(c, "after")
             if cpl:
                 out += completion_after(*cpl)
             out += ["  return rc;", "}", ""]

@@ -38,6 +38,7 @@
 #include "preload/rank_record/signal_partial.h"
 #include "preload/rank_record/timeline_report.h"
 #include "preload/rank_record/callsite_report.h"
+#include "preload/rank_record/file_report.h"
 #include "preload/rank_record/preload_notes.h"
 #include "preload/account/callsites.h"
 #include "record/record_text.h"
@@ -119,6 +120,8 @@ nlohmann::json rank_json(State& s, const CallTotals& totals, const record::RankR
   j["timeline"] = timeline_json(g_timeline, spt, region_name);
   if (auto sites = callsites_json(spt); !sites.is_null()) j["callsites"] = std::move(sites);
   if (const auto lost = callsite_drops(); lost > 0) j["callsite_drops"] = lost;
+  j["files"] = files_json(g_files, files_used(), spt, g_timeline.t0());
+  j["files_dropped"] = files_dropped();
   j["mpi_s_main_thread"] = s.main_slot ? mpi_seconds(s.main_slot->calls, spt) : 0.0;
   j["cpu"] = cpu_share_json();
   return j;

@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "common/human_units.h"
 #include "report/html_page.h"
+#include "report/json_access.h"
 #include "report/symbolize.h"
 
 namespace hpcsens::report {
@@ -16,20 +17,14 @@ namespace {
 
 using nlohmann::json;
 
-std::uint64_t need_u64(const json& s, const char* key, const std::string& where) {
-  const auto it = s.find(key);
-  if (it == s.end() || !it->is_number_unsigned()) throw InputError(where + "." + key, "expected a whole number >= 0");
-  return it->get<std::uint64_t>();
-}
-
 RankSite one_site(int rank, const json& s, const std::string& where) {
   if (!s.is_object()) throw InputError(where, "expected an object");
   RankSite r;
   r.rank = rank;
   if (!s.contains("call") || !s["call"].is_string()) throw InputError(where + ".call", "expected the MPI call's name");
   r.call = s["call"].get<std::string>();
-  r.count = need_u64(s, "count", where);
-  r.bytes = need_u64(s, "bytes", where);
+  r.count = json_access::whole(s, "count", where);
+  r.bytes = json_access::whole(s, "bytes", where);
   const auto sec = s.find("seconds");
   if (sec == s.end() || !sec->is_number() || !std::isfinite(sec->get<double>()) || sec->get<double>() < 0)
     throw InputError(where + ".seconds", "expected seconds >= 0");
@@ -37,7 +32,7 @@ RankSite one_site(int rank, const json& s, const std::string& where) {
   if (s.contains("module")) {
     if (!s["module"].is_string()) throw InputError(where + ".module", "expected a path");
     r.module = s["module"].get<std::string>();
-    r.offset = need_u64(s, "offset", where);
+    r.offset = json_access::whole(s, "offset", where);
   }
   return r;
 }

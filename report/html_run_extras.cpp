@@ -13,6 +13,7 @@
 #include "report/html_page.h"
 #include "report/html_report.h"
 #include "report/callsite_view.h"
+#include "report/file_view.h"
 #include "report/timeline_section.h"
 
 namespace hpcsens::report {
@@ -191,6 +192,7 @@ std::vector<json> run_extra_sections(const json& raw_ranks, bool /*emulated*/) {
   for (const auto& r : raw_ranks) any_partners = any_partners || (r.is_object() && r.contains("partners"));
   if (auto s = timeline_html_section(timelines_of(raw_ranks, "record")); !s.is_null()) out.push_back(std::move(s));
   if (auto s = callsite_html_section(callsites_of(raw_ranks, "record")); !s.is_null()) out.push_back(std::move(s));
+  if (auto s = files_html_section(files_of(raw_ranks, "record")); !s.is_null()) out.push_back(std::move(s));
   if (any_partners) out.push_back(partners_section(raw_ranks));
   for (auto s : {msg_sizes_section(raw_ranks), regions_section(raw_ranks), io_section(raw_ranks)})
     if (!s.is_null()) out.push_back(std::move(s));

@@ -166,7 +166,7 @@ CsvTable parse_csv_table(const std::string& name) {
   if (name == "msg_sizes") return CsvTable::kMsgSizes;
   if (name == "regions") return CsvTable::kRegions;
   throw InputError("--table", "unknown table '" + name +
-                                  "' (expected ranks, summary, calls, counters, topdown, timeline, callsites, partners, "
+                                  "' (expected ranks, summary, calls, counters, topdown, timeline, callsites, files, partners, "
                                   "msg_sizes or regions)");
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/callsite_view.h"
+#include "report/file_view.h"
 #include "report/raw_ranks.h"
 #include "report/run_scan.h"
 #include "report/timeline_section.h"
@@ -15,7 +16,8 @@ std::string render_run_report_file(const std::string& path, const ReportOptions&
   std::string out = render_run_report(scan_run_record(path), options);
   if (!options.summary_only && std::filesystem::file_size(path) <= kRawRanksMax) {
     const nlohmann::json ranks = read_raw_ranks(path);
-    out += callsite_text(callsites_of(ranks, path), options.format) +
+    out += files_text(files_of(ranks, path), options.format) +
+           callsite_text(callsites_of(ranks, path), options.format) +
            timeline_text(timelines_of(ranks, path), options.format);
   }
   return out;

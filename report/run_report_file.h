@@ -1,6 +1,6 @@
 #pragma once
 // The text report of one record file, as `hpcsens report RECORD` and `hpcsens run` print it: the
-// sections built from the compact scan, then the call sites and the timeline, which are read from
+// sections built from the compact scan, then the files, the call sites and the timeline, read from
 // the ranks whole (records up to kRawRanksMax, as the HTML page does).
 #include <string>
 

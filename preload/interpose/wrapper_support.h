@@ -14,6 +14,7 @@
 #include "preload/interpose/recv_completion.h"
 #include "preload/account/timeline.h"
 #include "preload/account/callsites.h"
+#include "preload/account/file_table.h"
 
 #define HPCSENS_EXPORT __attribute__((visibility("default")))
 

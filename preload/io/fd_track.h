@@ -12,6 +12,7 @@
 
 #include "preload/account/accounting.h"
 #include "preload/account/clock.h"
+#include "preload/account/file_table.h"
 #include "preload/account/timeline.h"
 
 namespace hpcsens::preload {
@@ -53,9 +54,10 @@ bool is_file_io(int fd) noexcept;
 
 // Times an opening call: `fn` opens, `fd_of` gives the descriptor of what it returned (-1 for a
 // failure). The call is recorded as `id` only when that is file I/O (or the open failed);
-// `file` tells the caller whether to track the descriptor.
+// `file` tells the caller whether to track the descriptor. A file gets its entry in the file
+// table under `path` (nullptr: the kernel's name of the descriptor) and `api`.
 template <class F, class FdOf>
-auto timed_open(int id, F&& fn, FdOf&& fd_of, bool* file) {
+auto timed_open(int id, const char* path, FileApi api, F&& fn, FdOf&& fd_of, bool* file) {
   Guard guard;
   const bool counting = guard.counting();
   const std::uint64_t start = counting ? now_ticks() : 0;
@@ -64,6 +66,8 @@ auto timed_open(int id, F&& fn, FdOf&& fd_of, bool* file) {
   const int fd = fd_of(r);
   *file = fd >= 0 && is_file_io(fd);
   if (counting && (fd < 0 || *file)) guard.record(id, elapsed, 0), timeline_call(id, start, elapsed);
+  if (*file) file_opened(fd, path, api, counting, start, elapsed);
+  else file_forget_fd(fd);
   return r;
 }
 

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdarg>
+#include <utility>
 
 #include "preload/io/fd_track.h"
 #include "preload/interpose/wrapper_support.h"
@@ -52,17 +53,24 @@ bool needs_mode(int flags) {
   return (flags & O_CREAT) != 0;
 }
 
-// Times `fn` as call `id` when counting and `fd_ok`; returns fn's result.
+// Times `fn` as call `id` when counting and `ok`, and counts it on `file` as `op` at `at`
+// (file_table.h); returns fn's result.
 template <class F>
-auto timed(int id, bool fd_ok, F&& fn, bool bytes_from_result) {
+auto timed_ref(int id, bool ok, FileRef file, FileOp op, std::int64_t at, F&& fn) {
   Guard guard;
-  if (!guard.counting() || !fd_ok) return fn();
+  if (!guard.counting() || !ok) return fn();
   const std::uint64_t start = now_ticks();
   auto r = fn();
   const std::uint64_t elapsed = now_ticks() - start;
-  guard.record(id, elapsed, bytes_from_result ? positive(r) : 0);
+  const std::uint64_t bytes = op == FileOp::meta ? 0 : positive(r);
+  guard.record(id, elapsed, bytes);
   timeline_call(id, start, elapsed);
+  file_count(file, op, at, start, elapsed, bytes);
   return r;
+}
+template <class F>
+auto timed(int id, int fd, FileOp op, std::int64_t at, F&& fn) {
+  return timed_ref(id, tracked(fd), file_ref(fd), op, at, std::forward<F>(fn));
 }
 
 using ReadFn = ssize_t (*)(int, void*, size_t);
@@ -95,6 +103,8 @@ constinit RealSymbol<FdFn> real_fdatasync{"fdatasync", true};
 constinit RealSymbol<FdFn> real_dup{"dup", true};
 constinit RealSymbol<int (*)(int, int)> real_dup2{"dup2", true};
 constinit RealSymbol<int (*)(int, int, int)> real_dup3{"dup3", true};
+constinit RealSymbol<off_t (*)(int, off_t, int)> real_lseek{"lseek", true};
+constinit RealSymbol<off64_t (*)(int, off64_t, int)> real_lseek64{"lseek64", true};
 
 int opened(int fd, bool file) {
   untrack(fd);  // a reused number: what it was before does not matter
@@ -109,6 +119,7 @@ int duplicated(int from, int to) {
   if (to >= 0 && to != from) {
     untrack(to);
     if (tracked(from)) track(to);
+    file_dup(from, to);
   }
   return to;
 }
@@ -118,31 +129,33 @@ int duplicated(int from, int to) {
 extern "C" {
 
 HPCSENS_EXPORT ssize_t read(int fd, void* buf, size_t n) {
-  return timed(call::read, tracked(fd), [&] { return real_read.get()(fd, buf, n); }, true);
+  return timed(call::read, fd, FileOp::read, kAtPosition, [&] { return real_read.get()(fd, buf, n); });
 }
 HPCSENS_EXPORT ssize_t write(int fd, const void* buf, size_t n) {
-  return timed(call::write, tracked(fd), [&] { return real_write.get()(fd, buf, n); }, true);
+  return timed(call::write, fd, FileOp::write, kAtPosition, [&] { return real_write.get()(fd, buf, n); });
 }
 HPCSENS_EXPORT ssize_t pread(int fd, void* buf, size_t n, off_t off) {
-  return timed(call::pread, tracked(fd), [&] { return real_pread.get()(fd, buf, n, off); }, true);
+  return timed(call::pread, fd, FileOp::read, off, [&] { return real_pread.get()(fd, buf, n, off); });
 }
 HPCSENS_EXPORT ssize_t pwrite(int fd, const void* buf, size_t n, off_t off) {
-  return timed(call::pwrite, tracked(fd), [&] { return real_pwrite.get()(fd, buf, n, off); },
-               true);
+  return timed(call::pwrite, fd, FileOp::write, off,
+               [&] { return real_pwrite.get()(fd, buf, n, off); });
 }
 HPCSENS_EXPORT ssize_t pread64(int fd, void* buf, size_t n, off64_t off) {
-  return timed(call::pread64, tracked(fd),
-               [&] { return real_pread64.get()(fd, buf, n, off); }, true);
+  return timed(call::pread64, fd, FileOp::read, off,
+               [&] { return real_pread64.get()(fd, buf, n, off); });
 }
 HPCSENS_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t off) {
-  return timed(call::pwrite64, tracked(fd),
-               [&] { return real_pwrite64.get()(fd, buf, n, off); }, true);
+  return timed(call::pwrite64, fd, FileOp::write, off,
+               [&] { return real_pwrite64.get()(fd, buf, n, off); });
 }
 HPCSENS_EXPORT ssize_t readv(int fd, const struct iovec* iov, int cnt) {
-  return timed(call::readv, tracked(fd), [&] { return real_readv.get()(fd, iov, cnt); }, true);
+  return timed(call::readv, fd, FileOp::read, kAtPosition,
+               [&] { return real_readv.get()(fd, iov, cnt); });
 }
 HPCSENS_EXPORT ssize_t writev(int fd, const struct iovec* iov, int cnt) {
-  return timed(call::writev, tracked(fd), [&] { return real_writev.get()(fd, iov, cnt); }, true);
+  return timed(call::writev, fd, FileOp::write, kAtPosition,
+               [&] { return real_writev.get()(fd, iov, cnt); });
 }
 
 HPCSENS_EXPORT int open(const char* path, int flags, ...) {
@@ -155,7 +168,7 @@ HPCSENS_EXPORT int open(const char* path, int flags, ...) {
   }
   bool file = false;
   const int fd =
-      timed_open(call::open, [&] { return real_open.get()(path, flags, mode); }, kFd, &file);
+      timed_open(call::open, path, FileApi::posix, [&] { return real_open.get()(path, flags, mode); }, kFd, &file);
   return fd >= 0 ? opened(fd, file) : fd;
 }
 HPCSENS_EXPORT int open64(const char* path, int flags, ...) {
@@ -168,7 +181,7 @@ HPCSENS_EXPORT int open64(const char* path, int flags, ...) {
   }
   bool file = false;
   const int fd =
-      timed_open(call::open64, [&] { return real_open64.get()(path, flags, mode); }, kFd, &file);
+      timed_open(call::open64, path, FileApi::posix, [&] { return real_open64.get()(path, flags, mode); }, kFd, &file);
   return fd >= 0 ? opened(fd, file) : fd;
 }
 HPCSENS_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
@@ -181,29 +194,44 @@ HPCSENS_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
   }
   bool file = false;
   const int fd = timed_open(
-      call::openat, [&] { return real_openat.get()(dirfd, path, flags, mode); }, kFd, &file);
+      call::openat, path, FileApi::posix, [&] { return real_openat.get()(dirfd, path, flags, mode); }, kFd, &file);
   return fd >= 0 ? opened(fd, file) : fd;
 }
 HPCSENS_EXPORT int creat(const char* path, mode_t mode) {
   bool file = false;
-  const int fd = timed_open(call::creat, [&] { return real_creat.get()(path, mode); }, kFd, &file);
+  const int fd = timed_open(call::creat, path, FileApi::posix, [&] { return real_creat.get()(path, mode); }, kFd, &file);
   return fd >= 0 ? opened(fd, file) : fd;
 }
 HPCSENS_EXPORT int close(int fd) {
   const bool file = tracked(fd);
+  const FileRef ref = file_ref(fd);
   untrack(fd);
-  return timed(call::close, file, [&] { return real_close.get()(fd); }, false);
+  file_forget_fd(fd);
+  return timed_ref(call::close, file, ref, FileOp::meta, kNoOffset, [&] { return real_close.get()(fd); });
 }
 HPCSENS_EXPORT int dup(int fd) { return duplicated(fd, real_dup.get()(fd)); }
 HPCSENS_EXPORT int dup2(int fd, int to) { return duplicated(fd, real_dup2.get()(fd, to)); }
 HPCSENS_EXPORT int dup3(int fd, int to, int flags) {
   return duplicated(fd, real_dup3.get()(fd, to, flags));
 }
+// Seeks only move the descriptor's position for the access pattern (file_table.h): no call is
+// counted, so I/O time and the per-call table are what they were without the file table.
+HPCSENS_EXPORT off_t lseek(int fd, off_t off, int whence) {
+  const off_t r = real_lseek.get()(fd, off, whence);
+  if (tracked(fd)) file_seeked(fd, r);
+  return r;
+}
+HPCSENS_EXPORT off64_t lseek64(int fd, off64_t off, int whence) {
+  const off64_t r = real_lseek64.get()(fd, off, whence);
+  if (tracked(fd)) file_seeked(fd, r);
+  return r;
+}
 HPCSENS_EXPORT int fsync(int fd) {
-  return timed(call::fsync, tracked(fd), [&] { return real_fsync.get()(fd); }, false);
+  return timed(call::fsync, fd, FileOp::meta, kNoOffset, [&] { return real_fsync.get()(fd); });
 }
 HPCSENS_EXPORT int fdatasync(int fd) {
-  return timed(call::fdatasync, tracked(fd), [&] { return real_fdatasync.get()(fd); }, false);
+  return timed(call::fdatasync, fd, FileOp::meta, kNoOffset,
+               [&] { return real_fdatasync.get()(fd); });
 }
 
 }  // extern "C"

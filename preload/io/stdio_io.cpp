@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <cstdarg>
+#include <utility>
 
 #include "preload/io/fd_track.h"
 #include "preload/interpose/wrapper_support.h"
@@ -71,18 +72,31 @@ FILE* opened(FILE* f, bool file) {
 
 std::uint64_t nonneg(long long n) { return n > 0 ? static_cast<std::uint64_t>(n) : 0; }
 
-// Times `fn` as call `id` when counting and the stream is a counted file; `bytes_of` turns fn's
-// result into bytes.
+// Times `fn` as call `id` when counting and `f` is a counted file, and counts it on the stream's
+// file as `op` (file_table.h); `bytes_of` turns fn's result into bytes.
 template <class F, class B>
-auto timed(int id, bool ok, F&& fn, B&& bytes_of) {
+auto timed_ref(int id, bool ok, FileRef file, FileOp op, F&& fn, B&& bytes_of) {
   Guard guard;
   if (!guard.counting() || !ok) return fn();
   const std::uint64_t start = now_ticks();
   auto r = fn();
   const std::uint64_t elapsed = now_ticks() - start;
-  guard.record(id, elapsed, bytes_of(r));
+  const std::uint64_t bytes = bytes_of(r);
+  guard.record(id, elapsed, bytes);
   timeline_call(id, start, elapsed);
+  file_count(file, op, kAtPosition, start, elapsed, bytes);
   return r;
+}
+template <class F, class B>
+auto timed(int id, FILE* f, FileOp op, F&& fn, B&& bytes_of) {
+  const bool ok = counted(f);
+  return timed_ref(id, ok, ok ? file_ref(fileno_unlocked(f)) : FileRef{}, op, std::forward<F>(fn),
+                   std::forward<B>(bytes_of));
+}
+// After a seek the stream's position is where the next access starts.
+int seeked(FILE* f, int rc) {
+  if (rc == 0 && counted(f)) file_seeked(fileno_unlocked(f), ftello64(f));
+  return rc;
 }
 constexpr auto kNoBytes = [](auto) -> std::uint64_t { return 0; };
 constexpr auto kStreamFd = [](FILE* f) { return f != nullptr ? fileno_unlocked(f) : -1; };
@@ -150,76 +164,77 @@ extern "C" {
 
 HPCSENS_EXPORT FILE* fopen(const char* path, const char* mode) {
   bool file = false;
-  FILE* f = timed_open(call::fopen, [&] { return real_fopen.get()(path, mode); }, kStreamFd, &file);
+  FILE* f = timed_open(call::fopen, path, FileApi::stdio, [&] { return real_fopen.get()(path, mode); }, kStreamFd, &file);
   return opened(f, file);
 }
 HPCSENS_EXPORT FILE* fopen64(const char* path, const char* mode) {
   bool file = false;
   FILE* f =
-      timed_open(call::fopen64, [&] { return real_fopen64.get()(path, mode); }, kStreamFd, &file);
+      timed_open(call::fopen64, path, FileApi::stdio, [&] { return real_fopen64.get()(path, mode); }, kStreamFd, &file);
   return opened(f, file);
 }
 HPCSENS_EXPORT FILE* fdopen(int fd, const char* mode) {
   bool file = false;
-  FILE* f = timed_open(call::fdopen, [&] { return real_fdopen.get()(fd, mode); }, kStreamFd, &file);
+  FILE* f = timed_open(call::fdopen, nullptr, FileApi::stdio, [&] { return real_fdopen.get()(fd, mode); }, kStreamFd, &file);
   return opened(f, file);
 }
 HPCSENS_EXPORT int fclose(FILE* f) {
   const bool ok = counted(f);
-  if (f != nullptr) g_stream_fds.remove(fileno_unlocked(f));
-  return timed(call::fclose, ok, [&] { return real_fclose.get()(f); }, kNoBytes);
+  const FileRef ref = ok ? file_ref(fileno_unlocked(f)) : FileRef{};
+  if (f != nullptr) g_stream_fds.remove(fileno_unlocked(f)), file_forget_fd(fileno_unlocked(f));
+  return timed_ref(call::fclose, ok, ref, FileOp::meta, [&] { return real_fclose.get()(f); }, kNoBytes);
 }
 HPCSENS_EXPORT int fflush(FILE* f) {
-  return timed(call::fflush, counted(f), [&] { return real_fflush.get()(f); }, kNoBytes);
+  return timed(call::fflush, f, FileOp::meta, [&] { return real_fflush.get()(f); }, kNoBytes);
 }
 HPCSENS_EXPORT int fflush_unlocked(FILE* f) {
-  return timed(call::fflush, counted(f), [&] { return real_fflush_unlocked.get()(f); }, kNoBytes);
+  return timed(call::fflush, f, FileOp::meta, [&] { return real_fflush_unlocked.get()(f); }, kNoBytes);
 }
 HPCSENS_EXPORT size_t fread(void* p, size_t size, size_t n, FILE* f) {
-  return timed(call::fread, counted(f), [&] { return real_fread.get()(p, size, n, f); },
+  return timed(call::fread, f, FileOp::read, [&] { return real_fread.get()(p, size, n, f); },
                items_bytes(size));
 }
 HPCSENS_EXPORT size_t fread_unlocked(void* p, size_t size, size_t n, FILE* f) {
-  return timed(call::fread, counted(f), [&] { return real_fread_unlocked.get()(p, size, n, f); },
+  return timed(call::fread, f, FileOp::read, [&] { return real_fread_unlocked.get()(p, size, n, f); },
                items_bytes(size));
 }
 HPCSENS_EXPORT size_t __fread_chk(void* p, size_t len, size_t size, size_t n, FILE* f) {
-  return timed(call::fread, counted(f), [&] { return real___fread_chk.get()(p, len, size, n, f); },
+  return timed(call::fread, f, FileOp::read, [&] { return real___fread_chk.get()(p, len, size, n, f); },
                items_bytes(size));
 }
 HPCSENS_EXPORT size_t __fread_unlocked_chk(void* p, size_t len, size_t size, size_t n, FILE* f) {
-  return timed(call::fread, counted(f),
+  return timed(call::fread, f, FileOp::read,
                [&] { return real___fread_unlocked_chk.get()(p, len, size, n, f); },
                items_bytes(size));
 }
 HPCSENS_EXPORT size_t fwrite(const void* p, size_t size, size_t n, FILE* f) {
-  return timed(call::fwrite, counted(f), [&] { return real_fwrite.get()(p, size, n, f); },
+  return timed(call::fwrite, f, FileOp::write, [&] { return real_fwrite.get()(p, size, n, f); },
                items_bytes(size));
 }
 HPCSENS_EXPORT size_t fwrite_unlocked(const void* p, size_t size, size_t n, FILE* f) {
-  return timed(call::fwrite, counted(f),
+  return timed(call::fwrite, f, FileOp::write,
                [&] { return real_fwrite_unlocked.get()(p, size, n, f); }, items_bytes(size));
 }
 HPCSENS_EXPORT int vfprintf(FILE* f, const char* fmt, va_list ap) {
-  return timed(call::fprintf, counted(f), [&] { return real_vfprintf.get()(f, fmt, ap); },
+  return timed(call::fprintf, f, FileOp::write, [&] { return real_vfprintf.get()(f, fmt, ap); },
                kPrinted);
 }
 HPCSENS_EXPORT int fprintf(FILE* f, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  const int n = timed(call::fprintf, counted(f), [&] { return real_vfprintf.get()(f, fmt, ap); },
+  const int n = timed(call::fprintf, f, FileOp::write, [&] { return real_vfprintf.get()(f, fmt, ap); },
                       kPrinted);
   va_end(ap);
   return n;
 }
 HPCSENS_EXPORT int __vfprintf_chk(FILE* f, int flag, const char* fmt, va_list ap) {
-  return timed(call::fprintf, counted(f),
+  return timed(call::fprintf, f, FileOp::write,
                [&] { return real___vfprintf_chk.get()(f, flag, fmt, ap); }, kPrinted);
 }
 HPCSENS_EXPORT int __fprintf_chk(FILE* f, int flag, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  const int n = timed(call::fprintf, counted(f),
+  const int n = timed(call::fprintf, f, FileOp::write,
                       [&] { return real___vfprintf_chk.get()(f, flag, fmt, ap); }, kPrinted);
   va_end(ap);
   return n;
@@ -233,70 +248,70 @@ HPCSENS_EXPORT int hpcsens_isoc99_vfscanf(FILE* f, const char* fmt, va_list ap)
 HPCSENS_EXPORT int hpcsens_isoc99_fscanf(FILE* f, const char* fmt, ...) __asm__("__isoc99_fscanf");
 
 HPCSENS_EXPORT int hpcsens_vfscanf(FILE* f, const char* fmt, va_list ap) {
-  return timed(call::fscanf, counted(f), [&] { return real_vfscanf.get()(f, fmt, ap); }, consumed(f));
+  return timed(call::fscanf, f, FileOp::read, [&] { return real_vfscanf.get()(f, fmt, ap); }, consumed(f));
 }
 HPCSENS_EXPORT int hpcsens_fscanf(FILE* f, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  const int n = timed(call::fscanf, counted(f), [&] { return real_vfscanf.get()(f, fmt, ap); },
+  const int n = timed(call::fscanf, f, FileOp::read, [&] { return real_vfscanf.get()(f, fmt, ap); },
                       consumed(f));
   va_end(ap);
   return n;
 }
 HPCSENS_EXPORT int hpcsens_isoc99_vfscanf(FILE* f, const char* fmt, va_list ap) {
-  return timed(call::fscanf, counted(f),
+  return timed(call::fscanf, f, FileOp::read,
                [&] { return real___isoc99_vfscanf.get()(f, fmt, ap); }, consumed(f));
 }
 HPCSENS_EXPORT int hpcsens_isoc99_fscanf(FILE* f, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  const int n = timed(call::fscanf, counted(f),
+  const int n = timed(call::fscanf, f, FileOp::read,
                       [&] { return real___isoc99_vfscanf.get()(f, fmt, ap); }, consumed(f));
   va_end(ap);
   return n;
 }
 HPCSENS_EXPORT int fputs(const char* s, FILE* f) {
-  return timed(call::fputs, counted(f), [&] { return real_fputs.get()(s, f); }, string_bytes(s));
+  return timed(call::fputs, f, FileOp::write, [&] { return real_fputs.get()(s, f); }, string_bytes(s));
 }
 HPCSENS_EXPORT int fputs_unlocked(const char* s, FILE* f) {
-  return timed(call::fputs, counted(f), [&] { return real_fputs_unlocked.get()(s, f); },
+  return timed(call::fputs, f, FileOp::write, [&] { return real_fputs_unlocked.get()(s, f); },
                string_bytes(s));
 }
 HPCSENS_EXPORT int fputc(int c, FILE* f) {
-  return timed(call::fputc, counted(f), [&] { return real_fputc.get()(c, f); }, kOneByte);
+  return timed(call::fputc, f, FileOp::write, [&] { return real_fputc.get()(c, f); }, kOneByte);
 }
 HPCSENS_EXPORT int fputc_unlocked(int c, FILE* f) {
-  return timed(call::fputc, counted(f), [&] { return real_fputc_unlocked.get()(c, f); }, kOneByte);
+  return timed(call::fputc, f, FileOp::write, [&] { return real_fputc_unlocked.get()(c, f); }, kOneByte);
 }
 HPCSENS_EXPORT int putc(int c, FILE* f) {
-  return timed(call::fputc, counted(f), [&] { return real_putc.get()(c, f); }, kOneByte);
+  return timed(call::fputc, f, FileOp::write, [&] { return real_putc.get()(c, f); }, kOneByte);
 }
 HPCSENS_EXPORT char* fgets(char* s, int n, FILE* f) {
-  return timed(call::fgets, counted(f), [&] { return real_fgets.get()(s, n, f); }, kLineBytes);
+  return timed(call::fgets, f, FileOp::read, [&] { return real_fgets.get()(s, n, f); }, kLineBytes);
 }
 HPCSENS_EXPORT char* fgets_unlocked(char* s, int n, FILE* f) {
-  return timed(call::fgets, counted(f), [&] { return real_fgets_unlocked.get()(s, n, f); },
+  return timed(call::fgets, f, FileOp::read, [&] { return real_fgets_unlocked.get()(s, n, f); },
                kLineBytes);
 }
 HPCSENS_EXPORT char* __fgets_chk(char* s, size_t len, int n, FILE* f) {
-  return timed(call::fgets, counted(f), [&] { return real___fgets_chk.get()(s, len, n, f); },
+  return timed(call::fgets, f, FileOp::read, [&] { return real___fgets_chk.get()(s, len, n, f); },
                kLineBytes);
 }
 HPCSENS_EXPORT char* __fgets_unlocked_chk(char* s, size_t len, int n, FILE* f) {
-  return timed(call::fgets, counted(f),
+  return timed(call::fgets, f, FileOp::read,
                [&] { return real___fgets_unlocked_chk.get()(s, len, n, f); }, kLineBytes);
 }
 HPCSENS_EXPORT int fseek(FILE* f, long off, int whence) {
-  return timed(call::fseek, counted(f), [&] { return real_fseek.get()(f, off, whence); },
-               kNoBytes);
+  return seeked(f, timed(call::fseek, f, FileOp::meta, [&] { return real_fseek.get()(f, off, whence); },
+                            kNoBytes));
 }
 HPCSENS_EXPORT int fseeko(FILE* f, off_t off, int whence) {
-  return timed(call::fseek, counted(f), [&] { return real_fseeko.get()(f, off, whence); },
-               kNoBytes);
+  return seeked(f, timed(call::fseek, f, FileOp::meta, [&] { return real_fseeko.get()(f, off, whence); },
+                            kNoBytes));
 }
 HPCSENS_EXPORT int fseeko64(FILE* f, off64_t off, int whence) {
-  return timed(call::fseek, counted(f), [&] { return real_fseeko64.get()(f, off, whence); },
-               kNoBytes);
+  return seeked(f, timed(call::fseek, f, FileOp::meta, [&] { return real_fseeko64.get()(f, off, whence); },
+                            kNoBytes));
 }
 
 }  // extern "C"

@@ -101,7 +101,7 @@ double mpi_seconds(const CallTotals& calls, double seconds_per_tick) {
 
 std::string fit_to_budget(nlohmann::json& rank, std::size_t budget) {
   std::string text = rank.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  for (const char* key : {"timeline", "callsites", "partners", "msg_sizes", "regions", "io_calls", "mpi_calls"}) {
+  for (const char* key : {"timeline", "callsites", "files", "partners", "msg_sizes", "regions", "io_calls", "mpi_calls"}) {
     if (text.size() <= budget) break;
     if (!rank.contains(key)) continue;
     rank.erase(key);

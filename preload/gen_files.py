@@ -1,0 +1,36 @@
+"""The per-file lines of the generated MPI-IO C wrappers (file_table.h): which file a call's
+handle is, and counting the call on it. Fortran handles are not mapped (their MPI-IO calls are
+counted per call only)."""
+import re
+
+OPS = {"io_read": "FileOp::read", "io_write": "FileOp::write", "io_meta": "FileOp::meta"}
+
+
+def file_param(call):
+    """(name, is_pointer) of the call's MPI_File parameter, or None."""
+    for decl, name, _ in call["params"] or []:
+        m = re.fullmatch(r"MPI_File\s*(\*?)\s*\w+", decl)
+        if m:
+            return name, m.group(1) == "*"
+    return None
+
+
+def file_lines(call, when):
+    """C lines before the real call ('before') or after the accounting ('after')."""
+    if call["cat"] not in OPS:
+        return []
+    fp = file_param(call)
+    if fp is None:
+        return []
+    name, pointer = fp
+    if call["name"].startswith("MPI_File_open"):
+        return ([f"  if (rc == MPI_SUCCESS && {name} != nullptr) mpiio_opened(*{name}, filename, start, elapsed);"]
+                if when == "after" else [])
+    handle = f"{name} != nullptr ? *{name} : nullptr" if pointer else name
+    if when == "before":
+        return [f"  const void* const file_handle_ = {handle};",
+                "  const FileRef file_ref_ = mpiio_ref(file_handle_);"]
+    lines = [f"  file_count(file_ref_, {OPS[call['cat']]}, kNoOffset, start, elapsed, nbytes);"]
+    if call["name"] == "MPI_File_close":
+        lines.append("  mpiio_forget(file_handle_);")
+    return lines
