@@ -113,6 +113,18 @@ int opened(int fd, bool file) {
 }
 constexpr auto kFd = [](int fd) { return fd; };
 
+// The mode argument of an opening call, present only when the flags create a file (reading it
+// otherwise would read past what the caller passed).
+mode_t mode_of(int flags, va_list ap) { return needs_mode(flags) ? static_cast<mode_t>(va_arg(ap, int)) : 0; }
+
+// Times the opening call `open_fn` (open, open64, openat, creat) as `id` and tracks what it opened.
+template <class F>
+int open_file(int id, const char* path, F&& open_fn) {
+  bool file = false;
+  const int fd = timed_open(id, path, FileApi::posix, std::forward<F>(open_fn), kFd, &file);
+  return fd >= 0 ? opened(fd, file) : fd;
+}
+
 // A descriptor duplicated from a file is that file too (dup2/dup3 first close whatever `to`
 // was); at or above kMaxTrackedFd it is a counted drop like any file opened there.
 int duplicated(int from, int to) {
@@ -159,48 +171,28 @@ HPCSENS_EXPORT ssize_t writev(int fd, const struct iovec* iov, int cnt) {
 }
 
 HPCSENS_EXPORT int open(const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (needs_mode(flags)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
-  bool file = false;
-  const int fd =
-      timed_open(call::open, path, FileApi::posix, [&] { return real_open.get()(path, flags, mode); }, kFd, &file);
-  return fd >= 0 ? opened(fd, file) : fd;
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = mode_of(flags, ap);
+  va_end(ap);
+  return open_file(call::open, path, [&] { return real_open.get()(path, flags, mode); });
 }
 HPCSENS_EXPORT int open64(const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (needs_mode(flags)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
-  bool file = false;
-  const int fd =
-      timed_open(call::open64, path, FileApi::posix, [&] { return real_open64.get()(path, flags, mode); }, kFd, &file);
-  return fd >= 0 ? opened(fd, file) : fd;
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = mode_of(flags, ap);
+  va_end(ap);
+  return open_file(call::open64, path, [&] { return real_open64.get()(path, flags, mode); });
 }
 HPCSENS_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (needs_mode(flags)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
-  bool file = false;
-  const int fd = timed_open(
-      call::openat, path, FileApi::posix, [&] { return real_openat.get()(dirfd, path, flags, mode); }, kFd, &file);
-  return fd >= 0 ? opened(fd, file) : fd;
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = mode_of(flags, ap);
+  va_end(ap);
+  return open_file(call::openat, path, [&] { return real_openat.get()(dirfd, path, flags, mode); });
 }
 HPCSENS_EXPORT int creat(const char* path, mode_t mode) {
-  bool file = false;
-  const int fd = timed_open(call::creat, path, FileApi::posix, [&] { return real_creat.get()(path, mode); }, kFd, &file);
-  return fd >= 0 ? opened(fd, file) : fd;
+  return open_file(call::creat, path, [&] { return real_creat.get()(path, mode); });
 }
 HPCSENS_EXPORT int close(int fd) {
   const bool file = tracked(fd);
