@@ -50,6 +50,18 @@ void TickClock::start(const char* cpuinfo_flags) noexcept {
   tick0_ = now_ticks();
 }
 
+ClockPair tight_clock_pair() noexcept {
+  ClockPair best;
+  std::uint64_t best_width = ~0ull;
+  for (int i = 0; i < 16; ++i) {
+    const std::uint64_t a = now_ns();
+    const std::uint64_t t = now_ticks();
+    const std::uint64_t b = now_ns();
+    if (b - a < best_width) best_width = b - a, best = {a + (b - a) / 2, t};
+  }
+  return best;
+}
+
 double TickClock::seconds_per_tick() const noexcept {
   if (!tsc_) return 1e-9;
   const std::uint64_t ticks = now_ticks() - tick0_;

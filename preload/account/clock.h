@@ -47,6 +47,15 @@ class TickClock {
   std::uint64_t ns0_ = 0, tick0_ = 0;
 };
 
+// A tick reading with the CLOCK_MONOTONIC time it was taken at: the tightest of several reads
+// bracketed by two clock_gettime calls. A thread preempted between reading the two clocks would
+// otherwise skew a rate measured over a few ms by the length of the preemption (the network
+// knob's spins ran 1-4 % long in MPI processes whose threads were starting up).
+struct ClockPair {
+  std::uint64_t ns = 0, ticks = 0;
+};
+ClockPair tight_clock_pair() noexcept;
+
 // Whether a /proc/cpuinfo flags text promises a TSC with one rate in every P- and C-state.
 bool invariant_tsc(const char* flags) noexcept;
 
