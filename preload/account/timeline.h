@@ -53,6 +53,25 @@ class Timeline {
   void start(std::uint64_t t0, int shift) noexcept;
   // Adds a call of `elapsed` ticks begun at `start` (before t0 or before stop: clipped).
   void add(int id, std::uint64_t start, std::uint64_t elapsed) noexcept;
+  // add(), inline for the usual case: the call lies in one bin where it is a top entry already
+  // (a loop calling MPI_Test, a ping-pong's Send and Recv); anything else goes to
+  // add(). Measured: the out-of-line add() cost ~15 ns per MPI_Test over the preload without a
+  // timeline. Only MPI calls are ever top entries, so the entry's call is not I/O.
+  [[gnu::always_inline]] void add_fast(int id, std::uint64_t start, std::uint64_t elapsed) noexcept {
+    const std::uint64_t rel = start - t0_;
+    const std::uint64_t b = rel >> shift_;
+    if (start >= t0_ && elapsed > 0 && b < static_cast<std::uint64_t>(kTimelineBins) &&
+        ((rel + elapsed - 1) >> shift_) == b && start + elapsed <= end_) [[likely]] {
+      TimelineBin& bin = bins_[b];
+      for (int k = 0; k < kTimelineTop; ++k)
+        if (bin.top_call[k] == id) {
+          bin.mpi += elapsed;
+          bin.top_ticks[k] += elapsed;
+          return;
+        }
+    }
+    add(id, start, elapsed);
+  }
   void mark(std::uint64_t tick, int region) noexcept;
   // The end of the run (t2): later calls are not added.
   void stop(std::uint64_t t_end) noexcept;
@@ -89,7 +108,7 @@ extern const ThreadCounts* g_timeline_thread;
 // The hook of every timed wrapper (after guard.record()): the slot test keeps other threads out.
 [[gnu::always_inline]] inline void timeline_call(int id, std::uint64_t start, std::uint64_t elapsed) noexcept {
   if (t_state.slot == g_timeline_thread && g_timeline_thread != nullptr) [[likely]]
-    g_timeline.add(id, start, elapsed);
+    g_timeline.add_fast(id, start, elapsed);
 }
 // Marks a phase start from the MPI_Init thread (regions.cpp).
 inline void timeline_mark(std::uint64_t tick, int region) noexcept {
