@@ -41,13 +41,18 @@ void add_callsite(int id, const void* site, std::uint64_t ticks, std::uint64_t b
 }
 
 void callsites_begin(const char* v) noexcept {
-  for (auto& e : g_sites) {
-    e.key.store(0, std::memory_order_relaxed);
-    e.id.store(0, std::memory_order_relaxed);
-    e.count = e.ticks = e.bytes = 0;
-  }
+  // Static storage starts zeroed: clear only a table an earlier begin may have filled (tests), so
+  // a rank without --callsites never touches its ~40 KiB.
+  static bool maybe_filled = false;
+  if (maybe_filled)
+    for (auto& e : g_sites) {
+      e.key.store(0, std::memory_order_relaxed);
+      e.id.store(0, std::memory_order_relaxed);
+      e.count = e.ticks = e.bytes = 0;
+    }
   g_site_drops.store(0);
   g_callsites_on = v != nullptr && (std::strcmp(v, "1") == 0 || std::strcmp(v, "yes") == 0 || std::strcmp(v, "on") == 0);
+  maybe_filled = maybe_filled || g_callsites_on;
 }
 
 int callsite_totals(SiteTotals out[]) noexcept {
