@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <tuple>
+#include <utility>
 
 namespace hpcsens::preload {
 
@@ -36,6 +38,20 @@ bool cpuinfo_says_invariant_tsc() {
   std::fclose(f);
   return ok;
 }
+
+// (ns, tick): the tick read between two clock_gettime calls, the tightest of 16 tries, with the
+// ns midway between them.
+std::pair<std::uint64_t, std::uint64_t> tight_pair() noexcept {
+  std::pair<std::uint64_t, std::uint64_t> best;
+  std::uint64_t best_width = ~0ull;
+  for (int i = 0; i < 16; ++i) {
+    const std::uint64_t a = now_ns();
+    const std::uint64_t t = now_ticks();
+    const std::uint64_t b = now_ns();
+    if (b - a < best_width) best_width = b - a, best = {a + (b - a) / 2, t};
+  }
+  return best;
+}
 }  // namespace
 
 void TickClock::start(const char* cpuinfo_flags) noexcept {
@@ -46,26 +62,14 @@ void TickClock::start(const char* cpuinfo_flags) noexcept {
   tsc_ = false;
 #endif
   g_use_tsc = tsc_;
-  ns0_ = now_ns();
-  tick0_ = now_ticks();
-}
-
-ClockPair tight_clock_pair() noexcept {
-  ClockPair best;
-  std::uint64_t best_width = ~0ull;
-  for (int i = 0; i < 16; ++i) {
-    const std::uint64_t a = now_ns();
-    const std::uint64_t t = now_ticks();
-    const std::uint64_t b = now_ns();
-    if (b - a < best_width) best_width = b - a, best = {a + (b - a) / 2, t};
-  }
-  return best;
+  std::tie(ns0_, tick0_) = tight_pair();
 }
 
 double TickClock::seconds_per_tick() const noexcept {
   if (!tsc_) return 1e-9;
-  const std::uint64_t ticks = now_ticks() - tick0_;
-  const std::uint64_t ns = now_ns() - ns0_;
+  const auto [ns1, tick1] = tight_pair();
+  const std::uint64_t ticks = tick1 - tick0_;
+  const std::uint64_t ns = ns1 - ns0_;
   return ticks == 0 ? 1e-9 : static_cast<double>(ns) * 1e-9 / static_cast<double>(ticks);
 }
 

@@ -33,7 +33,10 @@ extern bool g_use_tsc;  // set once by TickClock::start(), before any call is co
   return now_ns();
 }
 
-// Chooses the tick source and measures its rate between start() and seconds_per_tick().
+// Chooses the tick source and measures its rate between start() and seconds_per_tick(). Each end
+// is the tightest of several tick reads bracketed by two clock_gettime calls: a thread preempted
+// between reading the two clocks would otherwise skew a rate measured over a few ms by the length
+// of the preemption (the network knob's start-up probe; its spins ran 1-4 % long).
 class TickClock {
  public:
   // `cpuinfo_flags`: the flags line of /proc/cpuinfo (empty: read it).
@@ -44,17 +47,8 @@ class TickClock {
 
  private:
   bool tsc_ = false;
-  std::uint64_t ns0_ = 0, tick0_ = 0;
+  std::uint64_t ns0_ = 0, tick0_ = 0;  // one tight pair: tick0_ was read at ns0_
 };
-
-// A tick reading with the CLOCK_MONOTONIC time it was taken at: the tightest of several reads
-// bracketed by two clock_gettime calls. A thread preempted between reading the two clocks would
-// otherwise skew a rate measured over a few ms by the length of the preemption (the network
-// knob's spins ran 1-4 % long in MPI processes whose threads were starting up).
-struct ClockPair {
-  std::uint64_t ns = 0, ticks = 0;
-};
-ClockPair tight_clock_pair() noexcept;
 
 // Whether a /proc/cpuinfo flags text promises a TSC with one rate in every P- and C-state.
 bool invariant_tsc(const char* flags) noexcept;

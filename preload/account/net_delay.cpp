@@ -28,18 +28,16 @@ struct SpinTotals {
 };
 SpinTotals g_totals;
 
-// Ticks per nanosecond of now_ticks(), measured over ~5 ms between two tightly bracketed clock
-// readings: the run-long rate TickClock gives is known only at the end, and the delay must be
-// right from the first call.
+// Ticks per nanosecond of now_ticks(), measured over ~5 ms: the run-long rate TickClock gives is
+// known only at the end, and the delay must be right from the first call.
 double measure_ticks_per_ns() noexcept {
   TickClock probe;
   probe.start();  // chooses the same tick source as the run's own clock
   if (!probe.uses_tsc()) return 1.0;
-  const ClockPair a = tight_clock_pair();
-  while (now_ns() < a.ns + 5000000) {
+  const std::uint64_t until = now_ns() + 5000000;
+  while (now_ns() < until) {
   }
-  const ClockPair b = tight_clock_pair();
-  return static_cast<double>(b.ticks - a.ticks) / static_cast<double>(b.ns - a.ns);
+  return 1e-9 / probe.seconds_per_tick();
 }
 
 // Sleeps all but the last kSpinTailNs of a long delay (docs/methodology.md, "Spin or sleep"): on
