@@ -1,7 +1,5 @@
 #include "model/analysis.h"
 
-#include "model/knob_design.h"
-
 #include <fmt/core.h>
 
 #include <algorithm>

@@ -81,7 +81,7 @@ std::string render_table(const ModelReport& r, bool markdown) {
   o += row({"config", "cpu_ghz", "mem_gbs", "observed_s", "predicted_s", "error", "loocv", "reps"}, pw) + rule(8);
   for (size_t j = 0; j < r.points.size(); ++j) {
     const auto& p = r.points[j];
-    o += row({p.label, fmt::format("{:g}", p.cpu_ghz), std::isfinite(p.mem_gbs) ? fmt::format("{:g}", p.mem_gbs) : "-", fmt::format("{:.4g}", p.time_s),
+    o += row({p.label, fmt::format("{:g}", p.cpu_ghz), table_number(p.mem_gbs), fmt::format("{:.4g}", p.time_s),
               fmt::format("{:.4g}", r.predicted[j]), fmt::format("{:+.2f}%", 100 * r.diag.rel_err[j]),
               std::isfinite(r.loocv_err[j]) ? fmt::format("{:+.2f}%", 100 * r.loocv_err[j]) : "n/a",
               std::to_string(p.reps)},

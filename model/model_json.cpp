@@ -16,8 +16,8 @@ namespace {
 using nlohmann::json;
 
 json point_json(const Point& p) {
-  json j = {{"label", p.label}, {"cpu_ghz", p.cpu_ghz}, {"mem_gbs", nullptr}};
-  if (std::isfinite(p.mem_gbs)) j["mem_gbs"] = p.mem_gbs;  // null: the sweep measured none
+  // mem_gbs null: the sweep measured none (calibration.stream off).
+  json j = {{"label", p.label}, {"cpu_ghz", p.cpu_ghz}, {"mem_gbs", json_number(p.mem_gbs)}};
   if (p.lat_ns) j["lat_ns"] = *p.lat_ns;
   if (p.net_latency_us) j["net_latency_us"] = *p.net_latency_us;
   if (p.net_ns_per_byte) j["net_ns_per_byte"] = *p.net_ns_per_byte;
@@ -289,7 +289,7 @@ ModelReport model_from_json(const json& j, const std::string& src) {
     Point p;
     p.label = optional_string(pj, "label", w);
     p.cpu_ghz = need_number(pj, "cpu_ghz", w, true);
-    // null: the sweep measured no memory bandwidth (a model without mem; point_json wrote NaN).
+    // null: the sweep measured no memory bandwidth (a model without mem).
     p.mem_gbs = pj.contains("mem_gbs") && pj.at("mem_gbs").is_null() ? NAN : need_number(pj, "mem_gbs", w, true);
     if (pj.contains("lat_ns") && !pj.at("lat_ns").is_null()) p.lat_ns = need_number(pj, "lat_ns", w, true);
     for (auto [key, out, range] : {std::tuple{"net_latency_us", &p.net_latency_us, kNetLatencyUsRange},

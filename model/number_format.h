@@ -15,6 +15,9 @@ inline std::string percent(double fraction, int decimals = 2) {
   return fmt::format("{:.{}f}%", 100 * fraction, decimals);
 }
 
+// A table cell: "{:g}", or "-" when not finite (a rate the sweep did not measure).
+inline std::string table_number(double v) { return std::isfinite(v) ? fmt::format("{:g}", v) : "-"; }
+
 // Shortest text that reads back as the same double; empty (a missing CSV cell) when not finite.
 inline std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
 inline std::string csv_number(const std::optional<double>& v) { return v ? csv_number(*v) : ""; }

@@ -103,7 +103,7 @@ std::string render_predictions(const ModelReport& m, const std::vector<Predictio
   int i = 0;
   for (const auto& p : preds)
     o += fmt::format("  {:<4} {:<16} {:>8g} {:>8} {:>11.4g} {:>19} {:>19} {:>7.3f}x{}\n", ++i, p.system.name,
-                     p.system.cpu_ghz, std::isfinite(p.system.mem_gbs) ? fmt::format("{:g}", p.system.mem_gbs) : "-",
+                     p.system.cpu_ghz, table_number(p.system.mem_gbs),
                      p.predicted_s,
                      range(p.fit_low_s, p.fit_high_s), range(p.overlap_low_s, p.overlap_high_s), p.speedup,
                      labels ? "  " + line_label(p) : "");

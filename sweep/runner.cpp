@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "common/errors.h"
 #include "sweep/output/dry_run.h"
@@ -153,12 +154,9 @@ int restore_dir(const std::string& dir, bool machine_wide) {
   if (auto w = unparsable_warning(lines); !w.empty()) fmt::print(stderr, "hpcsens sweep: warning: {}\n", w);
   s.state = replay_journal(lines);
   // The directory lock is ours, so the sweep that started these is dead: its job must not run on.
-  if (const auto ended = end_previous_processes(s.state, 10); !ended.empty()) {
-    std::string list;
-    for (int p : ended) list += (list.empty() ? "" : ", ") + std::to_string(p);
+  if (const auto ended = end_previous_processes(s.state, 10); !ended.empty())
     fmt::print(stderr, "hpcsens sweep: ended {} process(es) the stopped sweep left running (pid {})\n", ended.size(),
-               list);
-  }
+               fmt::join(ended, ", "));
   if (!s.state.has_originals) {
     fmt::print(stderr, "hpcsens sweep: {} saved no knob values; nothing to restore\n", dir);
     return 0;

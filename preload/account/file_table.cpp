@@ -106,7 +106,10 @@ void file_opened(int fd, const char* path, FileApi api, bool counted, std::uint6
 }
 
 void file_forget_fd(int fd) noexcept {
-  if (fd >= 0 && fd < kFileFdSlots) g_fd_files[fd].entry.store(0, std::memory_order_release);
+  // Only a slot that holds something is written: a close of a socket or pipe (most closes) must
+  // not dirty a page of the slot array.
+  if (fd >= 0 && fd < kFileFdSlots && g_fd_files[fd].entry.load(kRelaxed) != 0)
+    g_fd_files[fd].entry.store(0, std::memory_order_release);
 }
 
 void file_dup(int from, int to) noexcept {

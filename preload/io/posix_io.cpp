@@ -68,9 +68,12 @@ auto timed_ref(int id, bool ok, FileRef file, FileOp op, std::int64_t at, F&& fn
   file_count(file, op, at, start, elapsed, bytes);
   return r;
 }
+// A descriptor that is no file (MPI's sockets and pipes: most reads and writes of a run) costs
+// the bitmap test only; its file slot is not read.
 template <class F>
 auto timed(int id, int fd, FileOp op, std::int64_t at, F&& fn) {
-  return timed_ref(id, tracked(fd), file_ref(fd), op, at, std::forward<F>(fn));
+  const bool file = tracked(fd);
+  return timed_ref(id, file, file ? file_ref(fd) : FileRef{}, op, at, std::forward<F>(fn));
 }
 
 using ReadFn = ssize_t (*)(int, void*, size_t);
@@ -196,7 +199,7 @@ HPCSENS_EXPORT int creat(const char* path, mode_t mode) {
 }
 HPCSENS_EXPORT int close(int fd) {
   const bool file = tracked(fd);
-  const FileRef ref = file_ref(fd);
+  const FileRef ref = file ? file_ref(fd) : FileRef{};
   untrack(fd);
   file_forget_fd(fd);
   return timed_ref(call::close, file, ref, FileOp::meta, kNoOffset, [&] { return real_close.get()(fd); });

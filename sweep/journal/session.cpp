@@ -14,6 +14,7 @@
 #include <random>
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "common/errors.h"
 #include "record/run_record.h"
@@ -69,10 +70,9 @@ void find_lost_records(Session& s, const Plan& plan) {
 void check_previous_processes(const Session& s) {
   const std::vector<int> pids = previous_processes(s.state);
   if (pids.empty()) return;
-  std::string list;
-  for (int p : pids) list += (list.empty() ? "" : ", ") + std::to_string(p);
-  throw InputError(s.dir, "a process of the previous attempt of this sweep still runs (pid " + list +
-                              "); wait for it to end or end it, then resume");
+  throw InputError(s.dir, fmt::format("a process of the previous attempt of this sweep still runs (pid {}); wait for "
+                                      "it to end or end it, then resume",
+                                      fmt::join(pids, ", ")));
 }
 
 }  // namespace
