@@ -38,6 +38,9 @@ struct ThreadCounts {
 struct ThreadState {
   ThreadCounts* slot = nullptr;
   int depth = 0;
+  // A call of this thread ending after this tick goes to the timeline's slow path (timeline.h);
+  // never on threads other than the MPI_Init thread.
+  std::uint64_t timeline_limit = ~std::uint64_t{0};
 };
 
 // initial-exec: a preloaded library gets static TLS, so a thread-local read is one %fs access

@@ -1,20 +1,24 @@
 #pragma once
 // A timeline per rank, as Linaro MAP keeps one: kTimelineBins fixed bins over the run, each with
-// the MPI and I/O time that fell into it (compute is the rest of the bin) and the MPI call that
+// the MPI and I/O time that fell into it (compute is the rest of the bin) and the MPI calls that
 // took most of it. When the run outlasts the bins, adjacent pairs are merged and the bin width
 // doubles, so the whole run always fits in the same memory (bins end between 1/256 and 1/128 of
 // the run wide).
 //
-// Hot path: a call is added with the start tick and duration the wrapper already measured, so
-// no clock is read here; no allocation, no lock, no system call. Only the thread that called
-// MPI_Init is drawn (its calls are what the rank's timeline shows; other threads' MPI time is in
-// the per-call totals): the check is one thread-local compare. A call spanning several bins has
-// its time split across them exactly.
+// Hot path: one compare. The wrapper has already added the call's ticks to its thread's per-call
+// totals (accounting.h), so a call that ends inside the current bin needs nothing more: the bin's
+// time per call is what those totals gained while it was current. Only a call that ends past the
+// bin (the first one of each bin: ~256-512 per run, at most one per ~1 ms) takes the slow path,
+// which closes the bin from the totals' gains and splits that one call across the bins it spans
+// exactly. The bound to compare with is a thread-local word (ThreadState::timeline_limit), finite
+// only on the thread that called MPI_Init, so other threads (whose MPI time is in the per-call
+// totals, not here) pay the same compare. No clock read, allocation, lock or system call.
+// Measured: adding each call to its bin in the wrapper cost ~4 ns per MPI_Test and ~400 bytes of
+// code in each of the ~2,300 wrappers (docs/methodology.md, "Overhead").
 //
-// The dominant call of a bin comes from kTimelineTop (call, ticks) entries per bin kept as the
-// Space-Saving algorithm does (Metwally et al. 2005): exact when a bin saw at most kTimelineTop
-// distinct MPI calls, otherwise the heaviest call is still found whenever it holds more than a
-// 1/kTimelineTop share of the bin's MPI time.
+// A bin closed at the finest width knows every call's exact time in it, so its kTimelineTop
+// entries are the heaviest calls exactly. Merged bins keep the heaviest of their halves' entries;
+// a call that was not among the top of either half is not seen there.
 //
 // Phase marks (starts of MPI_Pcontrol phases and of outermost regions on that thread) are kept
 // in a fixed list; a mark repeating the last one (a loop re-entering its region) is not added
@@ -33,6 +37,7 @@ inline constexpr std::uint16_t kNoCall = 0xffff;
 
 struct TimelineBin {
   std::uint64_t mpi = 0, io = 0;  // ticks
+  // The heaviest MPI calls of the bin and their ticks (the rest of `mpi` is other calls').
   std::uint16_t top_call[kTimelineTop] = {kNoCall, kNoCall, kNoCall, kNoCall};
   std::uint64_t top_ticks[kTimelineTop] = {};
 };
@@ -49,33 +54,26 @@ inline bool is_io_category(Category c) noexcept {
 
 class Timeline {
  public:
-  // Starts at tick `t0` with bins of 2^shift ticks; forgets everything before.
-  void start(std::uint64_t t0, int shift) noexcept;
-  // Adds a call of `elapsed` ticks begun at `start` (before t0 or before stop: clipped).
-  void add(int id, std::uint64_t start, std::uint64_t elapsed) noexcept;
-  // add(), inline for the usual case: the call lies in one bin where it is a top entry already
-  // (a loop calling MPI_Test, a ping-pong's Send and Recv); anything else goes to
-  // add(). Measured: the out-of-line add() cost ~15 ns per MPI_Test over the preload without a
-  // timeline. Only MPI calls are ever top entries, so the entry's call is not I/O.
-  [[gnu::always_inline]] void add_fast(int id, std::uint64_t start, std::uint64_t elapsed) noexcept {
-    const std::uint64_t rel = start - t0_;
-    const std::uint64_t b = rel >> shift_;
-    if (start >= t0_ && elapsed > 0 && b < static_cast<std::uint64_t>(kTimelineBins) &&
-        ((rel + elapsed - 1) >> shift_) == b && start + elapsed <= end_) [[likely]] {
-      TimelineBin& bin = bins_[b];
-      for (int k = 0; k < kTimelineTop; ++k)
-        if (bin.top_call[k] == id) {
-          bin.mpi += elapsed;
-          bin.top_ticks[k] += elapsed;
-          return;
-        }
-    }
-    add(id, start, elapsed);
+  // Starts at tick `t0` with bins of 2^shift ticks; forgets everything before. `totals` are the
+  // owner thread's per-call ticks (null: only add() is used, as in tests of the splitting).
+  void start(std::uint64_t t0, int shift, const CallTotals* totals = nullptr) noexcept;
+  // A call of `elapsed` ticks begun at `start` has just been added to the totals: the slow path
+  // of the hot-path compare `start + elapsed > limit()`.
+  void cross(int id, std::uint64_t start, std::uint64_t elapsed) noexcept;
+  // cross() when due; what the hook does, for callers without the thread-local bound (tests).
+  void call_ended(int id, std::uint64_t start, std::uint64_t elapsed) noexcept {
+    if (start + elapsed > limit_) cross(id, start, elapsed);
   }
+  // Adds a call of `elapsed` ticks begun at `start` to the bins it spans, split exactly (before
+  // t0 or after stop: clipped). Not through the totals: cross() uses it for the call it splits.
+  void add(int id, std::uint64_t start, std::uint64_t elapsed) noexcept;
   void mark(std::uint64_t tick, int region) noexcept;
-  // The end of the run (t2): later calls are not added.
+  // The end of the run (t2): the current bin is closed; later calls are not added.
   void stop(std::uint64_t t_end) noexcept;
 
+  // A call ending after this tick is cross()ed: the end of the current bin (0 until a call ends
+  // after t0; the largest tick after stop).
+  std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t t0() const noexcept { return t0_; }
   std::uint64_t end() const noexcept { return end_; }
   int shift() const noexcept { return shift_; }
@@ -90,11 +88,17 @@ class Timeline {
 
  private:
   void coarsen() noexcept;
+  void close_current() noexcept;
   void add_to_bin(TimelineBin& b, int id, bool io, std::uint64_t ticks) noexcept;
+  static void offer_top(TimelineBin& b, int id, std::uint64_t ticks) noexcept;
 
   TimelineBin bins_[kTimelineBins];
   TimelineMark mark_list_[kTimelineMarks];
+  std::uint64_t seen_[kNumCalls] = {};  // ticks of each call's total already in bins (or clipped)
+  const CallTotals* totals_ = nullptr;
   std::uint64_t t0_ = 0, end_ = ~std::uint64_t{0};
+  std::uint64_t limit_ = ~std::uint64_t{0};
+  int current_ = 0;  // the bin the totals' gains belong to
   int shift_ = 0;
   int marks_ = 0;
   int last_region_ = -2;  // the last mark's region, kept or dropped
@@ -105,10 +109,10 @@ class Timeline {
 extern Timeline g_timeline;
 extern const ThreadCounts* g_timeline_thread;
 
-// The hook of every timed wrapper (after guard.record()): the slot test keeps other threads out.
+void timeline_cross(int id, std::uint64_t start, std::uint64_t elapsed) noexcept;
+// The hook of every timed wrapper, after guard.record() (the header's comment says why this is all).
 [[gnu::always_inline]] inline void timeline_call(int id, std::uint64_t start, std::uint64_t elapsed) noexcept {
-  if (t_state.slot == g_timeline_thread && g_timeline_thread != nullptr) [[likely]]
-    g_timeline.add_fast(id, start, elapsed);
+  if (start + elapsed > t_state.timeline_limit) [[unlikely]] timeline_cross(id, start, elapsed);
 }
 // Marks a phase start from the MPI_Init thread (regions.cpp).
 inline void timeline_mark(std::uint64_t tick, int region) noexcept {

@@ -3,7 +3,9 @@
 // "timeline" object in seconds.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <numeric>
+#include <random>
 
 #include "preload/account/timeline.h"
 #include "preload/rank_record/timeline_report.h"
@@ -18,6 +20,17 @@ std::uint64_t total_mpi(const Timeline& t) {
   for (int i = 0; i < kTimelineBins; ++i) s += t.bin(i).mpi;
   return s;
 }
+
+// What the wrappers do: add the call's ticks to the thread's totals, then the timeline hook.
+struct Feed {
+  CallTotals totals{};
+  Timeline t;
+  Feed(std::uint64_t t0, int shift) { t.start(t0, shift, &totals); }
+  void call(int id, std::uint64_t start, std::uint64_t elapsed) {
+    totals[id].ticks += elapsed;
+    t.call_ended(id, start, elapsed);
+  }
+};
 
 const char* region_names(int i) { return i == 0 ? "pcontrol:1" : i == 1 ? "solve" : ""; }
 
@@ -123,6 +136,96 @@ TEST(Timeline, RecordObjectIsInSecondsWithComputeAsTheRest) {
   EXPECT_EQ(j.at("top_mpi"), nlohmann::json({0, -1, -1}));
   EXPECT_EQ(j.at("marks"), nlohmann::json::parse(R"([{"t_s": 8.0, "phase": "pcontrol:1"}])"));
   EXPECT_EQ(j.at("marks_dropped"), 0);
+}
+
+TEST(TimelineFromTotals, CallsInsideABinAreTakenFromTheTotalsWhenTheBinCloses) {
+  Feed f(1000, kShift);
+  f.call(call::MPI_Send, 1001, 3);      // calls cross until one ends after t0 (it may begin before)
+  EXPECT_EQ(f.t.limit(), 1016u);        // then only a call ending after the current bin does
+  f.call(call::MPI_Recv, 1005, 5);
+  f.call(call::write, 1011, 2);
+  EXPECT_EQ(f.t.bin(0).mpi, 3u);        // not yet: bin 0 is still open
+  f.call(call::MPI_Barrier, 1014, 10);  // 2 ticks in bin 0, 8 in bin 1: closes bin 0
+  EXPECT_EQ(f.t.bin(0).mpi, 3u + 5u + 2u);
+  EXPECT_EQ(f.t.bin(0).io, 2u);
+  EXPECT_EQ(f.t.top_call(0), call::MPI_Recv);
+  EXPECT_EQ(f.t.limit(), 1032u);
+  f.call(call::MPI_Wait, 1025, 4);
+  f.t.stop(1030);  // closes bin 1 too
+  EXPECT_EQ(f.t.bin(1).mpi, 8u + 4u);
+  EXPECT_EQ(f.t.top_call(1), call::MPI_Barrier);
+  f.call(call::MPI_Send, 1031, 50);  // after the end: nothing
+  EXPECT_EQ(total_mpi(f.t), 3u + 5u + 2u + 8u + 4u);
+}
+
+TEST(TimelineFromTotals, ACallBegunBeforeTheStartCountsFromTheStart) {
+  Feed f(100, kShift);
+  f.call(call::MPI_Send, 80, 5);  // over before the start: not in any bin
+  f.call(call::MPI_Barrier, 90, 20);
+  EXPECT_EQ(f.t.bin(0).mpi, 10u);
+  f.t.stop(120);
+  EXPECT_EQ(total_mpi(f.t), 10u);
+}
+
+TEST(TimelineFromTotals, TheEntriesAreTheExactHeaviestCallsOfTheBin) {
+  Feed f(0, 10);                        // 1024-tick bins
+  f.call(call::MPI_Allreduce, 1000, 30);  // 24 in bin 0, 6 in bin 1
+  // Bin 1: five more calls; Allreduce's 6 + 20 makes it the heaviest, offered among lighter ones.
+  f.call(call::MPI_Send, 1100, 15);
+  f.call(call::MPI_Recv, 1200, 14);
+  f.call(call::MPI_Allreduce, 1300, 20);
+  f.call(call::MPI_Bcast, 1400, 13);
+  f.call(call::MPI_Reduce, 1500, 12);
+  f.t.stop(2048);
+  EXPECT_EQ(f.t.bin(1).mpi, 6u + 15u + 14u + 20u + 13u + 12u);
+  EXPECT_EQ(f.t.top_call(1), call::MPI_Allreduce);
+  std::map<int, std::uint64_t> top;
+  for (int k = 0; k < kTimelineTop; ++k) top[f.t.bin(1).top_call[k]] = f.t.bin(1).top_ticks[k];
+  EXPECT_EQ(top, (std::map<int, std::uint64_t>{
+                     {call::MPI_Allreduce, 26}, {call::MPI_Send, 15}, {call::MPI_Recv, 14}, {call::MPI_Bcast, 13}}));
+}
+
+// The same random run two ways: every call split into its bins (the reference) and through the
+// totals. Bin times must agree to the tick, before and after merging, and at the finest width
+// the dominant call must be the reference's heaviest.
+TEST(TimelineFromTotals, AgreesWithSplittingEveryCallOnARandomRun) {
+  const int ids[] = {call::MPI_Send, call::MPI_Recv, call::MPI_Wait, call::MPI_Allreduce, call::MPI_Barrier,
+                     call::MPI_Test, call::write, call::read};
+  for (const std::uint64_t span_bins : {200u, 3000u}) {
+    std::mt19937_64 rng(span_bins);
+    Feed f(5000, kShift);
+    Timeline ref;
+    ref.start(5000, kShift);
+    std::map<std::pair<std::uint64_t, int>, std::uint64_t> exact;  // (bin, id) -> ticks, finest width
+    std::uint64_t now = 4990;
+    const std::uint64_t end = 5000 + 16 * span_bins;
+    while (true) {
+      now += rng() % 12;  // compute
+      const std::uint64_t len = 1 + rng() % (rng() % 8 == 0 ? 60 : 7);
+      if (now + len > end) break;
+      const int id = ids[rng() % std::size(ids)];
+      f.call(id, now, len);
+      ref.add(id, now, len);
+      for (std::uint64_t t = std::max<std::uint64_t>(now, 5000); t < now + len; ++t) ++exact[{(t - 5000) / 16, id}];
+      now += len;
+    }
+    f.t.stop(end);
+    ref.stop(end);
+    ASSERT_EQ(f.t.shift(), ref.shift());
+    for (int i = 0; i < kTimelineBins; ++i) {
+      ASSERT_EQ(f.t.bin(i).mpi, ref.bin(i).mpi) << "bin " << i;
+      ASSERT_EQ(f.t.bin(i).io, ref.bin(i).io) << "bin " << i;
+    }
+    if (f.t.shift() != kShift) continue;
+    for (int i = 0; i < f.t.used_bins(); ++i) {
+      std::uint64_t best = 0;
+      for (const int id : ids)
+        if (id != call::write && id != call::read) best = std::max(best, exact[{std::uint64_t(i), id}]);
+      if (best == 0) continue;
+      const std::pair<std::uint64_t, int> winner{std::uint64_t(i), f.t.top_call(i)};
+      EXPECT_EQ(exact[winner], best) << "bin " << i;
+    }
+  }
 }
 
 }  // namespace
