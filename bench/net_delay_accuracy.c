@@ -37,6 +37,7 @@ static int cmp_double(const void* a, const void* b) {
 }
 
 static double gap_ns = 0; /* a spin in the program itself before each message (0: none) */
+static double work_ns = 0; /* the program's own work before every message, in every block */
 static void spin_ns(double ns) {
   struct timespec a, b;
   clock_gettime(CLOCK_MONOTONIC, &a);
@@ -49,7 +50,7 @@ static double block(isend_fn isend, char* out, char* in, int bytes, int messages
   const double t = PMPI_Wtime();
   for (int i = 0; i < messages; ++i) {
     MPI_Request r;
-    if (gap_ns > 0) spin_ns(gap_ns);
+    if (work_ns + gap_ns > 0) spin_ns(work_ns + gap_ns);
     isend(out, bytes, MPI_BYTE, 0, 7, MPI_COMM_SELF, &r);
     PMPI_Recv(in, bytes, MPI_BYTE, 0, 7, MPI_COMM_SELF, MPI_STATUS_IGNORE);
     PMPI_Wait(&r, MPI_STATUS_IGNORE);
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   find_library_isend();
   const int bytes = argc > 1 ? atoi(argv[1]) : 0;
+  work_ns = argc > 2 ? atof(argv[2]) : 0;
   const double lat_us = env_num("HPCSENS_NET_LATENCY_US"), bw = env_num("HPCSENS_NET_BANDWIDTH_GBS");
   const double requested_ns = lat_us * 1e3 + (bw > 0 ? bytes / bw : 0);
   /* About 2 ms of delay per block, at least 20 messages. */

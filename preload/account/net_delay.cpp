@@ -21,6 +21,17 @@ double g_ticks_per_ns = 1;
 // requested delay more than with the knob off, not that plus a fixed ~50-100 ns.
 double g_excess_ticks = 0;
 
+// The feedback on the spins' length: every target is scaled by it, and each spin moves it by a
+// fraction of its own relative error. On a machine that takes cores away now and then (a VM's
+// hypervisor, another job), a spin that is interrupted near its end overruns it, and so delays
+// run ~1-4 % long on average even with the fixed cost taken off; the next spins are then
+// shortened until the mean delay is the requested one. Shared by all threads of the process
+// (a lost update between two threads only slows the convergence).
+std::atomic<double> g_scale{1.0};
+constexpr double kScaleGain = 1.0 / 32;    // ~100 spins to settle: a quiet correction
+constexpr double kScaleMin = 0.5, kScaleMax = 1.1;
+constexpr double kErrorCap = 0.5;          // one long preemption moves the scale at most this x gain
+
 // What the spins asked for and what they took (a rank that loses its core mid-spin comes back
 // late): the record's measure of the delay really applied. Touched only when the knob is on.
 struct SpinTotals {
@@ -54,16 +65,20 @@ std::uint64_t sleep_most(std::uint64_t now, std::uint64_t end, double ticks) noe
   return now_ticks();
 }
 
-void spin(std::uint64_t start, double ticks, SpinTotals& totals) noexcept {
-  const double target = ticks > g_excess_ticks ? ticks - g_excess_ticks : 0;
+void spin(std::uint64_t start, double ticks, SpinTotals& totals, bool feedback) noexcept {
+  const double scale = g_scale.load(std::memory_order_relaxed);
+  const double target = std::max(ticks * scale - g_excess_ticks, 0.0);
   const std::uint64_t end = start + static_cast<std::uint64_t>(target);
   // No PAUSE in the loop: on a VM with pause-loop exiting a PAUSE loop looks like a spinning
   // lock, and the hypervisor may deschedule the vCPU.
   std::uint64_t now = sleep_most(now_ticks(), end, ticks);
   while (now < end) now = now_ticks();
+  const std::uint64_t achieved = now - start + static_cast<std::uint64_t>(g_excess_ticks);
   totals.requested.fetch_add(static_cast<std::uint64_t>(ticks), std::memory_order_relaxed);
-  totals.achieved.fetch_add(now - start + static_cast<std::uint64_t>(g_excess_ticks),
-                            std::memory_order_relaxed);
+  totals.achieved.fetch_add(achieved, std::memory_order_relaxed);
+  if (!feedback) return;
+  const double error = std::clamp((static_cast<double>(achieved) - ticks) / ticks, -kErrorCap, kErrorCap);
+  g_scale.store(std::clamp(scale - kScaleGain * error, kScaleMin, kScaleMax), std::memory_order_relaxed);
 }
 
 // The median excess of 101 spins of 1 us into scratch totals (about 0.1 ms at start-up).
@@ -74,7 +89,7 @@ double measure_excess_ticks() noexcept {
   const double ticks = 1e3 * g_ticks_per_ns;
   for (double& e : excess) {
     const std::uint64_t start = now_ticks();
-    spin(start, ticks, scratch);
+    spin(start, ticks, scratch, false);
     e = static_cast<double>(now_ticks() - start) - ticks;
   }
   std::nth_element(excess, excess + kSpins / 2, excess + kSpins);
@@ -84,13 +99,13 @@ double measure_excess_ticks() noexcept {
 
 void net_delay_spin(std::uint64_t start, double messages, double bytes) noexcept {
   const double ticks = messages * g_lat_ticks + bytes * g_byte_ticks;
-  if (ticks >= 1) spin(start, ticks, g_totals);
+  if (ticks >= 1) spin(start, ticks, g_totals, true);
 }
 
 NetDelayTotals net_delay_totals(double seconds_per_tick) noexcept {
   return {static_cast<double>(g_totals.requested.load(std::memory_order_relaxed)) * seconds_per_tick,
           static_cast<double>(g_totals.achieved.load(std::memory_order_relaxed)) * seconds_per_tick,
-          g_excess_ticks / g_ticks_per_ns};
+          g_excess_ticks / g_ticks_per_ns, g_scale.load(std::memory_order_relaxed)};
 }
 
 void net_delay_coll(std::uint64_t start, NetShape shape, std::int64_t p, std::int64_t bytes) noexcept {

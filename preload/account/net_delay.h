@@ -30,6 +30,7 @@ void net_delay_spin(std::uint64_t start, double messages, double bytes) noexcept
 struct NetDelayTotals {
   double requested_s = 0, achieved_s = 0;
   double spin_excess_ns = 0;  // the fixed cost taken off every spin (measured at start-up)
+  double spin_scale = 1;      // the feedback's factor on every target at the end (net_delay.cpp)
 };
 NetDelayTotals net_delay_totals(double seconds_per_tick) noexcept;
 

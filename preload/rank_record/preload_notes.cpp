@@ -29,6 +29,7 @@ nlohmann::json net_delay_note(const NetDelayState& n, double seconds_per_tick) {
           {"added_bandwidth_gbs", n.setting.bandwidth_gbs},
           {"added_ns_per_byte", n.setting.ns_per_byte()},
           {"spin_excess_ns", t.spin_excess_ns},
+          {"spin_scale", t.spin_scale},
           {"placement", "sender, before the message is handed to MPI; collectives by algorithm"}};
 }
 
