@@ -8,7 +8,7 @@
    BYTES / HPCSENS_NET_BANDWIDTH_GBS). Pairing in one process keeps a shared VM's drift out.
    Then the same pause made by the program itself (a clock spin before the library's Isend) against
    no pause: what a pause between MPI calls costs by itself, which the delayed message pays too.
-   Prints: requested_ns, achieved_ns, error_pct, program_gap_ns.   Usage: mpirun -np 1 net_delay_accuracy BYTES */
+   Prints: requested_ns, achieved_ns, error_pct, program_gap_ns.   Usage: mpirun -np 1 net_delay_accuracy BYTES [WORK_NS: the program's own work before every message] */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
