@@ -1,6 +1,7 @@
-"""The per-file lines of the generated MPI-IO C wrappers (file_table.h): which file a call's
-handle is, and counting the call on it. Fortran handles are not mapped (their MPI-IO calls are
-counted per call only)."""
+"""The per-file lines of the generated MPI-IO wrappers (file_table.h): which file a call's
+handle is, and counting the call on it. A Fortran handle is an integer (MPI_Fint), keyed apart
+from C handles (fb::file_key); Open MPI's Fortran layer calls the C PMPI_File_* functions inside
+our Fortran wrapper, where they are not counted again, so the Fortran wrapper counts per file."""
 import re
 
 OPS = {"io_read": "FileOp::read", "io_write": "FileOp::write", "io_meta": "FileOp::meta"}
@@ -29,6 +30,26 @@ def file_lines(call, when):
     handle = f"{name} != nullptr ? *{name} : nullptr" if pointer else name
     if when == "before":
         return [f"  const void* const file_handle_ = {handle};",
+                "  const FileRef file_ref_ = mpiio_ref(file_handle_);"]
+    lines = [f"  file_count(file_ref_, {OPS[call['cat']]}, kNoOffset, start, elapsed, nbytes);"]
+    if call["name"] == "MPI_File_close":
+        lines.append("  mpiio_forget(file_handle_);")
+    return lines
+
+
+def fortran_file_lines(call, when):
+    """The same for a Fortran wrapper (every argument a pointer; the name has a hidden length)."""
+    if call["cat"] not in OPS:
+        return []
+    fp = file_param(call)
+    if fp is None:
+        return []
+    name = fp[0]
+    if call["name"].startswith("MPI_File_open"):
+        return ([f"  if (fb::ok(ierror)) mpiio_opened_fortran(fb::file_key({name}), static_cast<const char*>(filename), "
+                 "filename_len, start, elapsed);"] if when == "after" else [])
+    if when == "before":
+        return [f"  const void* const file_handle_ = fb::file_key({name});",
                 "  const FileRef file_ref_ = mpiio_ref(file_handle_);"]
     lines = [f"  file_count(file_ref_, {OPS[call['cat']]}, kNoOffset, start, elapsed, nbytes);"]
     if call["name"] == "MPI_File_close":

@@ -26,7 +26,7 @@ from gen_forms import (COMPLETIONS, PERSISTENT, completion, completion_after, co
                        fortran_completion_after, fortran_completion_before, persistent,
                        persistent_lines)
 from gen_net_delay import ShapeError, net_delay_lines
-from gen_files import file_lines
+from gen_files import file_lines, fortran_file_lines
 
 
 class TableError(Exception):
@@ -288,12 +288,14 @@ def gen_fortran_wrappers(calls):
         if cpl:
             out += fortran_completion_before(*cpl)
         out += persistent_lines(c, "fb", None, "before")
+        out += fortran_file_lines(c, "before")
         out += ["  const std::uint64_t start = now_ticks();"]
         out += net_delay_lines(c, "fb", bytes_expr)
         out += [
             f"  real({args});",
             "  const std::uint64_t elapsed = now_ticks() - start;"]
         out += record_lines(c, "fb", "fb::ok(ierror)", "site")
+        out += fortran_file_lines(c, "after")
         if cpl:
             out += fortran_completion_after(*cpl)
         out += ["}", ""]

@@ -1,5 +1,7 @@
 #include "preload/account/file_table.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,6 +74,16 @@ std::uint16_t note_open(int i, bool counted, std::uint64_t start, std::uint64_t 
   return static_cast<std::uint16_t>(i + 1);
 }
 
+// An O_APPEND descriptor's writes go to the end of the file, not to position 0: its position
+// starts at the file's size (a write's offset is then right until something else grows the file
+// or the program seeks it; reads on such a descriptor are rare).
+std::int64_t append_start(int fd) noexcept {
+  const int flags = ::fcntl(fd, F_GETFL);
+  struct stat st;
+  if (flags < 0 || (flags & O_APPEND) == 0 || ::fstat(fd, &st) != 0) return 0;
+  return static_cast<std::int64_t>(st.st_size);
+}
+
 }  // namespace
 
 void file_pattern(FileEntry* e, FileOp op, std::int64_t offset, std::uint64_t bytes) noexcept {
@@ -101,7 +113,7 @@ void file_opened(int fd, const char* path, FileApi api, bool counted, std::uint6
     path = name;
   }
   FdFile& f = g_fd_files[fd];
-  f.pos.store(0, kRelaxed);
+  f.pos.store(append_start(fd), kRelaxed);
   f.entry.store(note_open(claim_entry(path, len, api), counted, start, ticks), std::memory_order_release);
 }
 
@@ -154,6 +166,20 @@ void mpiio_opened(const void* handle, const char* name, std::uint64_t start, std
     }
   }
   g_dropped.fetch_add(1, kRelaxed);  // more MPI files open at once than handle slots
+}
+
+void mpiio_opened_fortran(const void* handle, const char* name, std::size_t len, std::uint64_t start,
+                          std::uint64_t ticks) noexcept {
+  if (name == nullptr) return;
+  while (len > 0 && name[len - 1] == ' ') --len;  // Fortran pads with blanks
+  char copy[PATH_MAX];
+  if (len >= sizeof copy) {
+    g_dropped.fetch_add(1, kRelaxed);
+    return;
+  }
+  std::memcpy(copy, name, len);
+  copy[len] = '\0';
+  mpiio_opened(handle, copy, start, ticks);
 }
 
 void mpiio_forget(const void* handle) noexcept {

@@ -16,6 +16,7 @@
 // (several threads may do I/O on one file, so the adds are atomic: about 10 locked adds, ~50-100
 // ns uncontended on x86, beside a system call of a microsecond or more; bench/ prints it).
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace hpcsens::preload {
@@ -119,6 +120,9 @@ FileRef mpiio_ref(const void* handle) noexcept;
 // `name` as given to MPI_File_open (made absolute with the working directory when relative).
 void mpiio_opened(const void* handle, const char* name, std::uint64_t start, std::uint64_t ticks) noexcept;
 void mpiio_forget(const void* handle) noexcept;
+// The same from Fortran: `name` is `len` characters, blank-padded, not NUL-terminated.
+void mpiio_opened_fortran(const void* handle, const char* name, std::size_t len, std::uint64_t start,
+                          std::uint64_t ticks) noexcept;
 
 // Files not in the table: it or the path pool was full.
 std::uint64_t files_dropped() noexcept;

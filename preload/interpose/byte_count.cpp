@@ -172,6 +172,13 @@ std::int64_t rcv(const MPI_Status* status, MPI_Count count, MPI_Datatype type) n
 
 namespace fb {
 bool ok(const void* ierror) noexcept { return ierror == nullptr || fint(ierror) == MPI_SUCCESS; }
+
+const void* file_key(const void* fh) noexcept {
+  if (fh == nullptr) return nullptr;
+  const MPI_Fint h = fint(fh);
+  if (h == 0) return nullptr;  // MPI_FILE_NULL in Fortran, in Open MPI and MPICH alike
+  return reinterpret_cast<const void*>((std::uintptr_t{1} << 63) | static_cast<std::uint32_t>(h));
+}
 std::int64_t n(const void* count) noexcept { return nonneg(fint(count)); }
 std::int64_t t(const void* type) noexcept { return type_size(ftype(type)); }
 std::int64_t np(const void* comm) noexcept { return group_size(fcomm(comm)); }

@@ -69,6 +69,9 @@ std::int64_t rcv(const void* status, const void* count, const void* type) noexce
 // True for the Fortran MPI_STATUS_IGNORE (or a null status).
 bool status_ignored(const void* status) noexcept;
 int world_rank(const void* rank, const void* comm) noexcept;
+// The per-file table's key of a Fortran file handle (its integer with the top bit set: never a C
+// handle's address); null for a null handle or MPI_FILE_NULL (0 in Open MPI and MPICH).
+const void* file_key(const void* fh) noexcept;
 }  // namespace fb
 
 }  // namespace hpcsens::preload

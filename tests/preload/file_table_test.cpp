@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -92,6 +93,26 @@ TEST_F(FileTable, AccessPatternAtThePositionAndAtOffsets) {
   EXPECT_DOUBLE_EQ(j[0].at("write_s").get<double>(), 25 * 1e-9);
   EXPECT_DOUBLE_EQ(j[0].at("first_open_s").get<double>(), 1000e-9);
   EXPECT_DOUBLE_EQ(j[0].at("last_io_s").get<double>(), 2707e-9);
+}
+
+TEST_F(FileTable, AppendWritesStartAtTheEndOfTheFile) {
+  const std::string path = dir_ + "/log";
+  std::ofstream(path) << std::string(100, 'x');
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(fd, 0);
+  file_opened(fd, path.c_str(), FileApi::posix, true, 10, 1);
+  const FileRef f = file_ref(fd);
+  file_count(f, FileOp::write, kAtPosition, 20, 1, 10);  // at 100, after the last write end (0)
+  file_count(f, FileOp::write, kAtPosition, 30, 1, 10);  // at 110: consecutive
+  ::close(fd);
+  EXPECT_EQ(f.e->sequential.load(), 1u);
+  EXPECT_EQ(f.e->consecutive.load(), 1u);
+  EXPECT_EQ(f.e->write_end.load(), 120);
+  // Without O_APPEND the position starts at 0.
+  const int plain = ::open(path.c_str(), O_WRONLY);
+  file_opened(plain, path.c_str(), FileApi::posix, true, 40, 1);
+  EXPECT_EQ(file_ref(plain).fd->pos.load(), 0);
+  ::close(plain);
 }
 
 TEST_F(FileTable, FullTableAndPoolCountDrops) {

@@ -132,6 +132,29 @@ TEST_F(FilesMpirun, IostreamBytesUnderStdioOnce) {
   }
 }
 
+TEST_F(FilesMpirun, FortranMpiIoPerFile) {
+  ASSERT_EQ(mpirun(2, PROG_FILES_F), 0) << log();
+  for (const json& r : record().at("ranks")) {
+    SCOPED_TRACE("rank " + std::to_string(r.at("rank").get<int>()));
+    // The blank-padded name, made absolute; counted once, by the Fortran wrapper (Open MPI's
+    // Fortran layer calls the C PMPI_File_* inside it).
+    const json m = entry(r, canon_ + "/fmpiio.dat", "mpiio");
+    ASSERT_FALSE(m.is_null()) << r.at("files").dump(1);
+    EXPECT_EQ(n(m, "opens"), 1u);
+    EXPECT_EQ(n(m, "writes"), 1u);
+    EXPECT_EQ(n(m, "bytes_written"), 1000u);
+    EXPECT_EQ(n(m, "reads"), 1u);
+    EXPECT_EQ(n(m, "bytes_read"), 500u);
+    EXPECT_EQ(n(m, "meta_ops"), 1u);  // MPI_FILE_CLOSE
+    EXPECT_EQ(m.at("write_sizes"), sizes({0, 1, 0, 0, 0, 0, 0, 0, 0, 0}));
+    EXPECT_EQ(m.at("read_sizes"), sizes({0, 1, 0, 0, 0, 0, 0, 0, 0, 0}));
+    std::uint64_t call_bytes = 0;
+    for (const auto& [name, c] : r.at("io_calls").items())
+      if (name.starts_with("MPI_File")) call_bytes += n(c, "bytes");
+    EXPECT_EQ(call_bytes, 1500u) << r.at("io_calls").dump(1);
+  }
+}
+
 // The row of the HTML table whose first cell is `path` ("" when none).
 std::string html_row(const std::string& page, const std::string& path) {
   const auto at = page.find("<tr><td>" + path + "</td>");
