@@ -5,10 +5,7 @@
 #include "common/text_terminal.h"
 
 namespace hpcsens::text {
-namespace {
 
-// Length of the well-formed UTF-8 sequence starting at s[i], or 0 when the byte there does not
-// start one (RFC 3629, table 3-7 of the Unicode standard).
 std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   const auto b = [&](std::size_t k) { return static_cast<std::uint8_t>(s[k]); };
   const std::uint8_t c = b(i);
@@ -34,6 +31,8 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
     if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
   return n;
 }
+
+namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 

@@ -18,6 +18,10 @@
 
 namespace hpcsens::text {
 
+// Length of the well-formed UTF-8 sequence starting at s[i], or 0 when the byte there does not
+// start one (RFC 3629, table 3-7 of the Unicode standard). Async-signal-safe (no allocation).
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
+
 // True when `s` is well-formed UTF-8 (no overlong forms, no surrogates, at most U+10FFFF).
 bool is_valid_utf8(std::string_view s);
 

@@ -136,6 +136,7 @@ json to_json(const RankRecord& r) {
             {"multiplexed", r.multiplexed},
             {"counter_running_fraction", r.counter_running_fraction},
             {"complete", r.complete}};
+  for (const auto& [k, v] : r.extra.items()) j[k] = v;
   return j;
 }
 
@@ -174,6 +175,16 @@ json to_json(const RunRecord& r) {
   return j;
 }
 
+namespace {
+// The members of `j` not named in `known`, into `extra`: sections this struct does not model.
+template <std::size_t N>
+void keep_unknown(const json& j, const char* const (&known)[N], json* extra) {
+  for (const auto& [k, v] : j.items())
+    if (std::find_if(std::begin(known), std::end(known), [&](const char* n) { return k == n; }) == std::end(known))
+      (*extra)[k] = v;
+}
+}  // namespace
+
 RankRecord rank_from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw InputError(where, "expected a rank object");
   RankRecord r;
@@ -200,6 +211,11 @@ RankRecord rank_from_json(const json& j, const std::string& where) {
   r.counter_running_fraction =
       opt<std::map<std::string, double>>(j, "counter_running_fraction", {}, w);
   r.complete = opt<bool>(j, "complete", true, w);
+  static const char* const known[] = {"rank", "host", "pid", "t0", "t1", "t2", "t3", "wall_s", "mpi_s", "io_s",
+                                      "compute_s", "io_bytes_read", "io_bytes_written", "mpi_calls", "io_calls",
+                                      "counters", "counters_status", "event_set", "multiplexed",
+                                      "counter_running_fraction", "complete"};
+  keep_unknown(j, known, &r.extra);
   return r;
 }
 
@@ -248,13 +264,9 @@ RunRecord run_from_json(const json& j, const std::string& src) {
   r.counters_status = opt<std::string>(j, "counters_status", "ok", src);
   r.complete = opt<bool>(j, "complete", true, src);
   r.emulated = opt<bool>(j, "emulated", false, src);
-  static const char* known[] = {"schema", "job", "config", "timing", "ranks", "imbalance",
-                                "counters_status", "complete", "emulated"};
-  for (const auto& [k, v] : j.items()) {
-    bool is_known = false;
-    for (const char* n : known) is_known = is_known || k == n;
-    if (!is_known) r.extra[k] = v;
-  }
+  static const char* const known[] = {"schema", "job", "config", "timing", "ranks", "imbalance",
+                                      "counters_status", "complete", "emulated"};
+  keep_unknown(j, known, &r.extra);
   return r;
 }
 

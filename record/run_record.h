@@ -45,6 +45,9 @@ struct RankRecord {
   // enabled/running time ratio per multiplexed event (1.0 when counted all the time)
   std::map<std::string, double> counter_running_fraction;
   bool complete = true;  // false: the rank never reached MPI_Finalize (abort, exit)
+  // The rank's other sections (partners, message sizes, timeline, files, call sites, ...), kept as
+  // read: a record assembled from partial files carries them through unchanged.
+  nlohmann::json extra = nlohmann::json::object();
 };
 
 struct Job {

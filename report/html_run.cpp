@@ -258,7 +258,8 @@ void add_cpu_totals(RunFacts& f, const json& raw) {
     const json& c = r["cpu"];
     const auto num = [](const json& o, const char* k) { return o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0; };
     cpu.add_rank(r.contains("host") && r["host"].is_string() ? r["host"].get<std::string>() : "",
-                 static_cast<std::int64_t>(num(c, "online")), num(c, "used_s"), num(r, "wall_s") - num(r, "io_s"));
+                 static_cast<std::int64_t>(num(c, "online")), num(c, "used_s"), num(r, "wall_s") - num(r, "io_s"),
+                 c.contains("run_delay_s") && c["run_delay_s"].is_number() ? c["run_delay_s"].get<double>() : -1.0);
   }
   f.oversubscribed = oversubscription(cpu);
 }

@@ -113,16 +113,18 @@ void MeasureScan::add_cpu(od::value v) {
   each_field(v, "", "cpu", [&](std::string_view k, od::value x) {
     if (k == "online") online_ = od::to_int64(x, "", k, 0, INT32_MAX);
     else if (k == "used_s") used_s_ = od::to_double(x, "", k);
+    else if (k == "run_delay_s") run_delay_s_ = od::to_double(x, "", k);
     else od::walk(x, "");
   });
   if (used_s_ < 0) used_s_ = 0;  // a "cpu" object without CPU time still counts its host
 }
 
 void MeasureScan::end_rank(std::int64_t rank, double busy_s) {
-  if (used_s_ >= 0) t_.cpu.add_rank(host_, online_, used_s_, busy_s);
+  if (used_s_ >= 0) t_.cpu.add_rank(host_, online_, used_s_, busy_s, run_delay_s_);
   host_.clear();
   online_ = 0;
   used_s_ = -1;
+  run_delay_s_ = -1;
   for (PartnerPair& pair : pending_) {
     pair.from = rank;
     top_.push(pair);
@@ -131,14 +133,22 @@ void MeasureScan::end_rank(std::int64_t rank, double busy_s) {
   pending_.clear();
 }
 
-void CpuTotals::add_rank(const std::string& host, std::int64_t online, double used_s, double busy_s) {
+void CpuTotals::add_rank(const std::string& host, std::int64_t online, double used_s, double busy_s,
+                         double run_delay_s) {
   HostCpus& h = hosts[host];
   ++h.ranks;
   h.online = std::max(h.online, online);
   ++ranks;
-  // Waiting in MPI spins on the CPU (Open MPI, MPICH by default): a rank far below its own
-  // time outside I/O was waiting for a CPU.
-  if (busy_s > 0.05 && used_s > 0 && used_s < 0.5 * busy_s) ++starved;
+  if (busy_s <= 0.05) return;
+  // The kernel's own count of waiting for a CPU, where the record has it: a rank that slept or
+  // blocked is not starved.
+  if (run_delay_s >= 0) {
+    if (run_delay_s > 0.5 * busy_s) ++starved;
+    return;
+  }
+  // Else: waiting in MPI spins on the CPU (Open MPI, MPICH by default), so a rank far below its
+  // own time outside I/O was waiting for a CPU (or sleeping: older records cannot tell).
+  if (used_s > 0 && used_s < 0.5 * busy_s) ++starved;
 }
 
 MeasureTotals MeasureScan::finish() {

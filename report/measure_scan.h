@@ -40,6 +40,7 @@ class MeasureScan {
   std::string host_;
   std::int64_t online_ = 0;
   double used_s_ = -1;  // this rank's CPU time (-1: no "cpu" object)
+  double run_delay_s_ = -1;  // its time waiting for a CPU (-1: not in the record)
   std::priority_queue<PartnerPair, std::vector<PartnerPair>, Heavier> top_;  // min-heap of the largest
 };
 

@@ -75,7 +75,8 @@ struct CpuTotals {
   std::uint64_t starved = 0;  // ranks that ran on a CPU for less than half their time outside I/O
   // One rank's "cpu" object: `online` CPUs seen on `host`, `used_s` on a CPU, `busy_s` its time
   // outside I/O (wall - io).
-  void add_rank(const std::string& host, std::int64_t online, double used_s, double busy_s);
+  // `run_delay_s`: the rank's time waiting for a CPU while runnable (negative: not in the record).
+  void add_rank(const std::string& host, std::int64_t online, double used_s, double busy_s, double run_delay_s = -1);
 };
 struct MeasureTotals {
   std::map<std::string, IoClassTotal> io;

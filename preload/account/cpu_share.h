@@ -8,7 +8,8 @@
 namespace hpcsens::preload {
 
 // {"online": CPUs online, "allowed": CPUs in this process's affinity mask, "used_s": user +
-// system CPU time of this process so far}; a field the system cannot give is left out.
+// system CPU time of this process so far, "run_delay_s": time its main thread waited for a CPU
+// while runnable}; a field the system cannot give is left out.
 nlohmann::json cpu_share_json();
 
 }  // namespace hpcsens::preload

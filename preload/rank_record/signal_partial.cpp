@@ -17,6 +17,8 @@
 #include "common/safe_file.h"
 #include "preload/account/accounting.h"
 #include "preload/rank_record/rank_report.h"
+#include "preload/account/timeline.h"
+#include "preload/rank_record/signal_files.h"
 
 namespace hpcsens::preload {
 namespace {
@@ -39,34 +41,6 @@ std::atomic<bool> g_signal_live{false};  // armed and not yet written (or disarm
 // The partial text is built here: 1 MiB holds every call of the table several times over.
 constexpr std::size_t kBufBytes = 1u << 20;
 char g_buf[kBufBytes];
-
-// An append-only text in g_buf; characters past the end are dropped (the caller keeps room).
-struct SignalText {
-  std::size_t n = 0;
-  void put(const char* s, std::size_t len) {
-    if (n + len > kBufBytes) len = kBufBytes - n;
-    std::memcpy(g_buf + n, s, len);
-    n += len;
-  }
-  void put(const char* s) { put(s, std::strlen(s)); }
-  void u64(std::uint64_t v) {
-    char d[24];
-    int i = 0;
-    do d[i++] = static_cast<char>('0' + v % 10), v /= 10;
-    while (v != 0);
-    while (i > 0) put(&d[--i], 1);
-  }
-  // Non-negative seconds with nanosecond digits (no printf: not async-signal-safe).
-  void seconds(double s) {
-    if (!(s > 0)) s = 0;
-    const auto ns = static_cast<std::uint64_t>(s * 1e9 + 0.5);
-    u64(ns / 1000000000u);
-    char frac[10] = {'.'};
-    std::uint64_t f = ns % 1000000000u;
-    for (int i = 9; i >= 1; --i) frac[i] = static_cast<char>('0' + f % 10), f /= 10;
-    put(frac, 10);
-  }
-};
 
 void put_call(SignalText& o, bool& first, const char* name, const CallSlot& c, double spt) {
   if (o.n + 256 > kBufBytes) return;  // room for the closing text
@@ -111,7 +85,7 @@ std::size_t build_text(const Armed& a, int sig) {
   const double t2 = now_s();
   const double spt = a.ticks != nullptr ? a.ticks->seconds_per_tick() : 1e-9;
   const CallTotals totals = merged_totals();
-  SignalText o;
+  SignalText o{g_buf, kBufBytes};
   o.put(a.head.data(), a.head.size());
   o.put("\"t2\":"), o.seconds(t2), o.put(",\"t3\":"), o.seconds(t2);
   o.put(",\"killed_by_signal\":"), o.u64(static_cast<std::uint64_t>(sig));
@@ -124,6 +98,7 @@ std::size_t build_text(const Armed& a, int sig) {
   o.put(",\"wall_s\":"), o.seconds(wall), o.put(",\"mpi_s\":"), o.seconds(mpi.seconds);
   o.put(",\"io_s\":"), o.seconds(io.seconds), o.put(",\"compute_s\":"), o.seconds(compute);
   o.put(",\"io_bytes_read\":"), o.u64(io.read), o.put(",\"io_bytes_written\":"), o.u64(io.written);
+  put_signal_files(o, spt, g_timeline.t0());  // as the full record: times from the timeline start
   o.put("}]}\n");
   return o.n;
 }

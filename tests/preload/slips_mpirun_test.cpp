@@ -64,6 +64,31 @@ TEST_F(Slips, RanksKilledBySignalLeaveWhatTheyMeasured) {
   }
 }
 
+TEST_F(Slips, ASignalsPartialRecordHasTheRanksFiles) {
+  EXPECT_NE(run(2, "term " + dir_), 0) << log();
+  const json rec = run_record();
+  ASSERT_TRUE(rec.is_object()) << log();
+  ASSERT_GE(rec.at("ranks").size(), 1u) << rec.dump();
+  for (const json& r : rec.at("ranks")) {
+    const std::string rank = std::to_string(r.at("rank").get<int>());
+    SCOPED_TRACE("rank " + rank);
+    ASSERT_EQ(r.at("files").size(), 1u) << r.dump(1);
+    const json& f = r.at("files")[0];
+    // The byte 0xE9 as the four characters \xe9, the backslash doubled (docs/record-format.md).
+    EXPECT_EQ(f.at("path"), dir_ + "/slip\\xe9\\\\\"q." + rank);
+    EXPECT_EQ(f.at("interface"), "posix");
+    EXPECT_EQ(f.at("opens"), 1);
+    EXPECT_EQ(f.at("writes"), 2);
+    EXPECT_EQ(f.at("bytes_written"), 220);
+    EXPECT_EQ(f.at("write_sizes"), json({1, 1, 0, 0, 0, 0, 0, 0, 0, 0}));
+    EXPECT_EQ(f.at("consecutive"), 2);
+    EXPECT_GE(f.at("last_io_s").get<double>(), f.at("first_open_s").get<double>());
+    EXPECT_EQ(r.at("files_dropped"), 0);
+    EXPECT_EQ(u(r.at("io_calls"), "write", "bytes"), 220u);
+    EXPECT_EQ(r.at("killed_by_signal"), 15);  // the partial's own sections kept in the assembly
+  }
+}
+
 TEST_F(Slips, AbortLeavesTheAbortingRankAndTheRanksTheLauncherEnds) {
   EXPECT_NE(run(4, "abort"), 0) << log();
   const json rec = run_record();

@@ -32,6 +32,15 @@ TEST(Oversubscription, RanksMostlyOffTheCpuWhereHostsHaveCpusEnough) {
   EXPECT_EQ(oversubscription(cpu), "");
 }
 
+TEST(Oversubscription, TheKernelsRunDelaySaysStarvedNotASleep) {
+  CpuTotals cpu;
+  cpu.add_rank("h", 64, 0.1, 1.0, 0.01);  // off the CPU 90 % of the time, but asleep: not starved
+  cpu.add_rank("h", 64, 0.4, 1.0, 0.6);   // runnable and waiting for 0.6 of its 1 s: starved
+  cpu.add_rank("h", 64, 0.1, 1.0);        // a record without run_delay_s: CPU time decides
+  EXPECT_EQ(cpu.ranks, 3u);
+  EXPECT_EQ(cpu.starved, 2u);
+}
+
 TEST(Oversubscription, OneRankPerCpuIsNot) {
   CpuTotals cpu;
   cpu.hosts["n1"] = {4, 4};
