@@ -13,6 +13,7 @@
 #include "sweep/output/dry_run.h"
 #include "sweep/execute/executor.h"
 #include "sweep/execute/machine.h"
+#include "sweep/execute/point_group.h"
 #include "sweep/journal/session.h"
 #include "sweep/array/slurm_array.h"
 #include "sweep/process/subprocess.h"
@@ -219,15 +220,21 @@ int apply_point_here(const SweepSpec& spec, int point, const std::string& dir) {
   if (!s.state.has_originals) {
     nlohmann::json files = nlohmann::json::array();
     for (const auto& f : knobs.save(io)) files.push_back({{"path", f.path}, {"value", f.value}});
+    // The token names this node's resctrl groups: a restore here removes only those.
     journal.append({{"type", "originals"}, {"utc", utc_now()}, {"root", spec.sysfs_root}, {"files", files},
-                    {"actions", knobs.restore_actions()}});
+                    {"actions", knobs.restore_actions()}, {"token", token ? token : ""}});
+    s.state.token = token ? token : "";
   }
   const auto& p = plan.points[std::size_t(point)];
   journal.append({{"type", "apply"}, {"utc", utc_now()}, {"point", point_json(p, spec)}});
+  leave_point_groups(journal, s.state);
   for (const auto& c : knobs.apply(io, p)) {
     const auto r = run_child(c, 60, false, nullptr);
     if (r.exit_status != 0) throw std::runtime_error("knob command failed: " + shell_join(c));
   }
+  // The launch agent (hpcsens resctrl-join) puts this node's daemon, and so its ranks, in it.
+  if (const auto schemata = knobs.resctrl_schemata(p))
+    enter_point_group(journal, s.state, knobs.resctrl_root(), p.index, *schemata);
   return 0;
 }
 
