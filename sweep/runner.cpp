@@ -155,7 +155,9 @@ int restore_dir(const std::string& dir, bool machine_wide) {
   if (auto w = unparsable_warning(lines); !w.empty()) fmt::print(stderr, "hpcsens sweep: warning: {}\n", w);
   s.state = replay_journal(lines);
   // The directory lock is ours, so the sweep that started these is dead: its job must not run on.
-  if (const auto ended = end_previous_processes(s.state, 10); !ended.empty())
+  // Not for a node's part: its journal carries the token of a sweep that may be the one
+  // restoring it now (a per-node restore task and its controller have that token).
+  if (const auto ended = machine_wide ? end_previous_processes(s.state, 10) : std::vector<int>{}; !ended.empty())
     fmt::print(stderr, "hpcsens sweep: ended {} process(es) the stopped sweep left running (pid {})\n", ended.size(),
                fmt::join(ended, ", "));
   if (!s.state.has_originals) {

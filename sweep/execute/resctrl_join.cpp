@@ -10,7 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "common/safe_file.h"
+#include "sweep/knobs/knob_backend.h"
 #include "mpi/launcher.h"
 #include "record/run_record.h"
 #include "sweep/journal/journal.h"
@@ -21,7 +23,7 @@
 namespace hpcsens::sweep {
 namespace {
 
-bool plain_name(const std::string& s) {
+bool file_name_ok(const std::string& s) {
   return !s.empty() && s[0] != '.' && s.size() < 200 &&
          s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
 }
@@ -75,10 +77,10 @@ std::vector<std::string> join_agent_words(const std::string& hpcsens, const Join
 
 std::string join_node_group(const JoinRequest& r) {
   if (r.dir.empty() || r.dir[0] != '/') return "--dir '" + r.dir + "' is not an absolute path";
-  if (!plain_name(r.run)) return "--run '" + r.run + "' is not a plain name";
-  if (!plain_name(r.group)) return "--group '" + r.group + "' is not a plain name";
+  if (!file_name_ok(r.run)) return "--run '" + r.run + "' is not a plain name";
+  if (!file_name_ok(r.group)) return "--group '" + r.group + "' is not a plain name";
   const std::string host = this_host_name();
-  if (!plain_name(host)) return "this host's name '" + host + "' cannot name a file";
+  if (!file_name_ok(host)) return "this host's name '" + host + "' cannot name a file";
   std::string root;
   if (auto why = journalled_group_problem(r, host, &root); !why.empty()) return why;
   const std::string group_dir = root + "/" + r.group;
@@ -115,7 +117,7 @@ std::vector<std::string> hosts_outside_group(const std::string& dir, const std::
 }
 
 GroupJoins::GroupJoins(const SweepSpec& spec, const KnobSet& knobs, const std::string& hpcsens, const Session& session)
-    : knobs_(knobs), session_(session), hpcsens_(hpcsens) {
+    : knobs_(knobs), session_(session), hpcsens_(hpcsens), where_(spec_line(spec, spec.mem_bw_line)) {
   if (knobs.resctrl_root().empty() || slurm_nnodes() < 2 || spec.command.empty()) return;
   openmpi_major_ = openmpi_major_version(mpi::probe_launcher_version(spec.command[0]));
   // The backend accepted only Open MPI (backend_resctrl.cpp); its version cannot be read now.
@@ -136,9 +138,9 @@ void GroupJoins::check(const std::string& record_path, const Point& p, const std
   const auto hosts = record::load_run_record(record_path).job.hosts;
   const auto outside = hosts_outside_group(session_.abs_dir, key, hosts, this_host_name(), !job_tasks_file().empty());
   if (outside.empty()) return;
-  throw std::runtime_error(fmt::format(
-      "point {}: the ranks on {} ran outside the point's resctrl group {}, so its memory rate is not the point's; "
-      "the sweep stops (the record stays in attempts/, not records/). {}",
+  throw InputError(where_, fmt::format(
+      "knobs.memory_backend: resctrl: at point {} the ranks on {} ran outside the point's resctrl group {}, so their "
+      "memory rate is not the point's; the sweep stops (the record stays in attempts/, not records/). {}",
       p.label, fmt::join(outside, ", "), resctrl_group_name(session_.state.token, p.index),
       openmpi_major_ == 0 ? "A resctrl sweep makes its group on this node only: run every rank on this node, or "
                             "run the sweep inside a Slurm allocation of all the job's nodes (salloc -N)"

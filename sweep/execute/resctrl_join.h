@@ -51,14 +51,15 @@ class GroupJoins {
   GroupJoins(const SweepSpec& spec, const KnobSet& knobs, const std::string& hpcsens, const Session& session);
   // `argv` with the agent for run `key` at point `p` (unchanged when no agent is needed).
   Argv launch(const Argv& argv, const Point& p, const std::string& key) const;
-  // Throws runtime_error naming the hosts of the record at `record_path` whose ranks ran outside
-  // the point's group (their memory rate is not the point's): the sweep stops there.
+  // Throws InputError (the job's launcher set-up, not the job, is at fault: the sweep stops,
+  // restores and exits 2) naming the hosts of the record at `record_path` whose ranks ran
+  // outside the point's group: their memory rate is not the point's.
   void check(const std::string& record_path, const Point& p, const std::string& key) const;
 
  private:
   const KnobSet& knobs_;
   const Session& session_;
-  std::string hpcsens_;
+  std::string hpcsens_, where_;
   int openmpi_major_ = 0;  // 0: no agent
 };
 
