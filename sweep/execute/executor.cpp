@@ -88,7 +88,8 @@ class MeasuredExecutor : public Executor {
     else if (res.exit_status != 0) out.error = "job exit status " + std::to_string(res.exit_status);
     else if (res.record_path.empty()) out.error = res.error.empty() ? "no run record was written" : res.error;
     if (out.error.empty()) {
-      joins_.check(res.record_path, a.point, run_id);
+      if (const auto in_group = joins_.check(res.record_path, a.point, run_id); !in_group.empty())
+        config["mem_bw_hosts_in_group"] = in_group;
       finalize(res.record_path, a.final_name, config);
       out.ok = true;
     } else if (!res.error.empty() && out.error != res.error) {

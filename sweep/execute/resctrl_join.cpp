@@ -133,11 +133,11 @@ Argv GroupJoins::launch(const Argv& argv, const Point& p, const std::string& key
   return with_openmpi_launch_agent(argv, join_agent_words(hpcsens_, r), openmpi_major_);
 }
 
-void GroupJoins::check(const std::string& record_path, const Point& p, const std::string& key) const {
-  if (knobs_.resctrl_root().empty() || !knobs_.resctrl_schemata(p)) return;
+std::vector<std::string> GroupJoins::check(const std::string& record_path, const Point& p, const std::string& key) const {
+  if (knobs_.resctrl_root().empty() || !knobs_.resctrl_schemata(p)) return {};
   const auto hosts = record::load_run_record(record_path).job.hosts;
   const auto outside = hosts_outside_group(session_.abs_dir, key, hosts, this_host_name(), !job_tasks_file().empty());
-  if (outside.empty()) return;
+  if (outside.empty()) return hosts;
   throw InputError(where_, fmt::format(
       "knobs.memory_backend: resctrl: at point {} the ranks on {} ran outside the point's resctrl group {}, so their "
       "memory rate is not the point's; the sweep stops (the record stays in attempts/, not records/). {}",

@@ -51,10 +51,11 @@ class GroupJoins {
   GroupJoins(const SweepSpec& spec, const KnobSet& knobs, const std::string& hpcsens, const Session& session);
   // `argv` with the agent for run `key` at point `p` (unchanged when no agent is needed).
   Argv launch(const Argv& argv, const Point& p, const std::string& key) const;
-  // Throws InputError (the job's launcher set-up, not the job, is at fault: the sweep stops,
-  // restores and exits 2) naming the hosts of the record at `record_path` whose ranks ran
-  // outside the point's group: their memory rate is not the point's.
-  void check(const std::string& record_path, const Point& p, const std::string& key) const;
+  // The record's hosts, each checked to have run its ranks inside the point's group (empty when
+  // the point has no group). Throws InputError (the job's launcher set-up, not the job, is at
+  // fault: the sweep stops, restores and exits 2) naming the hosts of the record at
+  // `record_path` whose ranks ran outside it: their memory rate is not the point's.
+  std::vector<std::string> check(const std::string& record_path, const Point& p, const std::string& key) const;
 
  private:
   const KnobSet& knobs_;

@@ -151,6 +151,7 @@ TEST_F(MultiNodeResctrl, EveryNodesRanksRunInThatNodesGroupAndEveryGroupGoes) {
     const auto j = json::parse(rec);
     EXPECT_EQ(j["job"]["hosts"], json({"node0", "node1"}));
     EXPECT_EQ(j["config"]["mem_bw_set"], id == "p00" ? 100 : 30);
+    EXPECT_EQ(j["config"]["mem_bw_hosts_in_group"], json({"node0", "node1"}));
     EXPECT_GT(j["config"]["mem_gbs"].get<double>(), 0);
   }
   expect_restored();

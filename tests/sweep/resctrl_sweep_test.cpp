@@ -9,6 +9,7 @@
 
 #include "kernel_model.h"
 #include "resctrl_model.h"
+#include "sweep/execute/resctrl_join.h"
 #include "sweep_cli_helpers.h"
 
 namespace hpcsens::sweep {
@@ -91,6 +92,7 @@ TEST_F(ResctrlSweep, EachPointRunsStreamAndTheJobInsideItsGroupAndNothingIsLeft)
     EXPECT_EQ(c["mem_bw_requested"], asked[i]);
     EXPECT_EQ(c["mem_bw_set"], set[i]);
     EXPECT_EQ(c["mem_bw_unit"], "percent");
+    EXPECT_EQ(c["mem_bw_hosts_in_group"], json({this_host_name()}));
     ASSERT_TRUE(c.contains("mem_gbs")) << c.dump();
     EXPECT_GT(c["mem_gbs"].get<double>(), 0);  // measured inside the group, not the percentage
   }
