@@ -203,6 +203,20 @@ TEST_F(ResctrlSweep, AMultiNodeAllocationRefusesALauncherWithoutALaunchAgentAndN
   EXPECT_FALSE(fs::exists(out + "/journal.jsonl"));
 }
 
+// With Open MPI on several nodes the plan says where the groups are made and how the other
+// nodes' ranks join them (the real multi-node sweep: tests/cluster/multinode_resctrl_test.cpp).
+TEST_F(ResctrlSweep, AMultiNodeDryRunSaysEveryNodeMakesTheGroupAndTheAgentJoinsIt) {
+  put(t.path() + "/spec.yaml", "job:\n  command: [mpirun, -np, '2', /bin/true]\nknobs:\n  memory_backend: resctrl\n"
+                               "  mem_bw: [100]\nbackends: {sysfs_root: '" + sys + "'}\ncalibration: {stream: true}\n");
+  const auto r = run({"/usr/bin/env", "SLURM_JOB_NUM_NODES=2", kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out,
+                      "--dry-run"}, t.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("the same group on each of the allocation's 2 nodes (--apply-point); the job's Open MPI "
+                       "launcher gets the launch agent '" + kHpcsens + " resctrl-join ... -- orted'"),
+            std::string::npos) << r.out;
+  expect_restored();
+}
+
 TEST_F(ResctrlSweep, AnotherProgramHoldingTheResctrlLockIsNamedAndNothingIsMade) {
   const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY);
   ASSERT_EQ(::flock(fd, LOCK_EX), 0);
