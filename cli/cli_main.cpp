@@ -24,6 +24,7 @@ int hpcsens::cli::run_cli(int argc, char** argv) {
   hpcsens::cli::add_fit(app, registry);
   hpcsens::cli::add_predict(app, registry);
   hpcsens::cli::add_sweep(app, registry);
+  hpcsens::cli::add_resctrl_join(app, registry);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

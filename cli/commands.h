@@ -34,5 +34,6 @@ void add_doctor(CLI::App& app, Registry& reg);   // cmd_doctor.cpp
 void add_fit(CLI::App& app, Registry& reg);      // cmd_fit.cpp
 void add_predict(CLI::App& app, Registry& reg);  // cmd_predict.cpp
 void add_sweep(CLI::App& app, Registry& reg);    // cmd_sweep.cpp
+void add_resctrl_join(CLI::App& app, Registry& reg);  // cmd_resctrl_join.cpp
 
 }  // namespace hpcsens::cli

@@ -27,7 +27,9 @@ std::string usage_line(const std::string& sub) {
                   "hpcsens predict --mix MIX.yaml --system FILE.yaml... [--rank-by C] [--format table|json|csv]"},
       {"sweep", "hpcsens sweep SPEC.yaml [-o DIR] [--dry-run] [--no-fit]; hpcsens sweep --resume DIR; "
                 "hpcsens sweep --restore DIR"},
-      {"doctor", "hpcsens doctor [--format table|json]"}};
+      {"doctor", "hpcsens doctor [--format table|json]"},
+      {"resctrl-join", "hpcsens resctrl-join --dir DIR --token T --group G --run RUN -- DAEMON ARGS... (Open MPI's "
+                       "launch agent in a multi-node resctrl sweep; the sweep names it)"}};
   const auto at = lines.find(sub);
   return at == lines.end() ? std::string() : at->second;
 }

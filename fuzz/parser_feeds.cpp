@@ -20,6 +20,7 @@
 #include "preload/account/net_delay_model.h"
 #include "record/run_record.h"
 #include "sweep/knobs/resctrl_mb.h"
+#include "sweep/spec/launch_argv.h"
 #include "report/measure_section.h"
 #include "report/callsite_view.h"
 #include "report/file_view.h"
@@ -146,6 +147,23 @@ void feed_journal(std::string_view in) {
   ::close(fd);
 }
 
+// The multi-node resctrl launch agent (sweep/spec/launch_argv.h) on the same line: the user's
+// words come out unchanged after the inserted option, the application where it was; and the
+// version text parser on the raw input.
+void feed_launch_agent(const std::vector<std::string>& argv, std::string_view in) {
+  (void)sweep::openmpi_major_version(std::string(in));
+  std::vector<std::string> out;
+  try {
+    out = sweep::with_openmpi_launch_agent(argv, {"/opt/hpcsens", "resctrl-join", "--"}, argv.size() % 2 ? 4 : 5);
+  } catch (const std::runtime_error&) {
+    return;  // the user's own launch agent: refused, said
+  }
+  if (out.size() != argv.size() + 3 || !std::equal(argv.begin() + 1, argv.end(), out.begin() + 4))
+    throw std::logic_error("launch agent: a user word was changed");
+  if (sweep::application_index(out) != sweep::application_index(argv) + 3)
+    throw std::logic_error("launch agent: the application moved");
+}
+
 // A launch line, one word per line: every launcher's option parser (where its options end) and
 // what hpcsens rewrites from it. Words after the program must come out unchanged.
 void feed_launcher_args(std::string_view in) {
@@ -166,6 +184,7 @@ void feed_launcher_args(std::string_view in) {
   const std::size_t app = mpi::appfile_argument(argv);
   if (app != 0 && (app >= argv.size() || app > mpi::program_index(mpi::LauncherKind::kOpenMpi, argv)))
     throw std::logic_error("--app found among the program's words");
+  feed_launch_agent(argv, in);
 }
 
 // A file name in an output directory, first line the run id: the patterns of the run's own files

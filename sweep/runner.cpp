@@ -13,6 +13,7 @@
 #include "sweep/output/dry_run.h"
 #include "sweep/execute/executor.h"
 #include "sweep/execute/machine.h"
+#include "sweep/execute/point_group.h"
 #include "sweep/journal/session.h"
 #include "sweep/array/slurm_array.h"
 #include "sweep/process/subprocess.h"
@@ -154,7 +155,9 @@ int restore_dir(const std::string& dir, bool machine_wide) {
   if (auto w = unparsable_warning(lines); !w.empty()) fmt::print(stderr, "hpcsens sweep: warning: {}\n", w);
   s.state = replay_journal(lines);
   // The directory lock is ours, so the sweep that started these is dead: its job must not run on.
-  if (const auto ended = end_previous_processes(s.state, 10); !ended.empty())
+  // Not for a node's part: its journal carries the token of a sweep that may be the one
+  // restoring it now (a per-node restore task and its controller have that token).
+  if (const auto ended = machine_wide ? end_previous_processes(s.state, 10) : std::vector<int>{}; !ended.empty())
     fmt::print(stderr, "hpcsens sweep: ended {} process(es) the stopped sweep left running (pid {})\n", ended.size(),
                fmt::join(ended, ", "));
   if (!s.state.has_originals) {
@@ -219,15 +222,21 @@ int apply_point_here(const SweepSpec& spec, int point, const std::string& dir) {
   if (!s.state.has_originals) {
     nlohmann::json files = nlohmann::json::array();
     for (const auto& f : knobs.save(io)) files.push_back({{"path", f.path}, {"value", f.value}});
+    // The token names this node's resctrl groups: a restore here removes only those.
     journal.append({{"type", "originals"}, {"utc", utc_now()}, {"root", spec.sysfs_root}, {"files", files},
-                    {"actions", knobs.restore_actions()}});
+                    {"actions", knobs.restore_actions()}, {"token", token ? token : ""}});
+    s.state.token = token ? token : "";
   }
   const auto& p = plan.points[std::size_t(point)];
   journal.append({{"type", "apply"}, {"utc", utc_now()}, {"point", point_json(p, spec)}});
+  leave_point_groups(journal, s.state);
   for (const auto& c : knobs.apply(io, p)) {
     const auto r = run_child(c, 60, false, nullptr);
     if (r.exit_status != 0) throw std::runtime_error("knob command failed: " + shell_join(c));
   }
+  // The launch agent (hpcsens resctrl-join) puts this node's daemon, and so its ranks, in it.
+  if (const auto schemata = knobs.resctrl_schemata(p))
+    enter_point_group(journal, s.state, knobs.resctrl_root(), p.index, *schemata);
   return 0;
 }
 

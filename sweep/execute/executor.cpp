@@ -9,6 +9,7 @@
 #include "sweep/calibrate/calibrate.h"
 #include "sweep/calibrate/clock_watch.h"
 #include "sweep/execute/emulated.h"
+#include "sweep/execute/resctrl_join.h"
 #include "sweep/process/stop.h"
 #include "sweep/spec/sweep_common.h"
 #include "sweep/calibrate/net_calibrate.h"
@@ -61,22 +62,23 @@ void journal_child(Journal* journal, int pid) {
 class MeasuredExecutor : public Executor {
  public:
   MeasuredExecutor(const SweepSpec& spec, const KnobSet& knobs, const SweepOptions& opt, Session& s, Journal* j)
-      : spec_(spec), knobs_(knobs), opt_(opt), session_(s), journal_(j) {}
+      : spec_(spec), knobs_(knobs), opt_(opt), session_(s), journal_(j), joins_(spec, knobs, opt.hpcsens_exe, s) {}
   void new_point() override { calibration_ = nlohmann::json(); }
 
   Outcome run(const Attempt& a) override {
     const Argv job = knobs_.job_argv(spec_.command, a.point);
+    const std::string run_id = a.run.id + "-a" + std::to_string(a.number);
     nlohmann::json config = a.config;
-    const nlohmann::json& cal = calibration(job, a.point);
+    const nlohmann::json& cal = calibration(job, a.point, run_id + "-cal");
     for (auto it = cal.begin(); it != cal.end(); ++it) config[it.key()] = it.value();
     run::RunRequest req;
-    req.argv = job;
+    req.argv = joins_.launch(job, a.point, run_id);
     req.rank_env = knobs_.rank_env(a.point);
     req.out_dir = session_.attempts;
     req.events = spec_.events;
     req.config = config;
     req.timeout_s = spec_.timeout_s;
-    req.run_id = a.run.id + "-a" + std::to_string(a.number);
+    req.run_id = run_id;
     const run::RunResult res = run_isolated(opt_.run_job, req, [this](int pid) { journal_child(journal_, pid); });
     Outcome out;
     out.exit_status = res.exit_status;
@@ -86,6 +88,8 @@ class MeasuredExecutor : public Executor {
     else if (res.exit_status != 0) out.error = "job exit status " + std::to_string(res.exit_status);
     else if (res.record_path.empty()) out.error = res.error.empty() ? "no run record was written" : res.error;
     if (out.error.empty()) {
+      if (const auto in_group = joins_.check(res.record_path, a.point, run_id); !in_group.empty())
+        config["mem_bw_hosts_in_group"] = in_group;
       finalize(res.record_path, a.final_name, config);
       out.ok = true;
     } else if (!res.error.empty() && out.error != res.error) {
@@ -95,11 +99,12 @@ class MeasuredExecutor : public Executor {
   }
 
  private:
-  const nlohmann::json& calibration(const Argv& job, const Point& p) {
+  const nlohmann::json& calibration(const Argv& job, const Point& p, const std::string& key) {
     if (!calibration_.is_null()) return calibration_;
-    const Argv launcher = spec_.calibration.launcher.empty()
-                              ? launcher_prefix(job, spec_.calibration.ranks.value_or(0))
-                              : spec_.calibration.launcher;
+    const Argv launcher = joins_.launch(spec_.calibration.launcher.empty()
+                                            ? launcher_prefix(job, spec_.calibration.ranks.value_or(0))
+                                            : spec_.calibration.launcher,
+                                        p, key);
     const nlohmann::json set = knobs_.set_values(p);
     std::optional<double> set_ghz;
     if (set.contains("cpu_ghz_set")) set_ghz = set["cpu_ghz_set"].get<double>();
@@ -143,6 +148,7 @@ class MeasuredExecutor : public Executor {
   const SweepOptions& opt_;
   Session& session_;
   Journal* journal_;
+  GroupJoins joins_;
   nlohmann::json calibration_;
   ClockWatch clock_watch_;
 };

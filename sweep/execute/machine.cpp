@@ -1,6 +1,7 @@
 #include "sweep/execute/machine.h"
 
-#include <algorithm>
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "common/errors.h"
+#include "sweep/execute/point_group.h"
 #include "sweep/knobs/resctrl_groups.h"
 #include "sweep/process/subprocess.h"
 #include "sweep/spec/sweep_common.h"
@@ -109,10 +111,12 @@ void Machine::enter(const Point& p, Journal& journal) {
     manual_step(spec_.memory[std::size_t(memory)]);
   journal.append({{"type", "apply"}, {"utc", utc_now()}, {"point", point_json(p, spec_)}});
   session_.state.knobs_dirty = true;
-  if (nnodes_ > 1 && knobs_.changes_machine() && !emulated_)
+  if (nnodes_ > 1 && knobs_.changes_machine() && !emulated_) {
+    set_job_tasks_file("");
     apply_on_every_node(per_node_apply_command(nnodes_, opt_.hpcsens_exe, std::filesystem::absolute(spec_.source).string(),
                                                p.index, session_.abs_dir), p.index);
-  else {
+    join_local_group(p);
+  } else {
     leave_group(journal);
     apply_or_undo(p);
     enter_group(p, journal);
@@ -134,42 +138,30 @@ void Machine::apply_or_undo(const Point& p) {
   }
 }
 
-// The point's group: journalled before the mkdir, so a kill -9 at any moment leaves a journal
-// that names every group that may exist. A group of an earlier attempt (a resume after kill -9)
-// is removed first: the name is the point's.
+// The point's group (point_group.h). Only a one-node sweep makes it here; on several nodes each
+// node's `--apply-point` makes its own, and the launcher started here joins this node's one.
 void Machine::enter_group(const Point& p, Journal& journal) {
   const auto schemata = resctrl_root_.empty() ? std::nullopt : knobs_.resctrl_schemata(p);
-  if (!schemata) return;
-  auto& st = session_.state;
-  const std::string name = resctrl_group_name(st.token, p.index);
-  if (std::find(st.resctrl_groups.begin(), st.resctrl_groups.end(), name) != st.resctrl_groups.end())
-    if (auto err = remove_resctrl_group(machine_resctrl(), resctrl_root_, name); !err.empty())
-      throw std::runtime_error(err);
-  // Another program's lock stops the point before anything is journalled or made.
-  const ResctrlLock lock(resctrl_root_, kResctrlLockWaitS);
-  journal.append({{"type", "resctrl_group"}, {"utc", utc_now()}, {"root", resctrl_root_}, {"group", name}});
-  st.resctrl_root = resctrl_root_;
-  if (std::find(st.resctrl_groups.begin(), st.resctrl_groups.end(), name) == st.resctrl_groups.end())
-    st.resctrl_groups.push_back(name);
-  create_resctrl_group(machine_resctrl(), io_, resctrl_root_, name, *schemata);
-  group_ = name;
-  set_job_tasks_file(resctrl_root_ + "/" + name + "/tasks");
+  if (schemata) set_job_tasks_file(enter_point_group(journal, session_.state, resctrl_root_, p.index, *schemata));
 }
 
 void Machine::leave_group(Journal& journal) {
   set_job_tasks_file("");
-  if (group_.empty()) return;
-  if (auto err = remove_resctrl_group(machine_resctrl(), resctrl_root_, group_); !err.empty())
-    throw std::runtime_error(err);
-  journal.append({{"type", "resctrl_removed"}, {"utc", utc_now()}, {"group", group_}});
-  auto& g = session_.state.resctrl_groups;
-  g.erase(std::remove(g.begin(), g.end(), group_), g.end());
-  group_.clear();
+  leave_point_groups(journal, session_.state);
+}
+
+// A multi-node point: this node's group, when this node is one of the allocation's (a
+// controller on a login node has none, and its hosts are checked after the run).
+void Machine::join_local_group(const Point& p) {
+  set_job_tasks_file("");
+  if (resctrl_root_.empty() || !knobs_.resctrl_schemata(p)) return;
+  const std::string group = resctrl_root_ + "/" + resctrl_group_name(session_.state.token, p.index);
+  struct stat sb {};
+  if (::lstat(group.c_str(), &sb) == 0 && S_ISDIR(sb.st_mode)) set_job_tasks_file(group + "/tasks");
 }
 
 bool Machine::restore(Journal& journal) {
-  set_job_tasks_file("");
-  group_.clear();  // removed below with every journalled group
+  set_job_tasks_file("");  // the groups go below with every journalled one
   const auto& st = session_.state;
   const bool saved = !st.originals.empty() || !st.restore_actions.empty() || st.per_node_nnodes > 0 ||
                      !st.unrun_commands.empty() || !st.resctrl_groups.empty();

@@ -31,6 +31,7 @@ class Machine {
   void apply_or_undo(const Point& p);
   void enter_group(const Point& p, Journal& journal);
   void leave_group(Journal& journal);
+  void join_local_group(const Point& p);
   const SweepSpec& spec_;
   const KnobSet& knobs_;
   const SweepOptions& opt_;
@@ -42,7 +43,6 @@ class Machine {
   int current_ = -1;
   int current_memory_ = -1;
   std::string resctrl_root_;  // "" when no point has a resctrl group
-  std::string group_;         // the current point's resctrl group
 };
 
 // Restores what a journal saved: files (each checked against the recorded root), backend

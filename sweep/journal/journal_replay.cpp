@@ -73,6 +73,8 @@ void replay_originals(const LineReader& r, const nlohmann::json& j, JournalState
     }
   if (const auto* actions = r.array("actions")) s.restore_actions = r.strings(*actions, "actions");
   s.per_node_nnodes = r.integer("nnodes");
+  // A node's journal (nodes/<host>/) has no header: its originals carry the sweep's token.
+  if (s.token.empty()) s.token = r.str("token");
   if (const auto* cmds = r.array("commands"))
     for (const auto& c : *cmds) {
       if (!c.is_array()) r.fail("commands", "must be a list of lists of strings");

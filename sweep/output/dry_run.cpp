@@ -83,6 +83,10 @@ bool print_point_change(const SweepSpec& spec, const KnobSet& knobs, const Point
     fmt::print("        resctrl group {}/hpcsens-TOKEN-p{:02d}: schemata <- {} (requested {}, {}); the calibrator and the "
                "job's launcher join it; removed when the point ends\n",
                knobs.resctrl_root(), p.index, *mb, p.mem_bw.value_or(0), set.value("mem_bw_unit", ""));
+  if (knobs.resctrl_schemata(p) && slurm_nnodes() > 1)
+    fmt::print("        the same group on each of the allocation's {} nodes (--apply-point); the job's Open MPI launcher "
+               "gets the launch agent '{} resctrl-join ... -- orted' (5.x: prted), so the other nodes' ranks join it\n",
+               slurm_nnodes(), opt.hpcsens_exe);
   for (const auto& c : cmds) fmt::print("        run   {}\n", shell_join(c));
   if (p.memory && !spec.memory[std::size_t(*p.memory)].manual.empty())
     fmt::print("        manual step: {}\n", spec.memory[std::size_t(*p.memory)].manual);

@@ -1,6 +1,9 @@
 #include "sweep/spec/launch_argv.h"
 
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <set>
 #include <stdexcept>
 
@@ -36,7 +39,7 @@ const std::set<std::string>& options_with_value() {
   return s;
 }
 const std::set<std::string>& options_with_two_values() {
-  static const std::set<std::string> s = {"--mca", "-mca", "--gmca", "-gmca", "-env", "-genv"};
+  static const std::set<std::string> s = {"--mca", "-mca", "--gmca", "-gmca", "--prtemca", "-prtemca", "-env", "-genv"};
   return s;
 }
 
@@ -154,6 +157,37 @@ Argv per_node_apply_command(int nnodes, const std::string& hpcsens, const std::s
 Argv per_node_restore_command(int nnodes, const std::string& hpcsens, const std::string& dir) {
   return {"srun", "--nodes=" + std::to_string(nnodes), "--ntasks=" + std::to_string(nnodes), "--ntasks-per-node=1",
           "--overlap", kNodeTaskExport, hpcsens, "sweep", "--restore", dir};
+}
+
+int openmpi_major_version(const std::string& version_text) {
+  for (const char* mark : {"(Open MPI) ", "(OpenRTE) "}) {
+    const auto at = version_text.find(mark);
+    if (at == std::string::npos) continue;
+    const char* p = version_text.c_str() + at + std::strlen(mark);
+    if (std::isdigit(static_cast<unsigned char>(*p))) return std::atoi(p);
+  }
+  return 0;
+}
+
+Argv with_openmpi_launch_agent(const Argv& argv, const std::vector<std::string>& agent, int openmpi_major) {
+  if (argv.empty()) throw std::runtime_error("no launcher to give a launch agent");
+  const bool prte = openmpi_major >= 5;
+  for (const auto& a : argv)
+    if (a.find("orte_launch_agent") != std::string::npos || a.find("prte_launch_agent") != std::string::npos ||
+        a == "--launch-agent" || a == "-launch-agent")
+      throw std::runtime_error("the job's command already sets Open MPI's launch agent ('" + a +
+                               "'); hpcsens needs it to put each node's daemon into the point's resctrl group");
+  std::string value;
+  for (const auto& w : agent) {
+    if (w.empty() || w.find_first_of(" \t\n") != std::string::npos)
+      throw std::runtime_error("'" + w + "' has a blank, and Open MPI splits its launch agent at blanks: use a "
+                               "path without blanks for hpcsens and the sweep's output directory");
+    value += w + " ";
+  }
+  value += prte ? "prted" : "orted";
+  Argv out{argv[0], prte ? "--prtemca" : "--mca", prte ? "prte_launch_agent" : "orte_launch_agent", value};
+  out.insert(out.end(), argv.begin() + 1, argv.end());
+  return out;
 }
 
 std::string shell_join(const Argv& argv) {

@@ -51,6 +51,18 @@ Argv per_node_apply_command(int nnodes, const std::string& hpcsens, const std::s
                             int point, const std::string& dir);
 Argv per_node_restore_command(int nnodes, const std::string& hpcsens, const std::string& dir);
 
+// Open MPI's major version from what `mpirun --version` printed ("mpirun (Open MPI) 4.1.4");
+// 0 when the text is not Open MPI's.
+int openmpi_major_version(const std::string& version_text);
+
+// The job's Open MPI launcher with a launch agent: the command Open MPI runs, on every node
+// but the launcher's, in place of its daemon (orted in 4.x: --mca orte_launch_agent; prted in
+// 5.x: --prtemca prte_launch_agent), the daemon's own name and arguments appended after
+// `agent`. Inserted right after the launcher word. Open MPI splits the value at blanks, so a
+// word with a blank is refused, and so is a launch agent the user set already (throws
+// runtime_error saying which).
+Argv with_openmpi_launch_agent(const Argv& argv, const std::vector<std::string>& agent, int openmpi_major);
+
 std::string shell_join(const Argv& argv);
 
 }  // namespace hpcsens::sweep

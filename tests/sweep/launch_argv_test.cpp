@@ -65,5 +65,34 @@ TEST(SweepMultiNode, OneTaskPerNodeAppliesAndRestores) {
             "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --overlap --export=ALL,HPCSENS_SWEEP_NODE_TASK=1 hpcsens sweep --restore 'out dir'");
 }
 
+// Multi-node resctrl: Open MPI starts every other node's daemon through the agent named here.
+TEST(SweepMultiNode, OpenMpiGetsTheLaunchAgentRightAfterTheLauncherWord) {
+  const Argv job = {"mpirun", "--host", "n0,n1", "-np", "2", "./app", "-x"};
+  const std::vector<std::string> agent = {"/opt/hpcsens", "resctrl-join", "--run", "p00-r1-a1", "--"};
+  EXPECT_EQ(with_openmpi_launch_agent(job, agent, 4),
+            (Argv{"mpirun", "--mca", "orte_launch_agent", "/opt/hpcsens resctrl-join --run p00-r1-a1 -- orted", "--host",
+                  "n0,n1", "-np", "2", "./app", "-x"}));
+  const Argv v5 = with_openmpi_launch_agent(job, agent, 5);
+  EXPECT_EQ(v5[1], "--prtemca");
+  EXPECT_EQ(v5[2], "prte_launch_agent");
+  EXPECT_EQ(v5[3], "/opt/hpcsens resctrl-join --run p00-r1-a1 -- prted");
+  // The application is still found (the calibrator's launcher is the part before it).
+  EXPECT_EQ(application_index(v5), 8u);
+  EXPECT_EQ(launcher_prefix(with_openmpi_launch_agent(job, agent, 4), 4).size(), 8u);
+  // Open MPI splits the value at blanks; and a user's own agent would be overridden silently.
+  EXPECT_THROW(with_openmpi_launch_agent(job, {"/my dir/hpcsens", "--"}, 4), std::runtime_error);
+  EXPECT_THROW(with_openmpi_launch_agent({"mpirun", "--mca", "orte_launch_agent", "x", "./a"}, agent, 4),
+               std::runtime_error);
+  EXPECT_THROW(with_openmpi_launch_agent({"mpirun", "--launch-agent", "x", "./a"}, agent, 4), std::runtime_error);
+}
+
+TEST(SweepMultiNode, OpenMpiMajorVersionFromItsVersionText) {
+  EXPECT_EQ(openmpi_major_version("mpirun (Open MPI) 4.1.4\n\nReport bugs to http://www.open-mpi.org/community/help/"), 4);
+  EXPECT_EQ(openmpi_major_version("mpirun (Open MPI) 5.0.3\n"), 5);
+  EXPECT_EQ(openmpi_major_version("mpirun (OpenRTE) 3.1.6\n"), 3);
+  EXPECT_EQ(openmpi_major_version("HYDRA build details:\n    Version: 4.0.2\n"), 0);
+  EXPECT_EQ(openmpi_major_version(""), 0);
+}
+
 }  // namespace
 }  // namespace hpcsens::sweep

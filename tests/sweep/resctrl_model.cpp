@@ -168,6 +168,8 @@ void ResctrlModel::write(const std::string& path, const std::string& value) {
   const bool is_root = fs::exists(dir + "/info/last_cmd_status");
   const std::string root = is_root ? dir : dir.substr(0, dir.rfind('/'));
   if (!fs::exists(root + "/info/last_cmd_status")) refuse_errno(path + " is not in a resctrl tree", ENOENT);
+  // Every write of the sweep opens with O_NOFOLLOW.
+  if (fs::is_symlink(path)) refuse_errno("cannot open " + path, ELOOP);
   if (!fs::is_regular_file(path)) refuse_errno("cannot open " + path, ENOENT);
   if (name == "schemata") write_schemata(root, path, value);
   else if (name == "tasks") write_tasks(root, path, value);

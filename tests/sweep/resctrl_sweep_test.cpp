@@ -9,6 +9,7 @@
 
 #include "kernel_model.h"
 #include "resctrl_model.h"
+#include "sweep/execute/resctrl_join.h"
 #include "sweep_cli_helpers.h"
 
 namespace hpcsens::sweep {
@@ -91,6 +92,7 @@ TEST_F(ResctrlSweep, EachPointRunsStreamAndTheJobInsideItsGroupAndNothingIsLeft)
     EXPECT_EQ(c["mem_bw_requested"], asked[i]);
     EXPECT_EQ(c["mem_bw_set"], set[i]);
     EXPECT_EQ(c["mem_bw_unit"], "percent");
+    EXPECT_EQ(c["mem_bw_hosts_in_group"], json({this_host_name()}));
     ASSERT_TRUE(c.contains("mem_gbs")) << c.dump();
     EXPECT_GT(c["mem_gbs"].get<double>(), 0);  // measured inside the group, not the percentage
   }
@@ -176,18 +178,43 @@ TEST_F(ResctrlSweep, NoResctrlOrNoMbaIsRefusedWithWhatWasFound) {
   EXPECT_NE(r.err.find("resctrl is not mounted at " + root), std::string::npos) << r.err;
 }
 
-// More than one node: the ranks on the other nodes would start outside any group (their
-// launcher daemons are not our children), so the sweep is refused before anything is made.
-TEST_F(ResctrlSweep, AMultiNodeAllocationIsRefusedWithTheReasonAndNothingIsMade) {
-  put(t.path() + "/spec.yaml", spec(job(), "[100]"));
-  const auto r = run({"/usr/bin/env", "SLURM_JOB_NUM_NODES=2", kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"},
-                     t.path(), 120);
+// More than one node: each node makes its group and the other nodes' ranks join it through
+// Open MPI's launch agent (tests/cluster/multinode_resctrl_test.cpp). A launcher that has no
+// agent hpcsens can name (a wrapper script, MPICH hydra) would start those ranks outside any
+// group, so the sweep is refused before anything is made.
+TEST_F(ResctrlSweep, AMultiNodeAllocationRefusesALauncherWithoutALaunchAgentAndNothingIsMade) {
+  put(t.path() + "/spec.yaml", spec(job(), "[100]"));  // calibration.launcher: sh cal.sh mpirun ...
+  auto r = run({"/usr/bin/env", "SLURM_JOB_NUM_NODES=2", kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"},
+               t.path(), 120);
   EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_NE(r.err.find("this allocation has 2 nodes: the launcher's daemons on the other nodes"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("resctrl on this allocation's 2 nodes needs Open MPI's mpirun to start the ranks"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("but 'sh' is a program or script, not a launcher: ranks it starts on the other nodes would "
+                          "start outside any group"),
+            std::string::npos) << r.err;
   EXPECT_NE(r.err.find("one-node allocation"), std::string::npos) << r.err;
+  put(t.path() + "/spec.yaml", "job:\n  command: [mpiexec.hydra, -n, '1', /bin/true]\nknobs:\n  memory_backend: resctrl\n"
+                               "  mem_bw: [100]\nbackends: {sysfs_root: '" + sys + "'}\ncalibration: {stream: true}\n");
+  r = run({"/usr/bin/env", "SLURM_JOB_NUM_NODES=2", kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"},
+          t.path(), 120);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("but 'mpiexec.hydra' is MPICH Hydra"), std::string::npos) << r.err;
   expect_restored();
   EXPECT_FALSE(fs::exists(out + "/journal.jsonl"));
+}
+
+// With Open MPI on several nodes the plan says where the groups are made and how the other
+// nodes' ranks join them (the real multi-node sweep: tests/cluster/multinode_resctrl_test.cpp).
+TEST_F(ResctrlSweep, AMultiNodeDryRunSaysEveryNodeMakesTheGroupAndTheAgentJoinsIt) {
+  put(t.path() + "/spec.yaml", "job:\n  command: [mpirun, -np, '2', /bin/true]\nknobs:\n  memory_backend: resctrl\n"
+                               "  mem_bw: [100]\nbackends: {sysfs_root: '" + sys + "'}\ncalibration: {stream: true}\n");
+  const auto r = run({"/usr/bin/env", "SLURM_JOB_NUM_NODES=2", kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out,
+                      "--dry-run"}, t.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("the same group on each of the allocation's 2 nodes (--apply-point); the job's Open MPI "
+                       "launcher gets the launch agent '" + kHpcsens + " resctrl-join ... -- orted'"),
+            std::string::npos) << r.out;
+  expect_restored();
 }
 
 TEST_F(ResctrlSweep, AnotherProgramHoldingTheResctrlLockIsNamedAndNothingIsMade) {
