@@ -20,8 +20,9 @@ std::string oversubscription(const CpuTotals& cpu) {
   // Hosts with CPUs enough can still be crowded (other jobs, a cpuset smaller than the host):
   // more than a quarter of the ranks mostly off the CPU says so.
   if (cpu.ranks > 0 && cpu.starved * 4 > cpu.ranks)
-    return fmt::format("{} of {} ranks were on a CPU for less than half of their time outside I/O", cpu.starved,
-                       cpu.ranks);
+    return fmt::format("{} of {} rank{} {} on a CPU for less than half of {} time outside I/O", cpu.starved,
+                       cpu.ranks, cpu.ranks == 1 ? "" : "s", cpu.starved == 1 ? "was" : "were",
+                       cpu.starved == 1 ? "its" : "their");
   return "";
 }
 

@@ -30,6 +30,11 @@ TEST(Oversubscription, RanksMostlyOffTheCpuWhereHostsHaveCpusEnough) {
   EXPECT_EQ(oversubscription(cpu), "3 of 8 ranks were on a CPU for less than half of their time outside I/O");
   cpu.starved = 2;  // a quarter: ranks blocked in I/O or sleeping waits can do that
   EXPECT_EQ(oversubscription(cpu), "");
+  CpuTotals one;  // a killed job whose only rank with a "cpu" object (MPI_Abort's) waited
+  one.hosts["n1"] = {1, 64};
+  one.ranks = 1;
+  one.starved = 1;
+  EXPECT_EQ(oversubscription(one), "1 of 1 rank was on a CPU for less than half of its time outside I/O");
 }
 
 TEST(Oversubscription, TheKernelsRunDelaySaysStarvedNotASleep) {
