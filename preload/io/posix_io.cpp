@@ -87,6 +87,9 @@ using OpenFn = int (*)(const char*, int, ...);
 using OpenatFn = int (*)(int, const char*, int, ...);
 using CreatFn = int (*)(const char*, mode_t);
 using FdFn = int (*)(int);
+using MkstempFn = int (*)(char*);
+using MkostempFn = int (*)(char*, int);                  // also mkstemps (template, suffix length)
+using MkostempsFn = int (*)(char*, int, int);
 
 constinit RealSymbol<ReadFn> real_read{"read", true};
 constinit RealSymbol<WriteFn> real_write{"write", true};
@@ -101,6 +104,16 @@ constinit RealSymbol<OpenFn> real_open64{"open64", true};
 constinit RealSymbol<OpenatFn> real_openat{"openat", true};
 constinit RealSymbol<CreatFn> real_creat{"creat", true};
 constinit RealSymbol<FdFn> real_close{"close", true};
+// Temporary files (gfortran's scratch units, tmp buffers of libraries): the kernel's name of the
+// file made is recorded, as for any open.
+constinit RealSymbol<MkstempFn> real_mkstemp{"mkstemp", true};
+constinit RealSymbol<MkstempFn> real_mkstemp64{"mkstemp64", true};
+constinit RealSymbol<MkostempFn> real_mkostemp{"mkostemp", true};
+constinit RealSymbol<MkostempFn> real_mkostemp64{"mkostemp64", true};
+constinit RealSymbol<MkostempFn> real_mkstemps{"mkstemps", true};
+constinit RealSymbol<MkostempFn> real_mkstemps64{"mkstemps64", true};
+constinit RealSymbol<MkostempsFn> real_mkostemps{"mkostemps", true};
+constinit RealSymbol<MkostempsFn> real_mkostemps64{"mkostemps64", true};
 constinit RealSymbol<FdFn> real_fsync{"fsync", true};
 constinit RealSymbol<FdFn> real_fdatasync{"fdatasync", true};
 constinit RealSymbol<FdFn> real_dup{"dup", true};
@@ -196,6 +209,30 @@ HPCSENS_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
 }
 HPCSENS_EXPORT int creat(const char* path, mode_t mode) {
   return open_file(call::creat, path, [&] { return real_creat.get()(path, mode); });
+}
+HPCSENS_EXPORT int mkstemp(char* tmpl) {
+  return open_file(call::mkstemp, tmpl, [&] { return real_mkstemp.get()(tmpl); });
+}
+HPCSENS_EXPORT int mkstemp64(char* tmpl) {
+  return open_file(call::mkstemp64, tmpl, [&] { return real_mkstemp64.get()(tmpl); });
+}
+HPCSENS_EXPORT int mkostemp(char* tmpl, int flags) {
+  return open_file(call::mkostemp, tmpl, [&] { return real_mkostemp.get()(tmpl, flags); });
+}
+HPCSENS_EXPORT int mkostemp64(char* tmpl, int flags) {
+  return open_file(call::mkostemp64, tmpl, [&] { return real_mkostemp64.get()(tmpl, flags); });
+}
+HPCSENS_EXPORT int mkstemps(char* tmpl, int suffix) {
+  return open_file(call::mkstemps, tmpl, [&] { return real_mkstemps.get()(tmpl, suffix); });
+}
+HPCSENS_EXPORT int mkstemps64(char* tmpl, int suffix) {
+  return open_file(call::mkstemps64, tmpl, [&] { return real_mkstemps64.get()(tmpl, suffix); });
+}
+HPCSENS_EXPORT int mkostemps(char* tmpl, int suffix, int flags) {
+  return open_file(call::mkostemps, tmpl, [&] { return real_mkostemps.get()(tmpl, suffix, flags); });
+}
+HPCSENS_EXPORT int mkostemps64(char* tmpl, int suffix, int flags) {
+  return open_file(call::mkostemps64, tmpl, [&] { return real_mkostemps64.get()(tmpl, suffix, flags); });
 }
 HPCSENS_EXPORT int close(int fd) {
   const bool file = tracked(fd);

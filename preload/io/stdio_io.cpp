@@ -103,6 +103,7 @@ constexpr auto kStreamFd = [](FILE* f) { return f != nullptr ? fileno_unlocked(f
 
 using FopenFn = FILE* (*)(const char*, const char*);
 using FdopenFn = FILE* (*)(int, const char*);
+using TmpfileFn = FILE* (*)();
 using FileFn = int (*)(FILE*);
 using RwFn = size_t (*)(void*, size_t, size_t, FILE*);
 using WFn = size_t (*)(const void*, size_t, size_t, FILE*);
@@ -120,6 +121,8 @@ using SeekoFn = int (*)(FILE*, off_t, int);
 REAL(FopenFn, fopen)
 REAL(FopenFn, fopen64)
 REAL(FdopenFn, fdopen)
+REAL(TmpfileFn, tmpfile)
+REAL(TmpfileFn, tmpfile64)
 REAL(FileFn, fclose)
 REAL(FileFn, fflush)
 REAL(FileFn, fflush_unlocked)
@@ -176,6 +179,18 @@ HPCSENS_EXPORT FILE* fopen64(const char* path, const char* mode) {
 HPCSENS_EXPORT FILE* fdopen(int fd, const char* mode) {
   bool file = false;
   FILE* f = timed_open(call::fdopen, nullptr, FileApi::stdio, [&] { return real_fdopen.get()(fd, mode); }, kStreamFd, &file);
+  return opened(f, file);
+}
+// An unnamed temporary file: the kernel's name of it ("/tmp/#123 (deleted)" and the like).
+HPCSENS_EXPORT FILE* tmpfile() {
+  bool file = false;
+  FILE* f = timed_open(call::tmpfile, nullptr, FileApi::stdio, [&] { return real_tmpfile.get()(); }, kStreamFd, &file);
+  return opened(f, file);
+}
+HPCSENS_EXPORT FILE* tmpfile64() {
+  bool file = false;
+  FILE* f =
+      timed_open(call::tmpfile64, nullptr, FileApi::stdio, [&] { return real_tmpfile64.get()(); }, kStreamFd, &file);
   return opened(f, file);
 }
 HPCSENS_EXPORT int fclose(FILE* f) {

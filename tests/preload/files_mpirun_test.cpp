@@ -155,6 +155,33 @@ TEST_F(FilesMpirun, FortranMpiIoPerFile) {
   }
 }
 
+TEST_F(FilesMpirun, TemporaryFilesAreFilesToo) {
+  ASSERT_EQ(mpirun(1, PROG_TMPFILES), 0) << log();
+  const json r = record().at("ranks")[0];
+  const json& io = r.at("io_calls");
+  EXPECT_EQ(n(io.at("mkstemp"), "count"), 1u) << io.dump(1);
+  EXPECT_EQ(n(io.at("mkostemps"), "count"), 1u);
+  EXPECT_EQ(n(io.at("tmpfile"), "count"), 1u);
+  EXPECT_EQ(n(io.at("write"), "bytes"), 4096u + 100u);
+  EXPECT_EQ(n(io.at("read"), "bytes"), 4096u);
+  EXPECT_EQ(n(io.at("fwrite"), "bytes"), 4096u);
+  EXPECT_EQ(n(io.at("fread"), "bytes"), 4096u);
+  std::uint64_t posix_written = 0, stdio_written = 0;
+  for (const json& f : r.at("files")) {
+    const std::string p = f.at("path");
+    if (f.at("interface") == "posix") {
+      EXPECT_TRUE(p.starts_with(dir_ + "/tmp") || p.starts_with(dir_ + "/suf")) << p;  // as made
+      posix_written += n(f, "bytes_written");
+    } else {
+      stdio_written += n(f, "bytes_written");
+      EXPECT_EQ(n(f, "bytes_read"), 4096u) << p;
+    }
+  }
+  EXPECT_EQ(r.at("files").size(), 3u) << r.at("files").dump(1);
+  EXPECT_EQ(posix_written, 4196u);
+  EXPECT_EQ(stdio_written, 4096u);
+}
+
 // The row of the HTML table whose first cell is `path` ("" when none).
 std::string html_row(const std::string& page, const std::string& path) {
   const auto at = page.find("<tr><td>" + path + "</td>");

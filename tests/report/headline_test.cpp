@@ -66,6 +66,22 @@ TEST(RunAnswer, IoOnOneRankComesFirst) {
   EXPECT_NE(a.advice[1].find("rank 0 does 100 % of it"), std::string::npos) << a.advice[1];
 }
 
+// Two ranks writing one file collectively (PnetCDF): rank 0 has 52 % of the I/O time, its fair
+// share; no rank is said to hold the I/O and no advice to spread it. All of it on rank 0 is.
+TEST(RunAnswer, IoSharedFairlyOverTwoRanksIsNotOnOneRank) {
+  RunFacts f;
+  f.ranks = 2, f.job_s = 1, f.wall_sum = 2, f.io_sum = 1.2, f.compute_sum = 0.6, f.mpi_sum = 0.2;
+  f.compute_mean = 0.3, f.compute_max = 0.3, f.top_io_class = "mpiio", f.top_io_class_share = 1.0;
+  f.top_io_rank = 0, f.top_io_rank_share = 0.52;
+  ASSERT_EQ(dominant(f), Dominant::kIo);
+  Answer a = run_answer(f);
+  EXPECT_EQ(a.headline.find("on rank"), std::string::npos) << a.headline;
+  for (const auto& line : a.advice) EXPECT_EQ(line.find("Spread the I/O"), std::string::npos) << line;
+  f.top_io_rank_share = 1.0;
+  a = run_answer(f);
+  EXPECT_NE(a.headline.find("on rank 0"), std::string::npos) << a.headline;
+}
+
 TEST(RunAnswer, BalancedCommunicationAndBalancedCompute) {
   RunFacts f;
   f.ranks = 8, f.job_s = 10, f.wall_sum = 80, f.compute_sum = 40, f.mpi_sum = 40, f.compute_mean = 5,
