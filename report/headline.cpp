@@ -147,16 +147,36 @@ Answer plain_answer(const RunFacts& f) {
 
 }  // namespace
 
+// A job that did not finish is said before any reading of its figures: they end where each rank
+// ended, and the first thing to look at is why it stopped.
+Answer unfinished_answer(const RunFacts& f, Answer inner) {
+  Answer a;
+  a.tone = "bad";
+  a.headline = fmt::format("The job did not finish: {} of {} ranks never reached MPI_Finalize (aborted, killed or "
+                           "crashed), so every figure ends where its rank ended. Reading of what was measured: {}",
+                           f.unfinished, std::max(f.job_ranks, f.ranks), inner.headline);
+  a.advice.push_back("Find out why it stopped first: the job's own output, its exit status, and the ranks' "
+                     "killed_by_signal in the record.");
+  for (auto& x : inner.advice) a.advice.push_back(std::move(x));
+  return a;
+}
+
 Answer run_answer(const RunFacts& f) {
   Answer a = plain_answer(f);
-  if (f.oversubscribed.empty() || dominant(f) == Dominant::kNothing) return a;
-  return oversubscribed_answer(f, std::move(a));
+  if (!f.oversubscribed.empty() && dominant(f) != Dominant::kNothing) a = oversubscribed_answer(f, std::move(a));
+  if (f.unfinished > 0) a = unfinished_answer(f, std::move(a));
+  return a;
 }
 
 RunFacts run_facts(const RunScan& s) {
   RunFacts f;
   f.ranks = s.rows.size();
   f.job_s = s.header.timing.job_s;
+  if (!s.header.complete) {
+    f.job_ranks = static_cast<std::size_t>(std::max(0, s.header.job.nranks));
+    for (const auto& r : s.rows) f.unfinished += r.complete ? 0 : 1;
+    f.unfinished = std::max(f.unfinished, f.job_ranks > f.ranks ? f.job_ranks - f.ranks : 0);  // lost ranks too
+  }
   double io_max = -1;
   for (const auto& r : s.rows) {
     f.wall_sum += r.wall_s, f.compute_sum += r.compute_s, f.mpi_sum += r.mpi_s, f.io_sum += r.io_s;

@@ -34,6 +34,9 @@ struct RunFacts {
   int top_io_rank = -1;         // rank with the most I/O time
   double top_io_rank_share = 0;   // its share of all I/O time
   std::string oversubscribed;     // what shows more ranks than CPUs ("" if nothing does)
+  // Ranks that never reached MPI_Finalize (aborted, killed, crashed) and the job's size; 0, 0 for
+  // a run that finished.
+  std::size_t unfinished = 0, job_ranks = 0;
 };
 
 // What dominates a run, in the order its sections should appear.

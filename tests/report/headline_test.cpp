@@ -82,6 +82,22 @@ TEST(RunAnswer, IoSharedFairlyOverTwoRanksIsNotOnOneRank) {
   EXPECT_NE(a.headline.find("on rank 0"), std::string::npos) << a.headline;
 }
 
+// An aborted job (the QE run with a missing pseudopotential: 15 ms, both ranks from partial
+// files): why it stopped comes first, not "bound by computation".
+TEST(RunAnswer, AJobThatDidNotFinishSaysSoFirst) {
+  RunFacts f;
+  f.ranks = 2, f.job_s = 0.015, f.wall_sum = 0.03, f.compute_sum = 0.025, f.mpi_sum = 0.005;
+  f.compute_mean = 0.0125, f.compute_max = 0.0126, f.slowest_rank = 0;
+  const Answer finished = run_answer(f);
+  f.unfinished = 2, f.job_ranks = 2;
+  const Answer a = run_answer(f);
+  EXPECT_EQ(a.tone, "bad");
+  EXPECT_TRUE(a.headline.starts_with("The job did not finish: 2 of 2 ranks never reached MPI_Finalize")) << a.headline;
+  EXPECT_NE(a.headline.find("Reading of what was measured: " + finished.headline), std::string::npos) << a.headline;
+  ASSERT_FALSE(a.advice.empty());
+  EXPECT_NE(a.advice[0].find("why it stopped"), std::string::npos);
+}
+
 TEST(RunAnswer, BalancedCommunicationAndBalancedCompute) {
   RunFacts f;
   f.ranks = 8, f.job_s = 10, f.wall_sum = 80, f.compute_sum = 40, f.mpi_sum = 40, f.compute_mean = 5,
