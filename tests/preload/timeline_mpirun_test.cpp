@@ -55,7 +55,7 @@ TEST_F(TimelineMpirun, ThreePhasesSwitchWhereTheProgramSays) {
     const double w = t.at("bin_s");
     ASSERT_GT(bins, 64);  // merged down to between 1/256 and 1/128 of the run per bin
     ASSERT_LE(bins, 256);
-    // The bins start after the tick clock's set-up, some 0.1-0.5 ms after t1 (see `covered`
+    // The bins start after the tick clock's set-up, some 0.05-0.1 ms after t1 (see `covered`
     // below): whole bins cover the rest of the wall span, rounded up, which is the wall span
     // itself unless the last bin's unused part is shorter than that set-up.
     EXPECT_GE(w * bins, r.at("wall_s").get<double>() - 1e-3);
