@@ -16,12 +16,20 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 wrapper_ns=0
 work=0  # ns of the program's own work before every message (both blocks)
-one() {  # $1 bytes, $2 added latency us, $3 added-link bandwidth GB/s
+runs=${RUNS:-3}  # runs per figure: the median is printed (one run's knob-off figure moved by 60 ns)
+one_run() {  # $1 bytes, $2 added latency us, $3 added-link bandwidth GB/s
   timeout 300 mpirun -np 1 -x LD_PRELOAD="$lib" -x HPCSENS_OUT="$out" -x HPCSENS_EVENTS=none \
     -x HPCSENS_NET_LATENCY_US="$2" -x HPCSENS_NET_BANDWIDTH_GBS="$3" "$harness" "$1" "$work" 2>/dev/null |
     awk '/^requested_ns/ {r=$2} /^achieved_ns/ {a=$2} /^program_gap_ns/ {g=$2} END {print r, a, g}'
 }
-echo "network-delay knob: achieved vs requested delay per message (median of paired blocks, vs PMPI)"
+median_col() { sort -n -k"$1" "$2" | awk -v c="$1" '{v[NR] = $c} END {print v[int((NR + 1) / 2)]}'; }
+one() {  # the same, median over $runs runs of each column
+  : > "$out/runs"
+  i=0
+  while [ $i -lt "$runs" ]; do one_run "$@" >> "$out/runs"; i=$((i + 1)); done
+  echo "$(median_col 1 "$out/runs") $(median_col 2 "$out/runs") $(median_col 3 "$out/runs")"
+}
+echo "network-delay knob: achieved vs requested delay per message (median of paired blocks, vs PMPI; median of $runs runs)"
 set -- $(one 0 0 0)
 wrapper_ns=$2
 printf "knob off: the wrapper's own cost %.1f ns per message\n" "$wrapper_ns"
