@@ -16,8 +16,9 @@ def file_param(call):
     return None
 
 
-def file_lines(call, when):
-    """C lines before the real call ('before') or after the accounting ('after')."""
+def _lines(call, when, opened, handle):
+    """The lines of either language: `opened(name)` is the open's line after the call, `handle(name,
+    pointer)` the expression of the call's file handle as the table's key."""
     if call["cat"] not in OPS:
         return []
     fp = file_param(call)
@@ -25,33 +26,26 @@ def file_lines(call, when):
         return []
     name, pointer = fp
     if call["name"].startswith("MPI_File_open"):
-        return ([f"  if (rc == MPI_SUCCESS && {name} != nullptr) mpiio_opened(*{name}, filename, start, elapsed);"]
-                if when == "after" else [])
-    handle = f"{name} != nullptr ? *{name} : nullptr" if pointer else name
+        return [opened(name)] if when == "after" else []
     if when == "before":
-        return [f"  const void* const file_handle_ = {handle};",
+        return [f"  const void* const file_handle_ = {handle(name, pointer)};",
                 "  const FileRef file_ref_ = mpiio_ref(file_handle_);"]
     lines = [f"  file_count(file_ref_, {OPS[call['cat']]}, kNoOffset, start, elapsed, nbytes);"]
     if call["name"] == "MPI_File_close":
         lines.append("  mpiio_forget(file_handle_);")
     return lines
+
+
+def file_lines(call, when):
+    """C lines before the real call ('before') or after the accounting ('after')."""
+    return _lines(call, when,
+                  lambda name: f"  if (rc == MPI_SUCCESS && {name} != nullptr) mpiio_opened(*{name}, filename, start, elapsed);",
+                  lambda name, pointer: f"{name} != nullptr ? *{name} : nullptr" if pointer else name)
 
 
 def fortran_file_lines(call, when):
     """The same for a Fortran wrapper (every argument a pointer; the name has a hidden length)."""
-    if call["cat"] not in OPS:
-        return []
-    fp = file_param(call)
-    if fp is None:
-        return []
-    name = fp[0]
-    if call["name"].startswith("MPI_File_open"):
-        return ([f"  if (fb::ok(ierror)) mpiio_opened_fortran(fb::file_key({name}), static_cast<const char*>(filename), "
-                 "filename_len, start, elapsed);"] if when == "after" else [])
-    if when == "before":
-        return [f"  const void* const file_handle_ = fb::file_key({name});",
-                "  const FileRef file_ref_ = mpiio_ref(file_handle_);"]
-    lines = [f"  file_count(file_ref_, {OPS[call['cat']]}, kNoOffset, start, elapsed, nbytes);"]
-    if call["name"] == "MPI_File_close":
-        lines.append("  mpiio_forget(file_handle_);")
-    return lines
+    return _lines(call, when,
+                  lambda name: f"  if (fb::ok(ierror)) mpiio_opened_fortran(fb::file_key({name}), "
+                               "static_cast<const char*>(filename), filename_len, start, elapsed);",
+                  lambda name, pointer: f"fb::file_key({name})")
