@@ -24,6 +24,15 @@ using sweep::testing::Result;
 
 inline const std::string kScript = HPCSENS_SOURCE_DIR "/tests/cluster/ns_cluster.sh";
 
+// The JSON lines of a finished file (a journal): a line that does not parse fails the test.
+inline std::vector<nlohmann::json> json_lines(const std::string& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
 class Cluster : public ::testing::Environment {
  public:
   void SetUp() override {

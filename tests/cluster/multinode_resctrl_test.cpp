@@ -28,14 +28,6 @@ const std::vector<std::string> kNodes = {"node0", "node1"};
 // The resctrl tree each node sees at DIR/local/sys/fs/resctrl, from outside the cluster.
 std::string node_root(const std::string& node) { return Cluster::dir() + "/hosts.d/" + node + "/sys/fs/resctrl"; }
 
-std::vector<json> lines_of(const std::string& path) {
-  std::vector<json> out;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(json::parse(line));
-  return out;
-}
-
 int count(const std::vector<json>& j, const std::string& type) {
   int n = 0;
   for (const auto& e : j) n += e["type"] == type;
@@ -124,7 +116,7 @@ TEST_F(MultiNodeResctrl, EveryNodesRanksRunInThatNodesGroupAndEveryGroupGoes) {
   write_spec("'" + std::string(CLUSTER_PROG_OMPI) + "'");
   const auto r = on_host("node0", salloc({kModel, "sweep", spec, "--no-fit"}), work_, 110);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
-  const auto token = lines_of(out + "/journal.jsonl").front()["token"].get<std::string>();
+  const auto token = json_lines(out + "/journal.jsonl").front()["token"].get<std::string>();
   // Point 0 at 100 %, point 1 at 30 %, each rank inside its own host's group of that point.
   std::ifstream in(log);
   std::multiset<std::string> seen;
@@ -142,7 +134,7 @@ TEST_F(MultiNodeResctrl, EveryNodesRanksRunInThatNodesGroupAndEveryGroupGoes) {
     EXPECT_EQ(noted[0].rfind("node1.", 0), 0u) << run << ": " << noted[0];
   }
   for (const auto& n : kNodes) {
-    const auto j = lines_of(out + "/nodes/" + n + "/journal.jsonl");
+    const auto j = json_lines(out + "/nodes/" + n + "/journal.jsonl");
     EXPECT_EQ(count(j, "resctrl_group"), 2) << n;
     EXPECT_EQ(count(j, "resctrl_removed"), 2) << n;
   }

@@ -30,17 +30,9 @@ std::string knob(const std::string& node, int policy, const std::string& file) {
   return get(policy_dir(node_sysfs(node), policy) + "/" + file);
 }
 
-std::vector<json> journal(const std::string& path) {
-  std::vector<json> out;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(json::parse(line));
-  return out;
-}
-
 int runs_done(const std::string& out) {
   int n = 0;
-  for (const auto& e : journal(out + "/journal.jsonl")) n += e["type"] == "run" && e["status"] == "ok";
+  for (const auto& e : json_lines(out + "/journal.jsonl")) n += e["type"] == "run" && e["status"] == "ok";
   return n;
 }
 
