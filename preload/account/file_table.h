@@ -22,6 +22,10 @@
 namespace hpcsens::preload {
 
 enum class FileApi : std::uint8_t { posix, stdio, mpiio };
+// The record's name of an interface ("interface" of a file entry).
+inline const char* file_api_name(FileApi a) noexcept {
+  return a == FileApi::stdio ? "stdio" : a == FileApi::mpiio ? "mpiio" : "posix";
+}
 enum class FileOp : std::uint8_t { read, write, meta };
 
 inline constexpr int kFileEntries = 512;

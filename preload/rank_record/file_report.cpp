@@ -13,15 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-const char* api_name(FileApi a) {
-  switch (a) {
-    case FileApi::posix: return "posix";
-    case FileApi::stdio: return "stdio";
-    case FileApi::mpiio: return "mpiio";
-  }
-  return "posix";
-}
-
 // Plain sums of one or more entries of the same key.
 struct Sums {
   std::uint64_t opens = 0, reads = 0, writes = 0, metas = 0, bytes_read = 0, bytes_written = 0;
@@ -48,7 +39,7 @@ struct Sums {
 json entry_json(const std::string& path, FileApi api, const Sums& s, double spt, std::uint64_t t0) {
   const auto secs = [&](std::uint64_t ticks) { return static_cast<double>(ticks) * spt; };
   const auto since = [&](std::uint64_t tick) { return tick > t0 ? secs(tick - t0) : 0.0; };
-  json j = {{"path", text::encode_outside(path)}, {"interface", api_name(api)}, {"opens", s.opens},
+  json j = {{"path", text::encode_outside(path)}, {"interface", file_api_name(api)}, {"opens", s.opens},
             {"reads", s.reads}, {"writes", s.writes}, {"meta_ops", s.metas}, {"bytes_read", s.bytes_read},
             {"bytes_written", s.bytes_written}, {"read_s", secs(s.read_ticks)}, {"write_s", secs(s.write_ticks)},
             {"meta_s", secs(s.meta_ticks)}, {"read_sizes", s.read_sizes}, {"write_sizes", s.write_sizes},

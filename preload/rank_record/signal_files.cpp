@@ -45,8 +45,6 @@ bool counted(const FileEntry& e) {
          e.opens.load(kR) + e.reads.load(kR) + e.writes.load(kR) + e.metas.load(kR) > 0;
 }
 
-const char* api_text(FileApi a) { return a == FileApi::stdio ? "stdio" : a == FileApi::mpiio ? "mpiio" : "posix"; }
-
 void put_sizes(SignalText& o, const std::atomic<std::uint64_t> (&sizes)[kFileSizeBuckets]) {
   o.put("[");
   for (int b = 0; b < kFileSizeBuckets; ++b) {
@@ -60,7 +58,7 @@ void put_entry(SignalText& o, const FileEntry& e, double spt, std::uint64_t t0) 
   const auto secs = [&](std::uint64_t ticks) { return static_cast<double>(ticks) * spt; };
   const auto since = [&](std::uint64_t tick) { return tick > t0 ? secs(tick - t0) : 0.0; };
   o.put("{\"path\":"), o.outside_string({file_path(e), e.path_len});
-  o.put(",\"interface\":\""), o.put(api_text(e.api)), o.put("\"");
+  o.put(",\"interface\":\""), o.put(file_api_name(e.api)), o.put("\"");
   o.put(",\"opens\":"), o.u64(e.opens.load(kR)), o.put(",\"reads\":"), o.u64(e.reads.load(kR));
   o.put(",\"writes\":"), o.u64(e.writes.load(kR)), o.put(",\"meta_ops\":"), o.u64(e.metas.load(kR));
   o.put(",\"bytes_read\":"), o.u64(e.bytes_read.load(kR));
