@@ -21,16 +21,15 @@ double g_ticks_per_ns = 1;
 // requested delay more than with the knob off, not that plus a fixed ~50-100 ns.
 double g_excess_ticks = 0;
 
-// The feedback on the spins' length: every target is scaled by it, and each spin moves it by a
-// fraction of its own relative error. On a machine that takes cores away now and then (a VM's
-// hypervisor, another job), a spin that is interrupted near its end overruns it, and so delays
-// run ~1-4 % long on average even with the fixed cost taken off; the next spins are then
-// shortened until the mean delay is the requested one. Shared by all threads of the process
+// The feedback on the spins' length (next_spin_scale). On a machine that takes cores away now and
+// then (a VM's hypervisor, another job), a spin that is interrupted near its end overruns it, and
+// so delays run ~1-4 % long on average even with the fixed cost taken off; the next spins are
+// then shortened until the mean delay is the requested one. Shared by all threads of the process
 // (a lost update between two threads only slows the convergence).
 std::atomic<double> g_scale{1.0};
-constexpr double kScaleGain = 1.0 / 32;    // ~100 spins to settle: a quiet correction
-constexpr double kScaleMin = 0.5, kScaleMax = 1.1;
-constexpr double kErrorCap = 0.5;          // one long preemption moves the scale at most this x gain
+// Spins shorter than this (1 us, or 10x the fixed cost on a machine where that is larger) do not
+// move the scale: the knob's stated accuracy starts at 1 us (docs/methodology.md).
+double g_feedback_min_ticks = 0;
 
 // What the spins asked for and what they took (a rank that loses its core mid-spin comes back
 // late): the record's measure of the delay really applied. Touched only when the knob is on.
@@ -77,8 +76,8 @@ void spin(std::uint64_t start, double ticks, SpinTotals& totals, bool feedback) 
   totals.requested.fetch_add(static_cast<std::uint64_t>(ticks), std::memory_order_relaxed);
   totals.achieved.fetch_add(achieved, std::memory_order_relaxed);
   if (!feedback) return;
-  const double error = std::clamp((static_cast<double>(achieved) - ticks) / ticks, -kErrorCap, kErrorCap);
-  g_scale.store(std::clamp(scale - kScaleGain * error, kScaleMin, kScaleMax), std::memory_order_relaxed);
+  g_scale.store(next_spin_scale(scale, ticks, static_cast<double>(achieved), g_feedback_min_ticks),
+                std::memory_order_relaxed);
 }
 
 // The median excess of 101 spins of 1 us into scratch totals (about 0.1 ms at start-up).
@@ -122,6 +121,7 @@ NetDelayState setup_net_delay() noexcept {
   s.ticks_per_ns = measure_ticks_per_ns();
   g_ticks_per_ns = s.ticks_per_ns;
   g_excess_ticks = measure_excess_ticks();
+  g_feedback_min_ticks = std::max(1e3 * s.ticks_per_ns, 10 * g_excess_ticks);
   g_lat_ticks = s.setting.latency_us * 1e3 * s.ticks_per_ns;
   g_byte_ticks = s.setting.ns_per_byte() * s.ticks_per_ns;
   s.on = g_net_delay_on = true;

@@ -1,5 +1,6 @@
 #include "preload/account/net_delay_model.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +9,12 @@
 #include "common/preload_env.h"
 
 namespace hpcsens::preload {
+
+double next_spin_scale(double scale, double requested, double achieved, double min_requested) noexcept {
+  if (!(requested >= min_requested) || !(requested > 0)) return scale;
+  const double error = std::clamp((achieved - requested) / requested, -kSpinErrorCap, kSpinErrorCap);
+  return std::clamp(scale - kSpinScaleGain * error, kSpinScaleMin, kSpinScaleMax);
+}
 
 int ceil_log2(std::int64_t p) noexcept {
   int k = 0;
