@@ -2,6 +2,10 @@
 
 #include <papi.h>
 
+#include <filesystem>
+
+#include "topdown/pmu_advice.h"
+
 namespace hpcsens::agent {
 namespace {
 
@@ -60,6 +64,18 @@ Refusal try_group(const std::vector<std::string>& events, pid_t tid) {
 
 }  // namespace
 
+std::optional<std::string> perf_component_disabled() {
+  if (!PAPI_is_initialized()) {
+    if (int rc = PAPI_library_init(PAPI_VER_CURRENT); rc != PAPI_VER_CURRENT)
+      return std::string("PAPI cannot initialise: ") + (rc < 0 ? PAPI_strerror(rc) : "version mismatch");
+  }
+  const int cidx = PAPI_get_component_index("perf_event");
+  const PAPI_component_info_t* info = cidx >= 0 ? PAPI_get_component_info(cidx) : nullptr;
+  if (!info) return std::string("this PAPI was built without the perf_event component");
+  if (!info->disabled) return std::nullopt;
+  return std::string(info->disabled_reason);
+}
+
 void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
   event_set_ = plan.name;
   tid_ = tid;
@@ -78,6 +94,14 @@ void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
     PAPI_disable_component_by_name(unused);
   if (int rc = PAPI_library_init(PAPI_VER_CURRENT); rc != PAPI_VER_CURRENT) {
     fail(std::string("PAPI unavailable: ") + (rc < 0 ? PAPI_strerror(rc) : "version mismatch"));
+    return;
+  }
+  if (const auto why = perf_component_disabled()) {
+    // Every event would be refused one by one as "does not exist": say why once, in words.
+    const auto advice = topdown::perf_component_advice(
+        *why, topdown::detect_cpu(), std::filesystem::exists("/sys/bus/event_source/devices/software"));
+    fail((plan.name.rfind("topdown", 0) == 0 ? "Top-Down unavailable: " : "counters unavailable: ") +
+         advice.detail);
     return;
   }
   if (!plan.raw_encodings.empty()) notes_.push_back(plan.raw_encodings);

@@ -6,6 +6,7 @@
 // of its process not included). The counter agent attaches to the rank's MPI_Init thread and
 // counts from just after the init barrier to just before the finalize barrier; tid 0 counts the
 // calling thread itself.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,11 @@
 #include "topdown/event_plan.h"
 
 namespace hpcsens::agent {
+
+// PAPI's reason for disabling its perf_event component (the only one hpcsens counts with), or
+// nullopt while it is enabled. Initialises PAPI if needed; a PAPI without the component, or one
+// that cannot initialise, is reported as disabled with that reason.
+std::optional<std::string> perf_component_disabled();
 
 class PapiSession : public CounterReadings {
  public:

@@ -12,8 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "counter_agent/papi_session.h"
 #include "sweep/knobs/knob_doctor.h"
 #include "topdown/event_tables.h"
+#include "topdown/pmu_advice.h"
 
 namespace hpcsens::doctor {
 namespace fs = std::filesystem;
@@ -208,12 +210,17 @@ std::vector<Check> check_papi() {
   return out;
 }
 
-Check check_software_events() {
+Check check_software_events(const topdown::CpuId& cpu, const std::string& root) {
   Check c{"software events", Status::kOk, "", ""};
   if (!PAPI_is_initialized() && PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) {
     c.status = Status::kBroken;
     c.detail = "PAPI not initialised";
     return c;
+  }
+  const bool kernel_software = fs::exists(fs::path(root) / "sys/bus/event_source/devices/software");
+  if (const auto why = agent::perf_component_disabled()) {
+    const auto advice = topdown::perf_component_advice(*why, cpu, kernel_software);
+    return {c.name, Status::kMissing, "perf::TASK-CLOCK cannot be counted: " + advice.detail, advice.fix};
   }
   int es = PAPI_NULL;
   long long ns = 0;
@@ -230,7 +237,8 @@ Check check_software_events() {
   } else {
     c.status = Status::kMissing;
     c.detail = std::string("perf::TASK-CLOCK refused (") + PAPI_strerror(rc) + ")";
-    c.fix = "check that the kernel has CONFIG_PERF_EVENTS and perf_event_paranoid <= 2";
+    c.fix = kernel_software ? "check perf_event_paranoid (above) and whether a seccomp filter or container forbids perf_event_open"
+                            : "use a kernel built with CONFIG_PERF_EVENTS (no /sys/bus/event_source/devices/software)";
   }
   return c;
 }
@@ -268,7 +276,8 @@ Check check_hardware_events(const topdown::CpuId& cpu, const std::string& root) 
   if (cpu.virtualised) {
     c.detail += "; running in a virtual machine";
     c.fix = "VM: enable PMU passthrough (-cpu host / vPMU, e.g. libvirt <pmu state='on'/>, "
-            "VMware 'virtualize CPU performance counters'); software events still work";
+            "VMware 'virtualize CPU performance counters')";
+    c.fix += agent::perf_component_disabled() ? "; and see 'software events'" : "; software events still work";
   } else if (ok && paranoid != "" && std::atoi(paranoid.c_str()) > 2 && ::geteuid() != 0) {
     c.fix = "sysctl kernel.perf_event_paranoid=1";
   } else {
@@ -302,7 +311,7 @@ Report run_all(const std::string& exe_path) {
   r.checks.push_back(check_perf_paranoid("/", ::geteuid() == 0));
   const bool papi_ok = !r.broken();
   if (papi_ok) {
-    r.checks.push_back(check_software_events());
+    r.checks.push_back(check_software_events(cpu, "/"));
     r.checks.push_back(check_hardware_events(cpu, "/"));
   }
   r.checks.push_back(check_topdown_plan(cpu, "/", ::geteuid() == 0));

@@ -37,8 +37,10 @@ Check check_topdown_plan(const topdown::CpuId& cpu, const std::string& root, boo
 
 // PAPI: library init (kBroken on version mismatch), version, components with disabled reasons.
 std::vector<Check> check_papi();
-// Whether perf::TASK-CLOCK (what the default event set needs) can be counted.
-Check check_software_events();
+// Whether perf::TASK-CLOCK (what the default event set needs) can be counted; when PAPI has
+// switched its perf_event component off, why (topdown/pmu_advice.h: `cpu`, and whether
+// <root>/sys/bus/event_source/devices/software exists, pick the words and the fix).
+Check check_software_events(const topdown::CpuId& cpu, const std::string& root);
 // Whether PAPI_TOT_CYC can be added, started and read. `cpu` selects the fix text (VM or not).
 Check check_hardware_events(const topdown::CpuId& cpu, const std::string& root);
 

@@ -1,6 +1,6 @@
 #include "topdown/event_tables.h"
 
-#include <cstdio>
+#include "topdown/pmu_advice.h"
 
 namespace hpcsens::topdown {
 namespace {
@@ -37,12 +37,6 @@ bool is_intel_spr_class(int model) {
     default:
       return false;
   }
-}
-
-std::string hex(int v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%#x", static_cast<unsigned>(v));
-  return buf;
 }
 
 TopdownTable skylake(bool smt) {
@@ -215,7 +209,7 @@ TopdownTable neoverse(Uarch u) {
 UarchInfo classify_cpu(const CpuId& cpu) {
   UarchInfo info;
   if (cpu.vendor == "GenuineIntel" && cpu.family == 6) {
-    const std::string fm = "Intel family 6 model " + hex(cpu.model);
+    const std::string fm = cpu_words(cpu);
     if (is_intel_skylake_class(cpu.model)) {
       info = {Uarch::kIntelSkylake, "Intel Skylake/Cascade Lake class (before Ice Lake)", "skx", fm};
     } else if (is_intel_icelake_class(cpu.model)) {
@@ -228,7 +222,7 @@ UarchInfo classify_cpu(const CpuId& cpu) {
     return info;
   }
   if (cpu.vendor == "AuthenticAMD") {
-    const std::string fm = "AMD family " + hex(cpu.family) + " model " + hex(cpu.model);
+    const std::string fm = cpu_words(cpu);
     if (cpu.family == 0x19) {
       const int m = cpu.model;
       const bool zen4 = (m >= 0x10 && m <= 0x1F) || (m >= 0x60 && m <= 0x7F) || (m >= 0xA0 && m <= 0xAF);
@@ -247,8 +241,7 @@ UarchInfo classify_cpu(const CpuId& cpu) {
     return info;
   }
   if (cpu.arm_implementer >= 0) {
-    const std::string midr =
-        "Arm implementer " + hex(cpu.arm_implementer) + " part " + hex(cpu.arm_part);
+    const std::string midr = cpu_words(cpu);
     if (cpu.arm_implementer == 0x41) {
       switch (cpu.arm_part) {
         case 0xd0c: return {Uarch::kArmNeoverseN1, "Arm Neoverse N1 (stall-cycle ratios only)", "arm_n1", midr};
@@ -260,8 +253,7 @@ UarchInfo classify_cpu(const CpuId& cpu) {
     info.reason = midr + ": no Top-Down table for this core";
     return info;
   }
-  info.reason = "vendor '" + cpu.vendor + "' family " + std::to_string(cpu.family) + " model " +
-                std::to_string(cpu.model) + ": no Top-Down table";
+  info.reason = cpu_words(cpu) + ": no Top-Down table";
   return info;
 }
 

@@ -207,3 +207,44 @@ TEST(RunTopdown, UnavailableWithReasonJobAndRecordIntact) {
   EXPECT_NE(status.find(" not supported"), std::string::npos) << status;
   EXPECT_NE(status.find("need not have that CPU's events"), std::string::npos) << status;
 }
+
+// What a 16-core Xeon VM showed: PAPI had switched its perf_event component off (libpfm4 knew no
+// core PMU there), so even perf::TASK-CLOCK was refused. libpfm4's own LIBPFM_FORCE_PMU=perf
+// (only the OS's generic PMU, no core PMU) puts the real PAPI in the same state on any machine.
+class NoDefaultPmu {
+ public:
+  NoDefaultPmu() { ::setenv("LIBPFM_FORCE_PMU", "perf", 1); }
+  ~NoDefaultPmu() { ::unsetenv("LIBPFM_FORCE_PMU"); }
+};
+
+constexpr char kNoDefaultPmu[] = "PAPI's perf_event component is disabled (Error libpfm4 no default PMU found)";
+
+TEST(DoctorCli, PapiWithoutADefaultPmuIsNamedWithItsFix) {
+  const NoDefaultPmu env;
+  const Result r = run(std::string(HPCSENS_BIN) + " doctor");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(std::string("[missing] software events      perf::TASK-CLOCK cannot be counted: ") + kNoDefaultPmu +
+                       ": libpfm4 recognises no core PMU on this CPU ("),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fix: run with --events none"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("CONFIG_PERF_EVENTS"), std::string::npos) << r.out;
+}
+
+TEST(RunCounters, PapiWithoutADefaultPmuLeavesTheJobAloneAndSaysWhy) {
+  const NoDefaultPmu env;
+  const fs::path out = fs::temp_directory_path() / ("hpcsens_nopmu_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const Result r = run(std::string(HPCSENS_BIN) + " run --out " + out.string() + " -- " + MPIRUN +
+                       " -np 2 --oversubscribe " + TOPDOWN_MPI_PROBE);
+  EXPECT_EQ(r.status, 0) << r.out;
+  const auto records = records_in(out);
+  ASSERT_EQ(records.size(), 1u) << r.out;
+  const auto rec = hpcsens::record::load_run_record(records[0].string());
+  EXPECT_EQ(rec.counters_status.rfind(std::string("counters unavailable: ") + kNoDefaultPmu, 0), 0u) << rec.counters_status;
+  EXPECT_EQ(rec.ranks.size(), 2u);
+  for (const auto& rk : rec.ranks) EXPECT_TRUE(rk.complete);
+  // One warning for the job, in the same words.
+  EXPECT_NE(r.out.find(std::string("warning: counters: counters unavailable: ") + kNoDefaultPmu), std::string::npos) << r.out;
+  fs::remove_all(out);
+}
