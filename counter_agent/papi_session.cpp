@@ -97,9 +97,10 @@ void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
     return;
   }
   if (const auto why = perf_component_disabled()) {
-    // Every event would be refused one by one as "does not exist": say why once, in words.
+    // Every event would be refused one by one as "does not exist": say why once, in words. The
+    // CPU is this machine's own (libpfm4 probed it), never an identity injected for the plan.
     const auto advice = topdown::perf_component_advice(
-        *why, topdown::detect_cpu(), std::filesystem::exists("/sys/bus/event_source/devices/software"));
+        *why, topdown::detect_cpu_at("/"), std::filesystem::exists("/sys/bus/event_source/devices/software"));
     fail((plan.name.rfind("topdown", 0) == 0 ? "Top-Down unavailable: " : "counters unavailable: ") +
          advice.detail);
     return;

@@ -311,7 +311,7 @@ Report run_all(const std::string& exe_path) {
   r.checks.push_back(check_perf_paranoid("/", ::geteuid() == 0));
   const bool papi_ok = !r.broken();
   if (papi_ok) {
-    r.checks.push_back(check_software_events(cpu, "/"));
+    r.checks.push_back(check_software_events(topdown::detect_cpu_at("/"), "/"));  // libpfm4 probes the real CPU
     r.checks.push_back(check_hardware_events(cpu, "/"));
   }
   r.checks.push_back(check_topdown_plan(cpu, "/", ::geteuid() == 0));
