@@ -78,9 +78,11 @@ TEST_F(NetDelay, AScalarAllreduceBesideLargeMessagesLeavesTheirDelayWhole) {
   ASSERT_EQ(r.exit_status, 0) << r.err;
   const json nd = record(r).at("preload").at("net_delay");
   EXPECT_EQ(nd.at("added_ns_per_byte"), 0.2);
-  EXPECT_GT(nd.at("spin_scale").get<double>(), 0.95) << nd.dump();
-  EXPECT_GT(nd.at("achieved_factor").get<double>(), 0.97) << nd.dump();
-  EXPECT_LT(nd.at("achieved_factor").get<double>(), 1.10) << nd.dump();
+  // Short is the bias (0.87 here before the fix); long is a loaded machine taking the core
+  // mid-spin (2.6 once under a parallel ctest), which the achieved factor carries into the rates.
+  const double f = nd.at("achieved_factor").get<double>();
+  EXPECT_GT(f, 0.97) << nd.dump();
+  if (f < 1.10) EXPECT_GT(nd.at("spin_scale").get<double>(), 0.95) << nd.dump();  // a quiet run
 }
 
 TEST_F(NetDelay, WithoutTheVariablesNothingIsAddedAndABadValueOnlyWarns) {
