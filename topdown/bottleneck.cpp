@@ -228,6 +228,12 @@ BottleneckData bottleneck_data(const record::RunRecord& rec, bool csv, bool all_
   const bool any_usable = std::any_of(ms.begin(), ms.end(), [](const TopdownMetrics& m) { return m.ok; });
   // The record-level status names the first rank that could not count; the section collapses
   // to one line only when no rank has usable counts (the others are shown as usual).
+  const bool other_set = !event_set.empty() && table_by_name(event_set).name.empty();
+  if (rec.counters_status != "ok" && !any_usable && other_set) {
+    // Counters failed for a run that never asked for Top-Down: say that first, then why.
+    return only("Top-Down: not measured (event set '" + event_set + "'; run with --events topdown); " +
+                rec.counters_status);
+  }
   if (rec.counters_status != "ok" && !any_usable) {
     const std::string& st = rec.counters_status;
     std::string line = st.rfind("Top-Down", 0) == 0 ? st : "Top-Down unavailable: " + st;

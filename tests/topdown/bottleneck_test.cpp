@@ -132,6 +132,14 @@ TEST(BottleneckSection, OneLineWhyWhenNothingToShow) {
   plain.ranks.push_back(r);
   EXPECT_EQ(bottleneck_section(plain, TableFormat::kText, false),
             "Top-Down: not measured (event set 'default'; run with --events topdown)\n");
+  // A default run whose counters failed (a 16-core Xeon VM where PAPI had no perf_event) never
+  // asked for Top-Down: the line says so before the counters' reason, not "Top-Down unavailable".
+  plain.counters_status = plain.ranks[0].counters_status =
+      "counters unavailable: PAPI's perf_event component is disabled (Error libpfm4 no default PMU found)";
+  plain.ranks[0].counters.clear();
+  EXPECT_EQ(bottleneck_section(plain, TableFormat::kText, false),
+            "Top-Down: not measured (event set 'default'; run with --events topdown); counters unavailable: "
+            "PAPI's perf_event component is disabled (Error libpfm4 no default PMU found)\n");
 }
 
 TEST(BottleneckSection, LongRankListsAreShortenedInTextButNotCsv) {
