@@ -42,7 +42,8 @@ def persistent_lines(call, ns, ok, when):
         name = call["name"]
         return [f"  if ({ok}) remember_send{f}({a[0]}, call::{name}, hist::{name}, "
                 f"{ns}::world_rank({a[1]}, {a[2]}), "
-                f"static_cast<std::uint64_t>({ns}::n({a[3]}) * {ns}::t({a[4]})));"]
+                f"static_cast<std::uint64_t>({ns}::n({a[3]}) * {ns}::t({a[4]})), "
+                f"{ns}::rank({a[1]}) == MPI_PROC_NULL);"]
     if form == "start1":
         if ns == "fb":
             return [f"  if ({ok}) started_f(guard, nullptr, {a[0]});"]

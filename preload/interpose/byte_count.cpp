@@ -180,6 +180,7 @@ const void* file_key(const void* fh) noexcept {
   return reinterpret_cast<const void*>((std::uintptr_t{1} << 63) | static_cast<std::uint32_t>(h));
 }
 std::int64_t n(const void* count) noexcept { return nonneg(fint(count)); }
+std::int64_t rank(const void* r) noexcept { return fint(r); }
 std::int64_t t(const void* type) noexcept { return type_size(ftype(type)); }
 std::int64_t np(const void* comm) noexcept { return group_size(fcomm(comm)); }
 std::int64_t nout(const void* comm) noexcept { return out_degree(fcomm(comm)); }

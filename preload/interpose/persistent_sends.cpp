@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "preload/account/net_delay.h"
 #include "preload/real/mpi_abi.h"
 #include "preload/real/request_key.h"
 
@@ -13,6 +14,7 @@ struct SendEntry {
   std::atomic<bool> live{false};
   std::uint16_t call = 0, hist = 0;
   std::int32_t world_rank = -1;
+  bool to_proc_null = false;
   std::uint64_t bytes = 0;
 };
 SendEntry g_table[kPersistentSlots];
@@ -49,7 +51,7 @@ void start_one(Guard& guard, const MPI_Request* request) {
 }  // namespace
 
 void remember_send(const MPI_Request* request, int call, int hist, int world_rank,
-                   std::uint64_t bytes) noexcept {
+                   std::uint64_t bytes, bool to_proc_null) noexcept {
   SendEntry* e = request ? lookup(request_key(request), true) : nullptr;
   if (e == nullptr) {
     g_drops.fetch_add(1, std::memory_order_relaxed);
@@ -58,18 +60,19 @@ void remember_send(const MPI_Request* request, int call, int hist, int world_ran
   e->call = static_cast<std::uint16_t>(call);
   e->hist = static_cast<std::uint16_t>(hist);
   e->world_rank = world_rank;
+  e->to_proc_null = to_proc_null;
   e->bytes = bytes;
   e->live.store(true, std::memory_order_release);
 }
 
 void remember_send_f(const void* request, int call, int hist, int world_rank,
-                     std::uint64_t bytes) noexcept {
+                     std::uint64_t bytes, bool to_proc_null) noexcept {
   if (request == nullptr || !pmpi::handles().resolved) {
     g_drops.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   const MPI_Request c = c_request(request);
-  remember_send(&c, call, hist, world_rank, bytes);
+  remember_send(&c, call, hist, world_rank, bytes, to_proc_null);
 }
 
 void forget_send(const MPI_Request* request) noexcept {
@@ -81,6 +84,33 @@ void forget_send_f(const void* request) noexcept {
   if (request == nullptr || g_live.load(std::memory_order_relaxed) == 0) return;
   const MPI_Request c = c_request(request);
   forget_send(&c);
+}
+
+void delay_starts(std::uint64_t start, int count, const MPI_Request requests[]) noexcept {
+  if (g_live.load(std::memory_order_relaxed) == 0 || requests == nullptr) return;
+  double messages = 0, bytes = 0;
+  for (int i = 0; i < count; ++i) {
+    const SendEntry* e = lookup(request_key(&requests[i]), false);
+    if (e == nullptr || !e->live.load(std::memory_order_acquire) || e->to_proc_null) continue;
+    messages += 1;
+    bytes += static_cast<double>(e->bytes);
+  }
+  if (messages > 0) net_delay_spin(start, messages, bytes);
+}
+
+void delay_starts_f(std::uint64_t start, const void* count, const void* requests) noexcept {
+  if (g_live.load(std::memory_order_relaxed) == 0 || requests == nullptr) return;
+  const auto* f = static_cast<const MPI_Fint*>(requests);
+  const int n = count == nullptr ? 1 : *static_cast<const MPI_Fint*>(count);
+  double messages = 0, bytes = 0;
+  for (int i = 0; i < n; ++i) {
+    const MPI_Request c = abi::request_f2c(f[i]);
+    const SendEntry* e = lookup(request_key(&c), false);
+    if (e == nullptr || !e->live.load(std::memory_order_acquire) || e->to_proc_null) continue;
+    messages += 1;
+    bytes += static_cast<double>(e->bytes);
+  }
+  if (messages > 0) net_delay_spin(start, messages, bytes);
 }
 
 void started(Guard& guard, int count, const MPI_Request requests[]) noexcept {

@@ -20,14 +20,20 @@ namespace hpcsens::preload {
 
 inline constexpr int kPersistentSlots = 1024;
 
-// After a successful init call: `request` sends `bytes` to `world_rank` (negative: none/unknown).
+// After a successful init call: `request` sends `bytes` to `world_rank` (negative: none/unknown);
+// `to_proc_null`: its destination is MPI_PROC_NULL (it sends nothing, and is never delayed).
 void remember_send(const MPI_Request* request, int call, int hist, int world_rank,
-                   std::uint64_t bytes) noexcept;
+                   std::uint64_t bytes, bool to_proc_null = false) noexcept;
 void remember_send_f(const void* request, int call, int hist, int world_rank,
-                     std::uint64_t bytes) noexcept;
+                     std::uint64_t bytes, bool to_proc_null = false) noexcept;
 // Before MPI_Request_free: the handle no longer names that send.
 void forget_send(const MPI_Request* request) noexcept;
 void forget_send_f(const void* request) noexcept;
+// The network-delay knob, before MPI_Start / MPI_Startall hands the requests to MPI: each
+// persistent send among them (not to MPI_PROC_NULL) is one message of its bytes, delayed in turn
+// as back-to-back Isends are; persistent receives and collectives add nothing (net_delay.h).
+void delay_starts(std::uint64_t start, int count, const MPI_Request requests[]) noexcept;
+void delay_starts_f(std::uint64_t start, const void* count, const void* requests) noexcept;
 // After a successful MPI_Start / MPI_Startall (C or Fortran handles; count == nullptr: one).
 void started(Guard& guard, int count, const MPI_Request requests[]) noexcept;
 void started_f(Guard& guard, const void* count, const void* requests) noexcept;

@@ -46,6 +46,8 @@ std::int64_t rcv(const MPI_Status* status, int count, MPI_Datatype type) noexcep
 // The MPI_COMM_WORLD rank of `rank` in `comm` (its remote group for an intercommunicator); -1
 // for MPI_PROC_NULL and anything MPI cannot translate.
 int world_rank(int rank, MPI_Comm comm) noexcept;
+// A rank argument as given, not clamped as counts are: MPI_PROC_NULL stays itself.
+inline std::int64_t rank(int r) noexcept { return r; }
 }  // namespace cb
 
 // The same for Fortran arguments (every argument is a pointer; handles are MPI_Fint, and an
@@ -69,6 +71,8 @@ std::int64_t rcv(const void* status, const void* count, const void* type) noexce
 // True for the Fortran MPI_STATUS_IGNORE (or a null status).
 bool status_ignored(const void* status) noexcept;
 int world_rank(const void* rank, const void* comm) noexcept;
+// A rank argument as given, not clamped as counts are: MPI_PROC_NULL stays itself.
+std::int64_t rank(const void* r) noexcept;
 // The per-file table's key of a Fortran file handle (its integer with the top bit set: never a C
 // handle's address); null for a null handle or MPI_FILE_NULL (0 in Open MPI and MPICH).
 const void* file_key(const void* fh) noexcept;

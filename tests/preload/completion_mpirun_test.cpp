@@ -69,6 +69,26 @@ TEST_F(CompletionMpirun, PersistentSendRingIsAttributedAtEachStart) {
   }
 }
 
+// The network-delay knob (issue 21) delays what moves a message when it is called: each started
+// persistent send, and each one-sided access. Exact figures: the delays rank 0 asked for.
+double requested_delay_s(const json& rec) { return rec.at("preload").at("net_delay").at("requested_s"); }
+
+TEST_F(CompletionMpirun, PersistentStartsAreDelayedAsTheirSends) {
+  ASSERT_EQ(mpirun(4, PROG_PERSISTENT, true, "-x HPCSENS_NET_LATENCY_US=500 -x HPCSENS_NET_BANDWIDTH_GBS=1"), 0)
+      << log();
+  // 5 Startall (one send each), 2 + 1 Start, and the Barrier's 2 steps over 4 ranks: 10 messages;
+  // 4000 + 24 + 16 bytes at 1 ns each. Before, the starts moved nothing: 2 messages, 0 bytes.
+  EXPECT_NEAR(requested_delay_s(record()), 10 * 500e-6 + 4040e-9, 1e-3 * 5e-3) << record().at("preload");
+}
+
+TEST_F(CompletionMpirun, OneSidedAccessesAreDelayedSendsToProcNullAreNot) {
+  ASSERT_EQ(mpirun(2, PROG_RMA, true, "-x HPCSENS_NET_LATENCY_US=500 -x HPCSENS_NET_BANDWIDTH_GBS=1"), 0) << log();
+  // Put 80 B, Get 40 B, Accumulate 4 B. The Put, the Send and the started persistent send to
+  // MPI_PROC_NULL move nothing (the Send and the Start once got 500 us each: the destination
+  // was read through the count reader, which turns a negative MPI_PROC_NULL into rank 0).
+  EXPECT_NEAR(requested_delay_s(record()), 3 * 500e-6 + 124e-9, 1e-3 * 1.5e-3) << record().at("preload");
+}
+
 TEST_F(CompletionMpirun, PersistentSendsBeyondTheTableAreCountedDropsSaidOnce) {
   ASSERT_EQ(mpirun(2, std::string(PROG_PERSISTENT) + " full"), 0) << log();
   const json rec = record();

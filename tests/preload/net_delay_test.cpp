@@ -136,7 +136,7 @@ TEST(NetDelayGenerator, SendsAndCollectivesAreDelayedReceivesAreNot) {
   ASSERT_FALSE(text.empty());
   const std::string send = body_of(text, "MPI_Send");
   const auto start = send.find("const std::uint64_t start = now_ticks();");
-  const auto delay = send.find("if (g_net_delay_on) [[unlikely]] net_delay_send(start, cb::n(dest), "
+  const auto delay = send.find("if (g_net_delay_on) [[unlikely]] net_delay_send(start, cb::rank(dest), "
                                "MPI_PROC_NULL, ");
   const auto call = send.find("const int rc = real.get()(");
   ASSERT_NE(delay, std::string::npos) << send;
@@ -148,6 +148,30 @@ TEST(NetDelayGenerator, SendsAndCollectivesAreDelayedReceivesAreNot) {
             std::string::npos);
   EXPECT_EQ(body_of(text, "MPI_Recv").find("net_delay"), std::string::npos);
   EXPECT_EQ(body_of(text, "MPI_Allreduce_init").find("net_delay"), std::string::npos);
+}
+
+TEST(NetDelayGenerator, PersistentStartsAndOneSidedAccessesAreDelayed) {
+  const std::string text = generated_c(
+      "MPI_Send_init | p2p | psend(request,dest,comm,count,datatype) | const void *buf, int count, "
+      "MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request | =\n"
+      "MPI_Start | p2p | start1(request) | MPI_Request *request | =\n"
+      "MPI_Startall | p2p | startn(count,array_of_requests) | int count, MPI_Request array_of_requests[] | =\n"
+      "MPI_Put | rma | n(origin_count)*t(origin_datatype) | const void *origin_addr, int origin_count, "
+      "MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, "
+      "MPI_Datatype target_datatype, MPI_Win win | =\n"
+      "MPI_Win_fence | rma_sync | - | int assert, MPI_Win win | =\n");
+  ASSERT_FALSE(text.empty());
+  const std::string start = body_of(text, "MPI_Start");
+  const auto delay = start.find("if (g_net_delay_on) [[unlikely]] delay_starts(start, 1, request);");
+  ASSERT_NE(delay, std::string::npos) << start;
+  EXPECT_LT(delay, start.find("const int rc = real.get()("));
+  EXPECT_NE(body_of(text, "MPI_Startall").find("delay_starts(start, count, array_of_requests);"), std::string::npos);
+  EXPECT_NE(body_of(text, "MPI_Put").find("net_delay_send(start, cb::rank(target_rank), MPI_PROC_NULL, "),
+            std::string::npos);
+  // The init call only remembers the message (and whether it goes to MPI_PROC_NULL).
+  EXPECT_EQ(body_of(text, "MPI_Send_init").find("net_delay"), std::string::npos);
+  EXPECT_NE(body_of(text, "MPI_Send_init").find("cb::rank(dest) == MPI_PROC_NULL);"), std::string::npos);
+  EXPECT_EQ(body_of(text, "MPI_Win_fence").find("net_delay"), std::string::npos);
 }
 
 TEST(NetDelayGenerator, ACollectiveWithoutAShapeIsRefused) {
