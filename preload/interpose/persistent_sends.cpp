@@ -48,6 +48,20 @@ void start_one(Guard& guard, const MPI_Request* request) {
   guard.partner(e->world_rank, e->bytes);
 }
 
+// The persistent sends among the requests of one start: their messages, delayed together.
+struct StartedSends {
+  double messages = 0, bytes = 0;
+  void add(const MPI_Request* request) {
+    const SendEntry* e = lookup(request_key(request), false);
+    if (e == nullptr || !e->live.load(std::memory_order_acquire) || e->to_proc_null) return;
+    messages += 1;
+    bytes += static_cast<double>(e->bytes);
+  }
+  void delay(std::uint64_t start) const {
+    if (messages > 0) net_delay_spin(start, messages, bytes);
+  }
+};
+
 }  // namespace
 
 void remember_send(const MPI_Request* request, int call, int hist, int world_rank,
@@ -88,29 +102,21 @@ void forget_send_f(const void* request) noexcept {
 
 void delay_starts(std::uint64_t start, int count, const MPI_Request requests[]) noexcept {
   if (g_live.load(std::memory_order_relaxed) == 0 || requests == nullptr) return;
-  double messages = 0, bytes = 0;
-  for (int i = 0; i < count; ++i) {
-    const SendEntry* e = lookup(request_key(&requests[i]), false);
-    if (e == nullptr || !e->live.load(std::memory_order_acquire) || e->to_proc_null) continue;
-    messages += 1;
-    bytes += static_cast<double>(e->bytes);
-  }
-  if (messages > 0) net_delay_spin(start, messages, bytes);
+  StartedSends sends;
+  for (int i = 0; i < count; ++i) sends.add(&requests[i]);
+  sends.delay(start);
 }
 
 void delay_starts_f(std::uint64_t start, const void* count, const void* requests) noexcept {
   if (g_live.load(std::memory_order_relaxed) == 0 || requests == nullptr) return;
   const auto* f = static_cast<const MPI_Fint*>(requests);
   const int n = count == nullptr ? 1 : *static_cast<const MPI_Fint*>(count);
-  double messages = 0, bytes = 0;
+  StartedSends sends;
   for (int i = 0; i < n; ++i) {
     const MPI_Request c = abi::request_f2c(f[i]);
-    const SendEntry* e = lookup(request_key(&c), false);
-    if (e == nullptr || !e->live.load(std::memory_order_acquire) || e->to_proc_null) continue;
-    messages += 1;
-    bytes += static_cast<double>(e->bytes);
+    sends.add(&c);
   }
-  if (messages > 0) net_delay_spin(start, messages, bytes);
+  sends.delay(start);
 }
 
 void started(Guard& guard, int count, const MPI_Request requests[]) noexcept {
