@@ -167,10 +167,19 @@ TEST(SweepGuard, ResumeSeesTheRunModuleAKilledSweepForked) {
                                "calibration: {stream: false, clock: false}\nretries: 0\n");  // guards, not calibration
   const auto p = spawn({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--no-fit"}, t.path());
   int child = 0;
+  // Wait for the job's own `sleep`, not just any process with the token: before the run module
+  // forwards signals to its job it runs probes of its own, and a kill of the sweep then (its
+  // PR_SET_PDEATHSIG) ends the run module too, which is right but leaves nothing to test (seen
+  // once in a full parallel ctest: the kill landed 0.1 s into the sweep).
+  const auto job_sleeping = [&] {
+    for (int pid : processes_of_token(out))
+      if (get("/proc/" + std::to_string(pid) + "/comm") == "sleep") return true;
+    return false;
+  };
   ASSERT_TRUE(eventually([&] {
     for (const auto& e : journal_of(out))
       if (e.value("type", "") == "child") child = e["pid"].get<int>();
-    return child > 0 && !processes_of_token(out).empty();
+    return child > 0 && job_sleeping();
   }, 30)) << get(p.err_path);
   ::kill(p.pid, SIGKILL);
   wait_for(p, 10);
