@@ -11,9 +11,9 @@ import re
 # Collective name (MPI_ and a non-blocking 'I' stripped, lower case) -> NetShape.
 SHAPES = {
     "barrier": "barrier",
-    "bcast": "tree", "reduce": "tree", "allreduce": "tree", "scan": "tree", "exscan": "tree",
+    "bcast": "bcast", "reduce": "reduce", "allreduce": "allreduce", "scan": "tree", "exscan": "tree",
     "gather": "gather", "gatherv": "gather", "scatter": "gather", "scatterv": "gather",
-    "allgather": "gather", "allgatherv": "gather",
+    "allgather": "allgather", "allgatherv": "allgather",
     "reduce_scatter": "halving", "reduce_scatter_block": "halving",
     "alltoall": "pairwise", "alltoallv": "pairwise", "alltoallw": "pairwise",
 }

@@ -27,10 +27,17 @@ NetCost net_cost(NetShape shape, std::int64_t p, std::uint64_t n) noexcept {
   if (shape == NetShape::p2p) return {1, b};
   if (p <= 1) return {0, 0};  // a collective of one rank sends nothing
   const double steps = ceil_log2(p), others = static_cast<double>(p - 1);
+  const double spread = 2 * b * others / static_cast<double>(p);  // reduce-scatter + allgather
   switch (shape) {
     case NetShape::barrier: return {steps, 0};
     case NetShape::tree: return {steps, steps * b};
+    case NetShape::allreduce:
+    case NetShape::reduce: return n < kLongReduceBytes ? NetCost{steps, steps * b} : NetCost{2 * steps, spread};
+    case NetShape::bcast: return n < kLongBcastBytes ? NetCost{steps, steps * b} : NetCost{steps + others, spread};
     case NetShape::gather: return {steps, b * others};
+    case NetShape::allgather:
+      return n * static_cast<std::uint64_t>(p) < kLongAllgatherBytes ? NetCost{steps, b * others}
+                                                                     : NetCost{others, b * others};
     case NetShape::halving: return {steps, b * others / static_cast<double>(p)};
     case NetShape::pairwise: return {others, b * others / static_cast<double>(p)};
     case NetShape::neighbor: return {1, b};

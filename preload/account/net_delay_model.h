@@ -17,16 +17,30 @@ namespace hpcsens::preload {
 enum class NetShape : std::uint8_t {
   p2p,       // one message of n bytes
   barrier,   // ceil(log2 p) steps of no payload (dissemination)
-  tree,      // ceil(log2 p) steps of n bytes each (binomial Bcast/Reduce, recursive doubling
-             // Allreduce, Scan)
-  gather,    // ceil(log2 p) steps, n (p - 1) bytes in all (recursive doubling Allgather,
-             // binomial Gather/Scatter: the data doubles at each step)
+  tree,      // ceil(log2 p) steps of n bytes each (Scan, Exscan: recursive doubling)
+  allreduce, // short: as tree (recursive doubling); long (n >= kLongReduceBytes): Rabenseifner's
+             // reduce-scatter + allgather, 2 ceil(log2 p) steps, 2 n (p - 1) / p bytes
+  reduce,    // short: as tree (binomial); long: reduce-scatter + gather, as allreduce's long
+  bcast,     // short: as tree (binomial); long (n >= kLongBcastBytes): van de Geijn's scatter +
+             // ring allgather, ceil(log2 p) + p - 1 steps, 2 n (p - 1) / p bytes
+  gather,    // ceil(log2 p) steps, n (p - 1) bytes in all (binomial Gather/Scatter: the data
+             // doubles at each step)
+  allgather, // short: as gather (recursive doubling); long (n p >= kLongAllgatherBytes): ring,
+             // p - 1 steps, n (p - 1) bytes
   halving,   // ceil(log2 p) steps, n (p - 1) / p bytes (recursive halving Reduce_scatter;
              // n is the whole vector)
   pairwise,  // p - 1 steps, n (p - 1) / p bytes (pairwise-exchange Alltoall; n is all this
              // rank sends)
   neighbor,  // one step (all neighbours at once), n bytes (they leave through one port)
 };
+
+// Where MPICH switches to its long-message algorithms (its defaults of
+// MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, _BCAST_SHORT_MSG_SIZE and _ALLGATHER_LONG_MSG_SIZE; Thakur,
+// Rabenseifner & Gropp 2005). Charging a long Allreduce log2 p full copies of its vector would
+// put 3x its real bytes on the critical path at 64 ranks, and a fitted net_bw 3x too large.
+inline constexpr std::uint64_t kLongReduceBytes = 2048;
+inline constexpr std::uint64_t kLongBcastBytes = 12288;
+inline constexpr std::uint64_t kLongAllgatherBytes = 524288;
 
 struct NetCost {
   double messages = 0;  // message steps on the critical path

@@ -49,9 +49,32 @@ TEST(NetDelayModel, CollectivesCostTheirAlgorithmsCriticalPath) {
   EXPECT_DOUBLE_EQ(net_cost(NetShape::tree, 5, 10).messages, 3);
 }
 
+TEST(NetDelayModel, LongMessagesTakeTheLongMessageAlgorithms) {
+  // Allreduce and Reduce: recursive doubling / binomial below 2048 bytes, Rabenseifner from it.
+  for (auto s : {NetShape::allreduce, NetShape::reduce}) {
+    EXPECT_DOUBLE_EQ(net_cost(s, 8, 2047).messages, 3);
+    EXPECT_DOUBLE_EQ(net_cost(s, 8, 2047).bytes, 3 * 2047.0);
+    EXPECT_DOUBLE_EQ(net_cost(s, 8, 8000).messages, 6);
+    EXPECT_DOUBLE_EQ(net_cost(s, 8, 8000).bytes, 2 * 8000.0 * 7 / 8);  // 14000, not 24000
+  }
+  // 1 MiB over 64 ranks: 2 x 63/64 of the vector, where log2 p copies would be 6.
+  EXPECT_NEAR(net_cost(NetShape::allreduce, 64, 1 << 20).bytes / (1 << 20), 2.0 * 63 / 64, 1e-12);
+  // Bcast: binomial below 12 KiB, scatter + ring allgather from it.
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::bcast, 8, 12287).messages, 3);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::bcast, 8, 12288).messages, 3 + 7);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::bcast, 8, 12288).bytes, 2 * 12288.0 * 7 / 8);
+  // Allgather: recursive doubling while the gathered total is below 512 KiB, then a ring.
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::allgather, 8, 65535).messages, 3);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::allgather, 8, 65536).messages, 7);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::allgather, 8, 65536).bytes, 7 * 65536.0);
+  // Scan keeps recursive doubling at any size.
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::tree, 8, 1 << 20).bytes, 3.0 * (1 << 20));
+}
+
 TEST(NetDelayModel, OneRankCollectivesSendNothing) {
-  for (auto s : {NetShape::barrier, NetShape::tree, NetShape::gather, NetShape::halving,
-                 NetShape::pairwise, NetShape::neighbor}) {
+  for (auto s : {NetShape::barrier, NetShape::tree, NetShape::allreduce, NetShape::reduce, NetShape::bcast,
+                 NetShape::gather, NetShape::allgather, NetShape::halving, NetShape::pairwise,
+                 NetShape::neighbor}) {
     EXPECT_EQ(net_cost(s, 1, 4096).messages, 0);
     EXPECT_EQ(net_cost(s, 1, 4096).bytes, 0);
   }
@@ -142,7 +165,7 @@ TEST(NetDelayGenerator, SendsAndCollectivesAreDelayedReceivesAreNot) {
   ASSERT_NE(delay, std::string::npos) << send;
   EXPECT_LT(start, delay);
   EXPECT_LT(delay, call);
-  EXPECT_NE(body_of(text, "MPI_Allreduce").find("net_delay_coll(start, NetShape::tree, cb::np(comm), "),
+  EXPECT_NE(body_of(text, "MPI_Allreduce").find("net_delay_coll(start, NetShape::allreduce, cb::np(comm), "),
             std::string::npos);
   EXPECT_NE(body_of(text, "MPI_Ibarrier").find("NetShape::barrier, cb::np(comm), static_cast<std::int64_t>(0))"),
             std::string::npos);
