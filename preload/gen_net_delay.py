@@ -64,10 +64,11 @@ def net_delay_lines(call, ns, bytes_expr):
         return [guard + f"net_delay_send(start, {ns}::rank(target_rank), MPI_PROC_NULL, "
                 f"static_cast<std::int64_t>({nbytes}));"]
     if call["to"]:
-        dest, _comm, expr = call["to"]
+        dest, comm, expr = call["to"]
         nbytes = bytes_expr(call, ns, expr)
         return [guard + f"net_delay_send(start, {ns}::rank({dest}), MPI_PROC_NULL, "
-                f"static_cast<std::int64_t>({nbytes}));"]
+                f"static_cast<std::int64_t>({nbytes}), "
+                f"g_net_inter_only ? {ns}::world_rank({dest}, {comm}) : -1);"]
     if call["cat"] not in ("coll", "icoll") or "comm" not in names:
         return []
     shape = collective_shape(call)
@@ -75,4 +76,4 @@ def net_delay_lines(call, ns, bytes_expr):
         return []
     nbytes = bytes_expr(call, ns) if call["bytes"] != "-" else "0"
     return [guard + f"net_delay_coll(start, NetShape::{shape}, {ns}::np(comm), "
-            f"static_cast<std::int64_t>({nbytes}));"]
+            f"static_cast<std::int64_t>({nbytes}), {ns}::off_node(comm));"]

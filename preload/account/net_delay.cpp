@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <vector>
 
 #include "common/preload_env.h"
 
 namespace hpcsens::preload {
 
 bool g_net_delay_on = false;
+bool g_net_inter_only = false;
 
 namespace {
 double g_lat_ticks = 0;   // added ticks per message
@@ -37,6 +39,11 @@ struct SpinTotals {
   std::atomic<std::uint64_t> requested{0}, achieved{0};
 };
 SpinTotals g_totals;
+
+// Every rank's node, as the hash of its processor name, indexed by MPI_COMM_WORLD rank (filled
+// at MPI_Init when the knob is on; read-only afterwards).
+std::vector<std::uint64_t> g_node_of;
+std::uint64_t g_my_node = 0;
 
 // Ticks per nanosecond of now_ticks(), measured over ~5 ms: the run-long rate TickClock gives is
 // known only at the end, and the delay must be right from the first call.
@@ -107,9 +114,32 @@ NetDelayTotals net_delay_totals(double seconds_per_tick) noexcept {
           g_excess_ticks / g_ticks_per_ns, g_scale.load(std::memory_order_relaxed)};
 }
 
-void net_delay_coll(std::uint64_t start, NetShape shape, std::int64_t p, std::int64_t bytes) noexcept {
+bool net_same_node(int world_rank) noexcept {
+  return world_rank >= 0 && static_cast<std::size_t>(world_rank) < g_node_of.size() &&
+         g_node_of[static_cast<std::size_t>(world_rank)] == g_my_node;
+}
+
+void net_delay_coll(std::uint64_t start, NetShape shape, std::int64_t p, std::int64_t bytes,
+                    bool off_node) noexcept {
+  if (!off_node) return;
   const NetCost c = net_cost(shape, p, bytes < 0 ? 0 : static_cast<std::uint64_t>(bytes));
   net_delay_spin(start, c.messages, c.bytes);
+}
+
+std::uint64_t net_node_hash(const std::string& processor_name) noexcept {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : processor_name) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+int set_net_nodes(std::vector<std::uint64_t> node_of, std::uint64_t mine) noexcept {
+  g_my_node = mine;
+  g_node_of = std::move(node_of);
+  std::vector<std::uint64_t> distinct = g_node_of;
+  std::sort(distinct.begin(), distinct.end());
+  const auto n = static_cast<int>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+  g_net_inter_only = n > 1;
+  return std::max(n, 1);
 }
 
 NetDelayState setup_net_delay() noexcept {

@@ -7,6 +7,7 @@
 // spin (a rank waiting on a real network polls and keeps its core), long ones sleep most of it.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "preload/account/clock.h"
 #include "preload/account/net_delay_model.h"
@@ -15,6 +16,13 @@ namespace hpcsens::preload {
 
 // Written once at MPI_Init, before the first counted call; read by every wrapper.
 extern bool g_net_delay_on;
+// The job spans several nodes: only messages between nodes are delayed (a slower interconnect
+// does not slow a node's shared memory). On one node every message is (the knob then stands in
+// for an interconnect the machine does not have). Written with g_net_delay_on.
+extern bool g_net_inter_only;
+
+// Whether `world_rank` (MPI_COMM_WORLD) runs on this process's node (false when unknown).
+bool net_same_node(int world_rank) noexcept;
 
 // Delays of at least this long sleep until kSpinTailNs before their end, then spin.
 inline constexpr double kSleepAboveNs = 500e3;
@@ -34,20 +42,25 @@ struct NetDelayTotals {
 };
 NetDelayTotals net_delay_totals(double seconds_per_tick) noexcept;
 
-// A point-to-point send to `dest` (MPI_PROC_NULL, `proc_null`, sends nothing and waits nothing).
+// A point-to-point send to `dest` (MPI_PROC_NULL, `proc_null`, sends nothing and waits nothing);
+// `world_dest`, its MPI_COMM_WORLD rank where the job spans nodes (-1: unknown, delayed).
 inline void net_delay_send(std::uint64_t start, std::int64_t dest, std::int64_t proc_null,
-                           std::int64_t bytes) noexcept {
+                           std::int64_t bytes, int world_dest = -1) noexcept {
   if (dest == proc_null || bytes < 0) return;
+  if (g_net_inter_only && world_dest >= 0 && net_same_node(world_dest)) return;
   net_delay_spin(start, 1, static_cast<double>(bytes));
 }
 
-// A collective over `p` ranks contributing `bytes`: its algorithm's critical path (net_cost).
-void net_delay_coll(std::uint64_t start, NetShape shape, std::int64_t p, std::int64_t bytes) noexcept;
+// A collective over `p` ranks contributing `bytes`: its algorithm's critical path (net_cost);
+// nothing when `off_node` is false (every member on this node, in a job that spans nodes).
+void net_delay_coll(std::uint64_t start, NetShape shape, std::int64_t p, std::int64_t bytes,
+                    bool off_node = true) noexcept;
 
 // What MPI_Init found in the environment, for the record and the warning.
 struct NetDelayState {
   NetDelaySetting setting;
   bool on = false;
+  int nodes = 1;  // distinct processor names among the job's ranks
   double ticks_per_ns = 1;
   std::string error;  // an unusable value: the job runs without delay
 };
@@ -55,5 +68,11 @@ struct NetDelayState {
 // Reads HPCSENS_NET_* and, when the knob is on, measures the call clock's rate (a few ms) and
 // arms the wrappers. Call once, before the first counted call.
 NetDelayState setup_net_delay() noexcept;
+
+// Every rank's node (the hash of its processor name, by MPI_COMM_WORLD rank; net_node_hash) and
+// this process's: where they name more than one node, only messages between nodes are delayed.
+// Returns the number of distinct nodes. Called by MPI_Init after it gathered the hashes.
+int set_net_nodes(std::vector<std::uint64_t> node_of, std::uint64_t mine) noexcept;
+std::uint64_t net_node_hash(const std::string& processor_name) noexcept;
 
 }  // namespace hpcsens::preload

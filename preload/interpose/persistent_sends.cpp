@@ -54,6 +54,7 @@ struct StartedSends {
   void add(const MPI_Request* request) {
     const SendEntry* e = lookup(request_key(request), false);
     if (e == nullptr || !e->live.load(std::memory_order_acquire) || e->to_proc_null) return;
+    if (g_net_inter_only && e->world_rank >= 0 && net_same_node(e->world_rank)) return;
     messages += 1;
     bytes += static_cast<double>(e->bytes);
   }

@@ -48,6 +48,9 @@ std::int64_t rcv(const MPI_Status* status, int count, MPI_Datatype type) noexcep
 int world_rank(int rank, MPI_Comm comm) noexcept;
 // A rank argument as given, not clamped as counts are: MPI_PROC_NULL stays itself.
 inline std::int64_t rank(int r) noexcept { return r; }
+// The network-delay knob: whether a collective on `comm` crosses nodes (net_delay.h; true on a
+// one-node job, for MPI_COMM_WORLD, and for groups of more than 256 ranks).
+bool off_node(MPI_Comm comm) noexcept;
 }  // namespace cb
 
 // The same for Fortran arguments (every argument is a pointer; handles are MPI_Fint, and an
@@ -73,6 +76,7 @@ bool status_ignored(const void* status) noexcept;
 int world_rank(const void* rank, const void* comm) noexcept;
 // A rank argument as given, not clamped as counts are: MPI_PROC_NULL stays itself.
 std::int64_t rank(const void* r) noexcept;
+bool off_node(const void* comm) noexcept;
 // The per-file table's key of a Fortran file handle (its integer with the top bit set: never a C
 // handle's address); null for a null handle or MPI_FILE_NULL (0 in Open MPI and MPICH).
 const void* file_key(const void* fh) noexcept;

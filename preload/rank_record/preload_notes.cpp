@@ -30,7 +30,10 @@ nlohmann::json net_delay_note(const NetDelayState& n, double seconds_per_tick) {
           {"added_ns_per_byte", n.setting.ns_per_byte()},
           {"spin_excess_ns", t.spin_excess_ns},
           {"spin_scale", t.spin_scale},
-          {"placement", "sender, before the message is handed to MPI; collectives by algorithm"}};
+          {"placement", "sender, before the message is handed to MPI; collectives by algorithm"},
+          {"nodes", n.nodes},
+          {"scope", n.nodes > 1 ? "messages between nodes (the job spans several; a node's own messages are not delayed)"
+                                : "every message (one node: the knob stands in for an interconnect)"}};
 }
 
 }  // namespace hpcsens::preload

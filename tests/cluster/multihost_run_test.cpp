@@ -70,6 +70,30 @@ TEST_F(MultiHostRun, OpenMpiMpirunOverSshTwoHostsFourRanks) {
   EXPECT_EQ(rec["ranks"][3]["host"], "node1");
 }
 
+// The network-delay knob (issue 21) slows the interconnect: across hosts only messages between
+// them are delayed, a host's own shared memory is not; on one host every message is.
+TEST_F(MultiHostRun, NetworkKnobDelaysOnlyMessagesBetweenHosts) {
+  const auto knob = [&](const std::string& hosts) {
+    const auto r = wrapped({"mpirun", "--host", hosts, "-np", "4", "-x", "HPCSENS_NET_LATENCY_US=100",
+                            CLUSTER_PROG_OMPI});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_EQ(r.out, "cluster_prog: ranks=4 sum=14.0");
+    const json nd = record_of(r).at("preload").at("net_delay");
+    return nd;
+  };
+  // Rank 0 (on node0 with rank 1): its 4 Sendrecv go to rank 1, on its own host, and are not
+  // delayed; 3 Allreduce and 1 Barrier over 4 ranks take 2 steps each: 8 messages of 100 us.
+  json nd = knob("node0:2,node1:2");
+  EXPECT_EQ(nd.at("nodes"), 2) << nd;
+  EXPECT_EQ(nd.at("scope").get<std::string>().rfind("messages between nodes", 0), 0u) << nd;
+  EXPECT_NEAR(nd.at("requested_s").get<double>(), 8 * 100e-6, 1e-6) << nd;
+  // All four on node0: every message is delayed, the Sendrecvs too (4 + 8).
+  nd = knob("node0:4");
+  EXPECT_EQ(nd.at("nodes"), 1) << nd;
+  EXPECT_EQ(nd.at("scope").get<std::string>().rfind("every message", 0), 0u) << nd;
+  EXPECT_NEAR(nd.at("requested_s").get<double>(), 12 * 100e-6, 1e-6) << nd;
+}
+
 TEST_F(MultiHostRun, MpichHydraOverSshTwoHostsFourRanks) {
   const auto r = wrapped({MPICH_HYDRA, "-hosts", "node0:2,node1:2", "-n", "4", CLUSTER_PROG_MPICH});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
