@@ -28,6 +28,7 @@
 #include "preload/real/pmpi.h"
 #include "preload/rank_record/msg_report.h"
 #include "preload/account/net_delay.h"
+#include "preload/account/net_nodes.h"
 #include "preload/real/own_arguments.h"
 #include "preload/rank_record/rank_report.h"
 #include "preload/rank_record/record_gather.h"
@@ -237,17 +238,6 @@ void arm_for_signals(State& s) noexcept {
   } catch (...) {
   }
 }
-// Every rank's node for the network-delay knob (net_delay.h), gathered over `world`: every rank
-// takes this branch (the knob's variables are the job's). Returns the number of nodes.
-int gather_nodes(MPI_Comm world, int size, const std::string& host) {
-  const std::uint64_t mine = net_node_hash(host);
-  std::vector<std::uint64_t> all(static_cast<std::size_t>(std::max(size, 1)), mine);
-  const MPI_Datatype byte = pmpi::handles().byte;  // looked up: the preload links no libmpi data
-  if (size > 1 && pmpi::Allgather.get()(&mine, sizeof mine, byte, all.data(), sizeof mine, byte, world) != MPI_SUCCESS)
-    all.assign(1, mine);
-  return set_net_nodes(std::move(all), mine);
-}
-
 }  // namespace
 
 void after_init() noexcept {
@@ -293,7 +283,7 @@ void after_init() noexcept {
     s.papi.prepare(counter_agent_path(), spec, static_cast<pid_t>(::syscall(SYS_gettid)));
     if (s.rank == 0 && s.papi.warn()) warn("counters: " + s.papi.status() + "; the job runs on");
     s.net = setup_net_delay();
-    if (s.net.on) s.net.nodes = gather_nodes(world, s.size, s.host);
+    if (s.net.on) s.net.nodes = gather_net_nodes(world, s.size, s.host);
     if (s.rank == 0 && !s.net.error.empty()) warn("network delay off: " + s.net.error + "; the job runs on");
     std::atexit(at_exit);
   } catch (...) {
