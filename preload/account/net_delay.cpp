@@ -135,11 +135,16 @@ std::uint64_t net_node_hash(const std::string& processor_name) noexcept {
 int set_net_nodes(std::vector<std::uint64_t> node_of, std::uint64_t mine) noexcept {
   g_my_node = mine;
   g_node_of = std::move(node_of);
-  std::vector<std::uint64_t> distinct = g_node_of;
-  std::sort(distinct.begin(), distinct.end());
-  const auto n = static_cast<int>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
-  g_net_inter_only = n > 1;
-  return std::max(n, 1);
+  const bool several = std::any_of(g_node_of.begin(), g_node_of.end(), [&](std::uint64_t h) { return h != mine; });
+  g_net_inter_only = several;
+  int n = several ? 2 : 1;  // at least; the exact count is for the record only
+  try {
+    std::vector<std::uint64_t> distinct = g_node_of;
+    std::sort(distinct.begin(), distinct.end());
+    n = static_cast<int>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+  } catch (...) {
+  }
+  return n;
 }
 
 NetDelayState setup_net_delay() noexcept {
