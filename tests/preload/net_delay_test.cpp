@@ -232,6 +232,21 @@ double halo_and_scalar_scale(double min_requested) {
   return scale;
 }
 
+TEST(NetDelayNodes, AcrossNodesOnlyOtherNodesAreFar) {
+  const std::uint64_t a = net_node_hash("node0"), b = net_node_hash("node1");
+  ASSERT_NE(a, b);
+  EXPECT_EQ(set_net_nodes({a, a, b, b}, a), 2);
+  EXPECT_TRUE(g_net_inter_only);
+  EXPECT_TRUE(net_same_node(1));
+  EXPECT_FALSE(net_same_node(2));
+  EXPECT_FALSE(net_same_node(-1));  // unknown: delayed
+  EXPECT_FALSE(net_same_node(9));
+  // One node: every message is delayed (the knob stands in for an interconnect).
+  EXPECT_EQ(set_net_nodes({a, a, a}, a), 1);
+  EXPECT_FALSE(g_net_inter_only);
+  EXPECT_EQ(set_net_nodes({}, a), 1);
+}
+
 TEST(NetDelayFeedback, ShortSpinsDoNotPullTheScaleOfLongOnes) {
   // Counting the short spin (no minimum) drags every long delay 17 % short: what a real 8-rank
   // sweep on a 16-core machine recorded (achieved_factor 0.84, spin_scale 0.82).
