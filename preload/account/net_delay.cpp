@@ -144,7 +144,7 @@ int set_net_nodes(std::vector<std::uint64_t> node_of, std::uint64_t mine) noexce
     n = static_cast<int>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
   } catch (...) {
   }
-  return n;
+  return std::max(n, 1);
 }
 
 NetDelayState setup_net_delay() noexcept {
