@@ -45,6 +45,23 @@ record::Imbalance imbalance_of(const RunRecord& rec) {
 
 record::Imbalance imbalance_of(const RunScan& s) { return mpi::imbalance_of(times_of(s)); }
 
+// The network-delay knob's delays are inside the record's MPI times: a reader must not take
+// them for the machine's network (issue 21; preload.net_delay in record-format.md).
+std::string net_delay_text(const RunRecord& rec) {
+  const auto p = rec.extra.find("preload");
+  if (p == rec.extra.end() || !p->is_object() || !p->contains("net_delay")) return "";
+  const auto& nd = p->at("net_delay");
+  if (!nd.is_object()) return "";
+  if (!nd.value("applied", false)) return "off (unusable setting: " + nd.value("error", std::string("?")) + ")";
+  std::string text = fmt::format("ADDED by the knob, inside every MPI time below: +{} us per message",
+                                 nd.value("added_latency_us", 0.0));
+  if (nd.value("added_ns_per_byte", 0.0) > 0)
+    text += fmt::format(", +{:.4g} ns per byte (a {} GB/s link)", nd.value("added_ns_per_byte", 0.0),
+                        nd.value("added_bandwidth_gbs", 0.0));
+  if (nd.contains("scope") && nd["scope"].is_string()) text += "; " + nd["scope"].get<std::string>();
+  return text + fmt::format("; achieved {:.3f} x requested", nd.value("achieved_factor", 1.0));
+}
+
 Table job_table(const RunRecord& rec) {
   Table t;
   t.title = rec.emulated ? "Job (EMULATED record: numbers come from a model, not a measurement)"
@@ -63,6 +80,7 @@ Table job_table(const RunRecord& rec) {
   t.rows.push_back({"start (UTC)", rec.job.start_utc});
   t.rows.push_back({"complete", rec.complete ? "yes" : "NO (some ranks did not reach MPI_Finalize)"});
   t.rows.push_back({"counters_status", rec.counters_status});
+  if (const std::string nd = net_delay_text(rec); !nd.empty()) t.rows.push_back({"network delay", nd});
   if (rec.emulated) t.rows.push_back({"emulated", "yes"});
   for (const auto& [k, v] : rec.config.items())
     t.rows.push_back({"config." + k, v.is_string() ? v.get<std::string>() : v.dump()});

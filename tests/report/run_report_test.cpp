@@ -224,6 +224,26 @@ TEST(Report, ConfigIsShown) {
   EXPECT_NE(text.find("base"), std::string::npos);
 }
 
+// A run under the network-delay knob says so beside the job, so its MPI times are not taken
+// for the machine's network.
+TEST(Report, NetworkDelayKnobIsShownWithTheJob) {
+  auto rec = four_ranks();
+  EXPECT_EQ(render_run_report(rec, {}).find("network delay"), std::string::npos);
+  rec.extra["preload"]["net_delay"] = {{"applied", true}, {"added_latency_us", 2.0}, {"added_ns_per_byte", 0.1},
+                                       {"added_bandwidth_gbs", 10.0}, {"achieved_factor", 1.0123},
+                                       {"scope", "messages between nodes (the job spans several)"}};
+  ReportOptions csv;
+  csv.format = Format::kCsv;  // unwrapped
+  const std::string text = render_run_report(rec, csv);
+  EXPECT_NE(text.find("ADDED by the knob, inside every MPI time below: +2 us per message, +0.1 ns per byte (a 10 "
+                      "GB/s link); messages between nodes"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("achieved 1.012 x requested"), std::string::npos) << text;
+  rec.extra["preload"]["net_delay"] = {{"applied", false}, {"error", "HPCSENS_NET_LATENCY_US='-3' is not 0 or a number"}};
+  EXPECT_NE(render_run_report(rec, csv).find("off (unusable setting: HPCSENS_NET_LATENCY_US='-3'"), std::string::npos);
+}
+
 TEST(Table, TextAlignsNumbersRight) {
   Table t{"T", {"name", "value [s]"}, {{"a", "1.5"}, {"longer", "10.25"}}, {false, true}};
   EXPECT_EQ(render(t, Format::kTable),
