@@ -15,7 +15,7 @@ SHAPES = {
     "gather": "gather", "gatherv": "gather", "scatter": "gather", "scatterv": "gather",
     "allgather": "allgather", "allgatherv": "allgather",
     "reduce_scatter": "halving", "reduce_scatter_block": "halving",
-    "alltoall": "pairwise", "alltoallv": "pairwise", "alltoallw": "pairwise",
+    "alltoall": "alltoall", "alltoallv": "scattered", "alltoallw": "scattered",
 }
 
 

@@ -40,6 +40,13 @@ NetCost net_cost(NetShape shape, std::int64_t p, std::uint64_t n) noexcept {
                                                                      : NetCost{others, b * others};
     case NetShape::halving: return {steps, b * others / static_cast<double>(p)};
     case NetShape::pairwise: return {others, b * others / static_cast<double>(p)};
+    case NetShape::scattered: return {1, b * others / static_cast<double>(p)};
+    case NetShape::alltoall: {
+      const std::uint64_t block = n / static_cast<std::uint64_t>(p);
+      if (block <= kShortAlltoallBlock && p >= 8) return {steps, b / 2 * steps};
+      if (block <= kMediumAlltoallBlock) return {1, b * others / static_cast<double>(p)};
+      return {others, b * others / static_cast<double>(p)};
+    }
     case NetShape::neighbor: return {1, b};
     case NetShape::p2p: break;
   }

@@ -31,6 +31,10 @@ enum class NetShape : std::uint8_t {
              // n is the whole vector)
   pairwise,  // p - 1 steps, n (p - 1) / p bytes (pairwise-exchange Alltoall; n is all this
              // rank sends)
+  alltoall,  // by block n / p: up to kShortAlltoallBlock with p >= 8, Bruck's ceil(log2 p) steps
+             // of n / 2 bytes; up to kMediumAlltoallBlock, every block posted at once (one
+             // latency, n (p - 1) / p bytes through the port); above, as pairwise
+  scattered, // Alltoallv/w: every block posted at once, one latency, n (p - 1) / p bytes
   neighbor,  // one step (all neighbours at once), n bytes (they leave through one port)
 };
 
@@ -41,6 +45,8 @@ enum class NetShape : std::uint8_t {
 inline constexpr std::uint64_t kLongReduceBytes = 2048;
 inline constexpr std::uint64_t kLongBcastBytes = 12288;
 inline constexpr std::uint64_t kLongAllgatherBytes = 524288;
+inline constexpr std::uint64_t kShortAlltoallBlock = 256;     // MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE
+inline constexpr std::uint64_t kMediumAlltoallBlock = 32768;  // MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE
 
 struct NetCost {
   double messages = 0;  // message steps on the critical path

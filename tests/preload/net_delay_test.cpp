@@ -67,6 +67,16 @@ TEST(NetDelayModel, LongMessagesTakeTheLongMessageAlgorithms) {
   EXPECT_DOUBLE_EQ(net_cost(NetShape::allgather, 8, 65535).messages, 3);
   EXPECT_DOUBLE_EQ(net_cost(NetShape::allgather, 8, 65536).messages, 7);
   EXPECT_DOUBLE_EQ(net_cost(NetShape::allgather, 8, 65536).bytes, 7 * 65536.0);
+  // Alltoall by block size (n is all a rank sends): Bruck for short blocks from 8 ranks, every
+  // block at once up to 32 KiB (one latency), pairwise above; Alltoallv/w always at once.
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::alltoall, 64, 64 * 256).messages, 6);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::alltoall, 64, 64 * 256).bytes, 64 * 256 / 2.0 * 6);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::alltoall, 4, 4 * 256).messages, 1);  // too few ranks for Bruck
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::alltoall, 64, 64 * 257).messages, 1);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::alltoall, 64, 64 * 257).bytes, 64 * 257 * 63 / 64.0);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::alltoall, 64, 64 * 32769).messages, 63);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::scattered, 64, 6400).messages, 1);
+  EXPECT_DOUBLE_EQ(net_cost(NetShape::scattered, 64, 6400).bytes, 6300);
   // Scan keeps recursive doubling at any size.
   EXPECT_DOUBLE_EQ(net_cost(NetShape::tree, 8, 1 << 20).bytes, 3.0 * (1 << 20));
 }
@@ -74,7 +84,7 @@ TEST(NetDelayModel, LongMessagesTakeTheLongMessageAlgorithms) {
 TEST(NetDelayModel, OneRankCollectivesSendNothing) {
   for (auto s : {NetShape::barrier, NetShape::tree, NetShape::allreduce, NetShape::reduce, NetShape::bcast,
                  NetShape::gather, NetShape::allgather, NetShape::halving, NetShape::pairwise,
-                 NetShape::neighbor}) {
+                 NetShape::alltoall, NetShape::scattered, NetShape::neighbor}) {
     EXPECT_EQ(net_cost(s, 1, 4096).messages, 0);
     EXPECT_EQ(net_cost(s, 1, 4096).bytes, 0);
   }
