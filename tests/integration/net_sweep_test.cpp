@@ -102,8 +102,14 @@ TEST_F(NetSweep, RealSweepFitAndPredictRecoverTheKnownCriticalPath) {
               "at lat4000 %.3f\n",
               got_msgs, kWantMessages, 100 * (got_msgs / kWantMessages - 1), got_bytes, kWantBytes,
               100 * (got_bytes / kWantBytes - 1), f);
-  EXPECT_NEAR(got_msgs / kWantMessages, 1.0, 0.05);
-  EXPECT_NEAR(got_bytes / kWantBytes, 1.0, 0.05);
+  // On a miss, the per-point table (times, rates, achieved factors) says which point moved: one
+  // run on a 16-core machine recovered bytes -11 % and its records were gone.
+  const auto table = [&] {
+    std::ifstream in(out_ / "sweep/results.csv");
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  EXPECT_NEAR(got_msgs / kWantMessages, 1.0, 0.05) << table();
+  EXPECT_NEAR(got_bytes / kWantBytes, 1.0, 0.05) << table();
 
   // Predict a candidate interconnect: its time is the fixed part plus the recovered critical path
   // at the candidate's rates, with an interval around it.
