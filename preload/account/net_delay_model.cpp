@@ -27,25 +27,25 @@ NetCost net_cost(NetShape shape, std::int64_t p, std::uint64_t n) noexcept {
   if (shape == NetShape::p2p) return {1, b};
   if (p <= 1) return {0, 0};  // a collective of one rank sends nothing
   const double steps = ceil_log2(p), others = static_cast<double>(p - 1);
-  const double spread = 2 * b * others / static_cast<double>(p);  // reduce-scatter + allgather
+  const double share = b * others / static_cast<double>(p);  // what leaves for the other ranks
+  // The algorithms the shapes are made of (net_delay_model.h says which shape uses which).
+  const NetCost tree{steps, steps * b}, doubling{steps, b * others}, ring{others, b * others};
+  const NetCost pairwise{others, share}, at_once{1, share}, split_and_gather{2 * steps, 2 * share};
   switch (shape) {
     case NetShape::barrier: return {steps, 0};
-    case NetShape::tree: return {steps, steps * b};
+    case NetShape::tree: return tree;
     case NetShape::allreduce:
-    case NetShape::reduce: return n < kLongReduceBytes ? NetCost{steps, steps * b} : NetCost{2 * steps, spread};
-    case NetShape::bcast: return n < kLongBcastBytes ? NetCost{steps, steps * b} : NetCost{steps + others, spread};
-    case NetShape::gather: return {steps, b * others};
-    case NetShape::allgather:
-      return n * static_cast<std::uint64_t>(p) < kLongAllgatherBytes ? NetCost{steps, b * others}
-                                                                     : NetCost{others, b * others};
-    case NetShape::halving: return {steps, b * others / static_cast<double>(p)};
-    case NetShape::pairwise: return {others, b * others / static_cast<double>(p)};
-    case NetShape::scattered: return {1, b * others / static_cast<double>(p)};
+    case NetShape::reduce: return n < kLongReduceBytes ? tree : split_and_gather;
+    case NetShape::bcast: return n < kLongBcastBytes ? tree : NetCost{steps + others, 2 * share};
+    case NetShape::gather: return doubling;
+    case NetShape::allgather: return n * static_cast<std::uint64_t>(p) < kLongAllgatherBytes ? doubling : ring;
+    case NetShape::halving: return {steps, share};
+    case NetShape::pairwise: return pairwise;
+    case NetShape::scattered: return at_once;
     case NetShape::alltoall: {
       const std::uint64_t block = n / static_cast<std::uint64_t>(p);
-      if (block <= kShortAlltoallBlock && p >= 8) return {steps, b / 2 * steps};
-      if (block <= kMediumAlltoallBlock) return {1, b * others / static_cast<double>(p)};
-      return {others, b * others / static_cast<double>(p)};
+      if (block <= kShortAlltoallBlock && p >= 8) return {steps, b / 2 * steps};  // Bruck
+      return block <= kMediumAlltoallBlock ? at_once : pairwise;
     }
     case NetShape::neighbor: return {1, b};
     case NetShape::p2p: break;
