@@ -41,9 +41,26 @@ SendEntry* lookup(std::uintptr_t key, bool claim) {
   return nullptr;
 }
 
+// The persistent send `request` names, or null (not one, or freed).
+const SendEntry* live_send(const MPI_Request* request) {
+  const SendEntry* e = lookup(request_key(request), false);
+  return e != nullptr && e->live.load(std::memory_order_acquire) ? e : nullptr;
+}
+
+// Each request of a Fortran start (`count` null: one), as a C handle.
+template <class Fn>
+void each_fortran_request(const void* count, const void* requests, Fn&& fn) {
+  const auto* f = static_cast<const MPI_Fint*>(requests);
+  const int n = count == nullptr ? 1 : *static_cast<const MPI_Fint*>(count);
+  for (int i = 0; i < n; ++i) {
+    const MPI_Request c = abi::request_f2c(f[i]);
+    fn(&c);
+  }
+}
+
 void start_one(Guard& guard, const MPI_Request* request) {
-  SendEntry* e = lookup(request_key(request), false);
-  if (e == nullptr || !e->live.load(std::memory_order_acquire)) return;
+  const SendEntry* e = live_send(request);
+  if (e == nullptr) return;
   guard.add_bytes(e->call, e->hist, e->bytes);
   guard.partner(e->world_rank, e->bytes);
 }
@@ -52,8 +69,8 @@ void start_one(Guard& guard, const MPI_Request* request) {
 struct StartedSends {
   double messages = 0, bytes = 0;
   void add(const MPI_Request* request) {
-    const SendEntry* e = lookup(request_key(request), false);
-    if (e == nullptr || !e->live.load(std::memory_order_acquire) || e->to_proc_null) return;
+    const SendEntry* e = live_send(request);
+    if (e == nullptr || e->to_proc_null) return;
     if (g_net_inter_only && e->world_rank >= 0 && net_same_node(e->world_rank)) return;
     messages += 1;
     bytes += static_cast<double>(e->bytes);
@@ -110,13 +127,8 @@ void delay_starts(std::uint64_t start, int count, const MPI_Request requests[]) 
 
 void delay_starts_f(std::uint64_t start, const void* count, const void* requests) noexcept {
   if (g_live.load(std::memory_order_relaxed) == 0 || requests == nullptr) return;
-  const auto* f = static_cast<const MPI_Fint*>(requests);
-  const int n = count == nullptr ? 1 : *static_cast<const MPI_Fint*>(count);
   StartedSends sends;
-  for (int i = 0; i < n; ++i) {
-    const MPI_Request c = abi::request_f2c(f[i]);
-    sends.add(&c);
-  }
+  each_fortran_request(count, requests, [&](const MPI_Request* r) { sends.add(r); });
   sends.delay(start);
 }
 
@@ -128,12 +140,7 @@ void started(Guard& guard, int count, const MPI_Request requests[]) noexcept {
 
 void started_f(Guard& guard, const void* count, const void* requests) noexcept {
   if (g_live.load(std::memory_order_relaxed) == 0 || requests == nullptr) return;
-  const auto* f = static_cast<const MPI_Fint*>(requests);
-  const int n = count == nullptr ? 1 : *static_cast<const MPI_Fint*>(count);
-  for (int i = 0; i < n; ++i) {
-    const MPI_Request c = abi::request_f2c(f[i]);
-    start_one(guard, &c);
-  }
+  each_fortran_request(count, requests, [&](const MPI_Request* r) { start_one(guard, r); });
 }
 
 std::uint64_t persistent_drops() noexcept { return g_drops.load(std::memory_order_relaxed); }
