@@ -114,8 +114,8 @@ NetDelayTotals net_delay_totals(double seconds_per_tick) noexcept {
           g_excess_ticks / g_ticks_per_ns, g_scale.load(std::memory_order_relaxed)};
 }
 
-bool net_same_node(int world_rank) noexcept {
-  return world_rank >= 0 && static_cast<std::size_t>(world_rank) < g_node_of.size() &&
+bool net_stays_on_node(int world_rank) noexcept {
+  return g_net_inter_only && world_rank >= 0 && static_cast<std::size_t>(world_rank) < g_node_of.size() &&
          g_node_of[static_cast<std::size_t>(world_rank)] == g_my_node;
 }
 

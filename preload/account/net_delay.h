@@ -21,8 +21,9 @@ extern bool g_net_delay_on;
 // for an interconnect the machine does not have). Written with g_net_delay_on.
 extern bool g_net_inter_only;
 
-// Whether `world_rank` (MPI_COMM_WORLD) runs on this process's node (false when unknown).
-bool net_same_node(int world_rank) noexcept;
+// Whether a message to `world_rank` (MPI_COMM_WORLD) stays on this node in a job that spans
+// several, and so is not delayed (false on a one-node job and for an unknown rank).
+bool net_stays_on_node(int world_rank) noexcept;
 
 // Delays of at least this long sleep until kSpinTailNs before their end, then spin.
 inline constexpr double kSleepAboveNs = 500e3;
@@ -47,7 +48,7 @@ NetDelayTotals net_delay_totals(double seconds_per_tick) noexcept;
 inline void net_delay_send(std::uint64_t start, std::int64_t dest, std::int64_t proc_null,
                            std::int64_t bytes, int world_dest = -1) noexcept {
   if (dest == proc_null || bytes < 0) return;
-  if (g_net_inter_only && world_dest >= 0 && net_same_node(world_dest)) return;
+  if (net_stays_on_node(world_dest)) return;
   net_delay_spin(start, 1, static_cast<double>(bytes));
 }
 

@@ -44,7 +44,7 @@ bool spans_nodes(MPI_Comm comm) {
   pmpi::Group_free.get()(&group);
   if (rc != MPI_SUCCESS) return true;
   for (int i = 0; i < p; ++i)
-    if (!net_same_node(world[i])) return true;
+    if (!net_stays_on_node(world[i])) return true;
   return false;
 }
 

@@ -71,7 +71,7 @@ struct StartedSends {
   void add(const MPI_Request* request) {
     const SendEntry* e = live_send(request);
     if (e == nullptr || e->to_proc_null) return;
-    if (g_net_inter_only && e->world_rank >= 0 && net_same_node(e->world_rank)) return;
+    if (net_stays_on_node(e->world_rank)) return;
     messages += 1;
     bytes += static_cast<double>(e->bytes);
   }

@@ -247,13 +247,14 @@ TEST(NetDelayNodes, AcrossNodesOnlyOtherNodesAreFar) {
   ASSERT_NE(a, b);
   EXPECT_EQ(set_net_nodes({a, a, b, b}, a), 2);
   EXPECT_TRUE(g_net_inter_only);
-  EXPECT_TRUE(net_same_node(1));
-  EXPECT_FALSE(net_same_node(2));
-  EXPECT_FALSE(net_same_node(-1));  // unknown: delayed
-  EXPECT_FALSE(net_same_node(9));
+  EXPECT_TRUE(net_stays_on_node(1));
+  EXPECT_FALSE(net_stays_on_node(2));
+  EXPECT_FALSE(net_stays_on_node(-1));  // unknown: delayed
+  EXPECT_FALSE(net_stays_on_node(9));
   // One node: every message is delayed (the knob stands in for an interconnect).
   EXPECT_EQ(set_net_nodes({a, a, a}, a), 1);
   EXPECT_FALSE(g_net_inter_only);
+  EXPECT_FALSE(net_stays_on_node(1));
   EXPECT_EQ(set_net_nodes({}, a), 1);
 }
 
