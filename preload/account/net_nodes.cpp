@@ -18,7 +18,7 @@ int gather_net_nodes(MPI_Comm world, int size, const std::string& host) noexcept
       all.assign(1, mine);
     return set_net_nodes(std::move(all), mine);
   } catch (...) {
-    return set_net_nodes({mine}, mine);  // no memory for the table: every message is delayed
+    return set_net_nodes({}, mine);  // no memory for the table: every message is delayed
   }
 }
 
