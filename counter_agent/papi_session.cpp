@@ -2,8 +2,6 @@
 
 #include <papi.h>
 
-#include <filesystem>
-
 #include "topdown/pmu_advice.h"
 
 namespace hpcsens::agent {
@@ -100,7 +98,7 @@ void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
     // Every event would be refused one by one as "does not exist": say why once, in words. The
     // CPU is this machine's own (libpfm4 probed it), never an identity injected for the plan.
     const auto advice = topdown::perf_component_advice(
-        *why, topdown::detect_cpu_at("/"), std::filesystem::exists("/sys/bus/event_source/devices/software"));
+        *why, topdown::detect_cpu_at("/"), topdown::kernel_software_pmu("/"));
     fail((plan.name.rfind("topdown", 0) == 0 ? "Top-Down unavailable: " : "counters unavailable: ") +
          advice.detail);
     return;

@@ -217,7 +217,7 @@ Check check_software_events(const topdown::CpuId& cpu, const std::string& root) 
     c.detail = "PAPI not initialised";
     return c;
   }
-  const bool kernel_software = fs::exists(fs::path(root) / "sys/bus/event_source/devices/software");
+  const bool kernel_software = topdown::kernel_software_pmu(root);
   if (const auto why = agent::perf_component_disabled()) {
     const auto advice = topdown::perf_component_advice(*why, cpu, kernel_software);
     return {c.name, Status::kMissing, "perf::TASK-CLOCK cannot be counted: " + advice.detail, advice.fix};

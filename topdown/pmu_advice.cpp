@@ -1,6 +1,7 @@
 #include "topdown/pmu_advice.h"
 
 #include <cstdio>
+#include <filesystem>
 
 namespace hpcsens::topdown {
 
@@ -14,6 +15,11 @@ std::string cpu_words(const CpuId& cpu) {
   if (cpu.vendor == "AuthenticAMD") return "AMD family " + hex(cpu.family) + " model " + hex(cpu.model);
   if (cpu.arm_implementer >= 0) return "Arm implementer " + hex(cpu.arm_implementer) + " part " + hex(cpu.arm_part);
   return "vendor '" + cpu.vendor + "' family " + std::to_string(cpu.family) + " model " + std::to_string(cpu.model);
+}
+
+bool kernel_software_pmu(const std::string& root) {
+  std::error_code ec;
+  return std::filesystem::exists(std::filesystem::path(root) / "sys/bus/event_source/devices/software", ec);
 }
 
 PmuAdvice perf_component_advice(std::string_view disabled_reason, const CpuId& cpu,

@@ -23,6 +23,10 @@ struct PmuAdvice {
 PmuAdvice perf_component_advice(std::string_view disabled_reason, const CpuId& cpu,
                                 bool kernel_software_pmu);
 
+// Whether the kernel under `root` ("/", or a fake tree in tests) has its software PMU
+// (<root>/sys/bus/event_source/devices/software): perf events exist, whatever PAPI makes of them.
+bool kernel_software_pmu(const std::string& root);
+
 // "Intel family 6 model 0xcf", "AMD family 0x19 model 0x1", "Arm implementer 0x41 part 0xd40".
 std::string cpu_words(const CpuId& cpu);
 

@@ -8,6 +8,7 @@
 
 #include "counter_agent/papi_session.h"
 #include "topdown/doctor.h"
+#include "topdown/pmu_advice.h"
 
 using namespace hpcsens;
 namespace fs = std::filesystem;
@@ -46,6 +47,12 @@ TEST_F(FakeRoot, ParanoidLevels) {
   c = doctor::check_perf_paranoid(root_.string(), false);
   EXPECT_EQ(c.status, doctor::Status::kOk);
   EXPECT_EQ(c.detail, "perf_event_paranoid = 1");
+}
+
+TEST_F(FakeRoot, KernelSoftwarePmuIsReadUnderTheRoot) {
+  EXPECT_FALSE(topdown::kernel_software_pmu(root_.string()));
+  write("sys/bus/event_source/devices/software/type", "1\n");
+  EXPECT_TRUE(topdown::kernel_software_pmu(root_.string()));
 }
 
 TEST_F(FakeRoot, ParanoidFileMissing) {
