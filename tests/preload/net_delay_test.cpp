@@ -154,6 +154,15 @@ std::string body_of(const std::string& text, const std::string& sym) {
   return text.substr(at, text.find("\n}\n", at) - at);
 }
 
+// A delay line in a generated wrapper: after the start tick, before the real call.
+void expect_delay_before_call(const std::string& body, const std::string& line) {
+  const auto start = body.find("const std::uint64_t start = now_ticks();");
+  const auto delay = body.find(line);
+  ASSERT_NE(delay, std::string::npos) << body;
+  EXPECT_LT(start, delay);
+  EXPECT_LT(delay, body.find("const int rc = real.get()("));
+}
+
 TEST(NetDelayGenerator, SendsAndCollectivesAreDelayedReceivesAreNot) {
   const std::string text = generated_c(
       "MPI_Send | p2p | n(count)*t(datatype) | const void *buf, int count, MPI_Datatype datatype, "
@@ -168,13 +177,7 @@ TEST(NetDelayGenerator, SendsAndCollectivesAreDelayedReceivesAreNot) {
       "MPI_Request *request | -\n");
   ASSERT_FALSE(text.empty());
   const std::string send = body_of(text, "MPI_Send");
-  const auto start = send.find("const std::uint64_t start = now_ticks();");
-  const auto delay = send.find("if (g_net_delay_on) [[unlikely]] net_delay_send(start, cb::rank(dest), "
-                               "MPI_PROC_NULL, ");
-  const auto call = send.find("const int rc = real.get()(");
-  ASSERT_NE(delay, std::string::npos) << send;
-  EXPECT_LT(start, delay);
-  EXPECT_LT(delay, call);
+  expect_delay_before_call(send, "if (g_net_delay_on) [[unlikely]] net_delay_send(start, cb::rank(dest), MPI_PROC_NULL, ");
   EXPECT_NE(body_of(text, "MPI_Allreduce").find("net_delay_coll(start, NetShape::allreduce, cb::np(comm), "),
             std::string::npos);
   EXPECT_NE(body_of(text, "MPI_Ibarrier").find("NetShape::barrier, cb::np(comm), static_cast<std::int64_t>(0), "
@@ -198,10 +201,8 @@ TEST(NetDelayGenerator, PersistentStartsAndOneSidedAccessesAreDelayed) {
       "MPI_Datatype target_datatype, MPI_Win win | =\n"
       "MPI_Win_fence | rma_sync | - | int assert, MPI_Win win | =\n");
   ASSERT_FALSE(text.empty());
-  const std::string start = body_of(text, "MPI_Start");
-  const auto delay = start.find("if (g_net_delay_on) [[unlikely]] delay_starts(start, 1, request);");
-  ASSERT_NE(delay, std::string::npos) << start;
-  EXPECT_LT(delay, start.find("const int rc = real.get()("));
+  expect_delay_before_call(body_of(text, "MPI_Start"),
+                           "if (g_net_delay_on) [[unlikely]] delay_starts(start, 1, request);");
   EXPECT_NE(body_of(text, "MPI_Startall").find("delay_starts(start, count, array_of_requests);"), std::string::npos);
   EXPECT_NE(body_of(text, "MPI_Put").find("net_delay_send(start, cb::rank(target_rank), MPI_PROC_NULL, "),
             std::string::npos);
