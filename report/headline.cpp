@@ -7,6 +7,7 @@
 
 #include "common/human_units.h"
 #include "report/oversubscription.h"
+#include "report/run_report.h"
 #include "report/run_scan.h"
 #include "report/table.h"
 
@@ -134,6 +135,19 @@ Answer oversubscribed_answer(const RunFacts& f, Answer inner) {
   return a;
 }
 
+// A run under the network-delay knob (a sweep's point): its MPI time holds delays the knob added,
+// so any reading of it is a reading of the emulated network. Said first; the reading is kept.
+Answer knob_answer(const RunFacts& f, Answer inner) {
+  Answer a;
+  a.tone = inner.tone == "bad" ? "bad" : "caution";
+  a.headline = fmt::format("The network-delay knob added {} to this run: every MPI time below includes it. "
+                           "Reading under that emulated network: {}",
+                           f.net_delay_added, inner.headline);
+  a.advice.push_back("Compare with the run without the knob (the sweep's base point) before acting on MPI time.");
+  for (auto& x : inner.advice) a.advice.push_back(std::move(x));
+  return a;
+}
+
 Answer plain_answer(const RunFacts& f) {
   switch (dominant(f)) {
     case Dominant::kIo: return io_answer(f);
@@ -164,6 +178,7 @@ Answer unfinished_answer(const RunFacts& f, Answer inner) {
 Answer run_answer(const RunFacts& f) {
   Answer a = plain_answer(f);
   if (!f.oversubscribed.empty() && dominant(f) != Dominant::kNothing) a = oversubscribed_answer(f, std::move(a));
+  if (!f.net_delay_added.empty()) a = knob_answer(f, std::move(a));
   if (f.unfinished > 0) a = unfinished_answer(f, std::move(a));
   return a;
 }
@@ -172,6 +187,7 @@ RunFacts run_facts(const RunScan& s) {
   RunFacts f;
   f.ranks = s.rows.size();
   f.job_s = s.header.timing.job_s;
+  f.net_delay_added = net_delay_added(s.header);
   if (!s.header.complete) {
     f.job_ranks = static_cast<std::size_t>(std::max(0, s.header.job.nranks));
     for (const auto& r : s.rows) f.unfinished += r.complete ? 0 : 1;

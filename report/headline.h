@@ -37,6 +37,9 @@ struct RunFacts {
   // Ranks that never reached MPI_Finalize (aborted, killed, crashed) and the job's size; 0, 0 for
   // a run that finished.
   std::size_t unfinished = 0, job_ranks = 0;
+  // What the network-delay knob added to every message ("" where it was off): the MPI time then
+  // stands for the emulated network, not this machine's.
+  std::string net_delay_added;
 };
 
 // What dominates a run, in the order its sections should appear.

@@ -35,6 +35,9 @@ record::Imbalance imbalance_of(const record::RunRecord& rec);
 record::Imbalance imbalance_of(const RunScan& scan);
 
 Table job_table(const record::RunRecord& rec);  // the top-level sections only (RunScan::header)
+// What the network-delay knob added to this run ("+5 us per message, +0.1 ns per byte (a 10 GB/s
+// link)"), or "" where it was off; its delays are inside every MPI time of the record.
+std::string net_delay_added(const record::RunRecord& rec);
 Table summary_table(const RunScan& scan);
 // One row per index into the ranks (scan.rows), in the given order.
 Table rank_table(const RunScan& scan, const std::vector<std::size_t>& indices, const std::string& title);

@@ -45,21 +45,35 @@ record::Imbalance imbalance_of(const RunRecord& rec) {
 
 record::Imbalance imbalance_of(const RunScan& s) { return mpi::imbalance_of(times_of(s)); }
 
+namespace {
+// The record's preload.net_delay object, or null.
+const nlohmann::json* net_delay_of(const RunRecord& rec) {
+  const auto p = rec.extra.find("preload");
+  if (p == rec.extra.end() || !p->is_object() || !p->contains("net_delay")) return nullptr;
+  const auto& nd = p->at("net_delay");
+  return nd.is_object() ? &nd : nullptr;
+}
+}  // namespace
+
+std::string net_delay_added(const RunRecord& rec) {
+  const nlohmann::json* nd = net_delay_of(rec);
+  if (nd == nullptr || !nd->value("applied", false)) return "";
+  std::string text = fmt::format("+{} us per message", nd->value("added_latency_us", 0.0));
+  if (nd->value("added_ns_per_byte", 0.0) > 0)
+    text += fmt::format(", +{:.4g} ns per byte (a {} GB/s link)", nd->value("added_ns_per_byte", 0.0),
+                        nd->value("added_bandwidth_gbs", 0.0));
+  return text;
+}
+
 // The network-delay knob's delays are inside the record's MPI times: a reader must not take
 // them for the machine's network (issue 21; preload.net_delay in record-format.md).
 std::string net_delay_text(const RunRecord& rec) {
-  const auto p = rec.extra.find("preload");
-  if (p == rec.extra.end() || !p->is_object() || !p->contains("net_delay")) return "";
-  const auto& nd = p->at("net_delay");
-  if (!nd.is_object()) return "";
-  if (!nd.value("applied", false)) return "off (unusable setting: " + nd.value("error", std::string("?")) + ")";
-  std::string text = fmt::format("ADDED by the knob, inside every MPI time below: +{} us per message",
-                                 nd.value("added_latency_us", 0.0));
-  if (nd.value("added_ns_per_byte", 0.0) > 0)
-    text += fmt::format(", +{:.4g} ns per byte (a {} GB/s link)", nd.value("added_ns_per_byte", 0.0),
-                        nd.value("added_bandwidth_gbs", 0.0));
-  if (nd.contains("scope") && nd["scope"].is_string()) text += "; " + nd["scope"].get<std::string>();
-  return text + fmt::format("; achieved {:.3f} x requested", nd.value("achieved_factor", 1.0));
+  const nlohmann::json* nd = net_delay_of(rec);
+  if (nd == nullptr) return "";
+  if (!nd->value("applied", false)) return "off (unusable setting: " + nd->value("error", std::string("?")) + ")";
+  std::string text = "ADDED by the knob, inside every MPI time below: " + net_delay_added(rec);
+  if (nd->contains("scope") && (*nd)["scope"].is_string()) text += "; " + (*nd)["scope"].get<std::string>();
+  return text + fmt::format("; achieved {:.3f} x requested", nd->value("achieved_factor", 1.0));
 }
 
 Table job_table(const RunRecord& rec) {

@@ -98,6 +98,25 @@ TEST(RunAnswer, AJobThatDidNotFinishSaysSoFirst) {
   EXPECT_NE(a.advice[0].find("why it stopped"), std::string::npos);
 }
 
+// A sweep point under the network-delay knob: its MPI time is the emulated network's, and the
+// answer says so before reading it (found looking at such a page: it advised fewer messages).
+TEST(RunAnswer, ARunUnderTheNetworkKnobSaysSoFirst) {
+  record::RunRecord rec = imbalanced();
+  const Answer plain = run_answer(run_facts(scan_of(rec)));
+  rec.extra["preload"]["net_delay"] = {{"applied", true}, {"added_latency_us", 5.0}, {"added_ns_per_byte", 0.0}};
+  const Answer a = run_answer(run_facts(scan_of(rec)));
+  EXPECT_TRUE(a.headline.starts_with("The network-delay knob added +5 us per message to this run: every MPI time "
+                                     "below includes it."))
+      << a.headline;
+  EXPECT_NE(a.headline.find("Reading under that emulated network: " + plain.headline), std::string::npos);
+  EXPECT_EQ(a.tone, "caution");
+  ASSERT_EQ(a.advice.size(), plain.advice.size() + 1);
+  EXPECT_NE(a.advice[0].find("the sweep's base point"), std::string::npos);
+  // An unusable setting ran without delay: nothing to say.
+  rec.extra["preload"]["net_delay"] = {{"applied", false}, {"error", "bad"}};
+  EXPECT_EQ(run_answer(run_facts(scan_of(rec))).headline, plain.headline);
+}
+
 TEST(RunAnswer, BalancedCommunicationAndBalancedCompute) {
   RunFacts f;
   f.ranks = 8, f.job_s = 10, f.wall_sum = 80, f.compute_sum = 40, f.mpi_sum = 40, f.compute_mean = 5,
