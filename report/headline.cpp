@@ -21,7 +21,6 @@ constexpr double kImbalanced = 1.10;      // compute max/mean at or above: imbal
 constexpr double kWaitingShare = 0.10;    // ... when the other ranks wait at least this much
 constexpr double kIoDominant = 0.25;      // I/O at or above this share of the run
 constexpr double kMpiDominant = 0.30;     // MPI at or above this share of the ranks' time
-constexpr double kOneRankIo = 0.5;        // one rank doing more than this share of the I/O time
 
 std::string pct(double f) { return human::percent(f); }
 
@@ -30,12 +29,6 @@ double io_share(const RunFacts& f) {
   // I/O on one rank while the others wait shows as that rank's share of the job time.
   const double one = f.job_s > 0 && f.top_io_rank >= 0 ? f.top_io_rank_share * f.io_sum / f.job_s : 0;
   return std::min(1.0, std::max(spread, one));
-}
-
-// One rank does most of the I/O: more than half of it, and well above its fair share (1/ranks):
-// on 2 ranks, rank 0's 52 % of a collective write is its share, not a concentration.
-bool io_on_one_rank(const RunFacts& f) {
-  return f.ranks > 1 && f.top_io_rank_share > std::max(kOneRankIo, 1.5 / static_cast<double>(f.ranks));
 }
 
 double mpi_share(const RunFacts& f) { return f.wall_sum > 0 ? f.mpi_sum / f.wall_sum : 0; }
@@ -58,24 +51,6 @@ Answer imbalance_answer(const RunFacts& f) {
     a.advice.push_back(fmt::format("Look at what rank {} computes before {}: that call holds {} of all MPI time, "
                                    "which is where the other ranks wait.",
                                    f.slowest_rank, f.top_call, pct(f.top_call_share)));
-  return a;
-}
-
-Answer io_answer(const RunFacts& f) {
-  Answer a;
-  a.tone = "caution";
-  std::string where = f.top_io_class.empty() ? "" : fmt::format(", {} of it in {} calls", pct(f.top_io_class_share), f.top_io_class);
-  if (io_on_one_rank(f)) where += fmt::format(" on rank {}", f.top_io_rank);
-  a.headline = fmt::format("I/O takes {} of the run{} ({} of I/O over all ranks).", pct(io_share(f)), where,
-                           human::seconds(f.io_sum));
-  if (!f.top_io_class.empty())
-    a.advice.push_back(fmt::format("Write less often or in larger blocks: {} calls take {} of the I/O time.",
-                                   f.top_io_class, pct(f.top_io_class_share)));
-  if (io_on_one_rank(f))
-    a.advice.push_back(fmt::format("Spread the I/O over ranks (MPI-IO collective writes, or one file per rank): "
-                                   "rank {} does {} of it while the others wait.",
-                                   f.top_io_rank, pct(f.top_io_rank_share)));
-  a.advice.push_back("The per-class I/O table below says which interface the time went to.");
   return a;
 }
 
@@ -156,7 +131,7 @@ Answer plain_answer(const RunFacts& f) {
     case Dominant::kCompute: return compute_answer(f);
     case Dominant::kNothing: break;
   }
-  return {"No rank reported any time: there is nothing to judge (was this an MPI program?).", {}, "bad"};
+  return {"No rank reported any time: there is nothing to judge (was this an MPI program?).", {}, "bad", {}};
 }
 
 }  // namespace
@@ -221,18 +196,30 @@ RunFacts run_facts(const RunScan& s) {
   }
   f.top_io_class_share = io_total > 0 ? io_top / io_total : 0;
   if (io_total <= 0) f.top_io_class.clear();
+  for (const auto& c : s.io_calls) f.io_ops.add(c.name, c.count, c.seconds, c.bytes);
   f.oversubscribed = oversubscription(s.measure.cpu);
   return f;
 }
 
 std::string answer_text(const Answer& a) {
   std::string out = wrap_text("Answer: " + a.headline) + "\n";
-  for (const auto& x : a.advice) {
-    std::string item = wrap_text(x, kTextWidth - 4);
-    for (std::size_t at = item.find('\n'); at != std::string::npos; at = item.find('\n', at + 1)) item.insert(at + 1, "    ");
-    out += "  - " + item + "\n";
-  }
+  auto item = [&](const std::string& lead, const std::string& x) {
+    std::string text = wrap_text(x, kTextWidth - 4);
+    for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) text.insert(at + 1, "    ");
+    out += lead + text + "\n";
+  };
+  for (const auto& c : a.caveats) item("  Caveat: ", c);
+  for (const auto& x : a.advice) item("  - ", x);
   return out + "\n";
+}
+
+std::string answer_markdown(const Answer& a) {
+  std::string out = "### Answer\n\n" + a.headline + "\n\n";
+  for (const auto& c : a.caveats) out += "> Caveat: " + c + "\n>\n";
+  if (!a.caveats.empty()) out += "\n";
+  if (!a.advice.empty()) out += "What to try:\n\n";
+  for (const auto& x : a.advice) out += "- " + x + "\n";
+  return out + (a.advice.empty() ? "" : "\n");
 }
 
 }  // namespace hpcsens::report

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/headline_io.h"
+
 namespace hpcsens::report {
 
 struct RunScan;
@@ -15,8 +17,12 @@ struct RunScan;
 // How a page colours its answer: ok (green), caution (orange), bad (red), info (neutral).
 struct Answer {
   std::string headline;
+  // Actions, each naming the measured figure that motivates it.
   std::vector<std::string> advice;
   std::string tone = "info";
+  // What limits the headline (a verdict's reasons, a rate the sweep held, emulated data): shown
+  // under it as caveats, never as something to try.
+  std::vector<std::string> caveats;
 };
 
 // What a run's headline is judged from (docs/methodology.md, "The answer first").
@@ -29,8 +35,9 @@ struct RunFacts {
   double others_mpi_share = 0;  // mean MPI share of wall over the ranks other than the slowest
   std::string top_call;         // MPI call with the most time over all ranks
   double top_call_share = 0;    // its share of all MPI time
-  std::string top_io_class;     // posix | stdio | mpiio with the most I/O time
+  std::string top_io_class;     // posix | stdio | mpiio with the most I/O time (the interface called)
   double top_io_class_share = 0;  // its share of all I/O time
+  IoOps io_ops;                 // I/O time by operation (read, write, sync, meta) over all ranks
   int top_io_rank = -1;         // rank with the most I/O time
   double top_io_rank_share = 0;   // its share of all I/O time
   std::string oversubscribed;     // what shows more ranks than CPUs ("" if nothing does)
@@ -57,7 +64,10 @@ Answer mix_answer(const nlohmann::json& mix);
 // The model's own formula: "T = W_cpu / R_cpu + T_fixed" for cpu+fixed, and so on.
 std::string model_formula(const std::string& model_name);
 
-// Text form for the terminal: "Answer: ...", then "  - advice" lines, then a blank line.
+// Text form for the terminal: "Answer: ...", "  Caveat: ..." lines, then "  - advice" lines, then a
+// blank line.
 std::string answer_text(const Answer& a);
+// Markdown: "### Answer", the headline, "Caveat:" lines, then "What to try" items.
+std::string answer_markdown(const Answer& a);
 
 }  // namespace hpcsens::report

@@ -45,7 +45,9 @@ json section(const std::string& title) {
           {"tables", json::array()}, {"pre", json::array()}};
 }
 
-json answer(const Answer& a) { return {{"headline", a.headline}, {"advice", a.advice}, {"tone", a.tone}}; }
+json answer(const Answer& a) {
+  return {{"headline", a.headline}, {"caveats", a.caveats}, {"advice", a.advice}, {"tone", a.tone}};
+}
 
 std::string escape(const std::string& raw) {
   // Control bytes and invalid UTF-8 from a record become visible \xHH text, never raw in the page.

@@ -33,7 +33,7 @@ json xy_chart(const std::string& title, const std::string& x_label, const std::s
 
 json section(const std::string& title);
 
-// {headline, advice[], tone} for the page's "answer" (shown first, coloured by tone).
+// {headline, caveats[], advice[], tone} for the page's "answer" (shown first, coloured by tone).
 json answer(const Answer& a);
 
 // The whole page: {title, emulated, notes[], sections[]} -> HTML text.

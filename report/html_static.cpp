@@ -113,6 +113,7 @@ std::string answer_html(const json& a) {
   std::string out = fmt::format("<section class=\"answer tone-{}\" id=\"answer\">\n", known ? tone : "info");
   out += tag("h2", "Answer");
   out += tag("p", str(a, "headline"), "headline");
+  for (const auto& c : a.value("caveats", json::array())) out += tag("p", "Caveat: " + cell_text(c), "caveat");
   const json advice = a.value("advice", json::array());
   if (!advice.empty()) {
     out += tag("h3", "What to try");
