@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include <cstdlib>
+#include <cstring>
 
 namespace hpcsens::report {
 namespace {
@@ -26,14 +27,21 @@ const Dwfl_Callbacks kCallbacks = {
     .debuginfo_path = nullptr,
 };
 
-std::string demangled(const char* name) {
+}  // namespace
+
+// Only Itanium-mangled names (_Z...) are demangled: __cxa_demangle also takes a bare type
+// code, so a C function named f, d or Si would come out as float, double or std::istream.
+std::string demangle_symbol(const char* name) {
   if (name == nullptr) return "";
+  if (std::strncmp(name, "_Z", 2) != 0) return name;
   int status = 0;
   char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
   std::string out = status == 0 && d != nullptr ? d : name;
   std::free(d);
   return out;
 }
+
+namespace {
 
 std::string base_name(const std::string& path) {
   const auto slash = path.rfind('/');
@@ -72,7 +80,7 @@ SourceLocation Symbolizer::resolve(const std::string& module, std::uint64_t offs
   SourceLocation at;
   if (m->mod == nullptr || offset == 0) return at;
   const Dwarf_Addr pc = offset - 1;  // inside the call instruction, not after it
-  at.function = demangled(dwfl_module_addrname(m->mod, pc));
+  at.function = demangle_symbol(dwfl_module_addrname(m->mod, pc));
   if (Dwfl_Line* line = dwfl_module_getsrc(m->mod, pc); line != nullptr) {
     int lineno = 0;
     const char* file = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);

@@ -32,6 +32,10 @@ class Symbolizer {
   std::map<std::string, std::unique_ptr<Module>> modules_;
 };
 
+// A symbol's name as a person reads it: Itanium C++ names (_Z...) demangled, any other (a C or
+// Fortran function) kept as it is.
+std::string demangle_symbol(const char* name);
+
 // "function (file:line)", "function", "file:line" or "module+0xOFFSET", whichever is known.
 std::string site_label(const SourceLocation& at, const std::string& module, std::uint64_t offset);
 
