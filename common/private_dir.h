@@ -3,10 +3,11 @@
 // name (the rewritten appfile mpirun reads, the batch script sbatch reads). A file beside names
 // other users can write could be swapped between our write and their read; here it cannot.
 //
-// The base is /run/hpcsens/<uid> for root, else $XDG_RUNTIME_DIR/hpcsens when that runtime
-// directory is the user's own and private, else /tmp/hpcsens-<uid>. Each level is reached with
-// the checked walk (common/checked_path.h); the last one is created 0700 and must be owned by us
-// with no access for group or others. Each use gets a fresh subdirectory with a random name.
+// Root's are made in /run/hpcsens/<uid>, another user's in $XDG_RUNTIME_DIR/hpcsens when that
+// runtime directory is the user's own and private (each level reached with the checked walk,
+// common/checked_path.h, the last created 0700 and checked to be ours with no access for group or
+// others). Without one, each is made straight in /tmp as hpcsens-<uid>.<prefix>.<random>: no
+// fixed name there that another user could take first. Each use gets a fresh directory.
 #include <string>
 #include <string_view>
 
@@ -14,10 +15,14 @@
 
 namespace hpcsens::safe_file {
 
-// The base directory's path for this process (not created).
+// The base directory's path for this process (not created); "" when fresh directories are made
+// in /tmp under unpredictable names.
 std::string private_base_path();
 
-// Creates a fresh private directory "<base>/<prefix>.<random>" (0700) and opens it; "" or why not.
+// How a fresh directory's path looks, for messages: "<base>/<prefix>.RANDOM".
+std::string private_dir_pattern(std::string_view prefix);
+
+// Creates a fresh private directory (0700, see private_dir_pattern) and opens it; "" or why not.
 std::string make_private_dir(std::string_view prefix, Dir* out);
 
 // Removes the named files from `dir` and then the directory itself (best effort, never throws).

@@ -114,7 +114,7 @@ bool print_plan(const SweepSpec& spec, const KnobSet& knobs, const Plan& plan, c
     const std::string adir = dir + "/" + kArrayDir;
     fmt::print("execution: slurm-array; first submission (one argument per word, no shell):\n        {}\n",
                shell_join(array_sbatch_argv(spec, {"hpcsens-TOKEN-0", plan.runs.size(), adir + "/task-0-%a.out", dir,
-                                                   safe_file::private_base_path() + "/sbatch.RANDOM/task-0.sh"})));
+                                                   safe_file::private_dir_pattern("sbatch") + "/task-0.sh"})));
   }
   print_saved_files(knobs, opt, dir);
   DryRunSysfs io;
