@@ -107,6 +107,37 @@ std::optional<double> node_value(const TopdownMetrics& m, const std::string& nam
   return std::nullopt;
 }
 
+// Where the level-1 node's children are not counted, and why (the counter agent leaves out a
+// level-2 group that does not fit beside level 1; docs/methodology.md, "Multiplexing").
+std::string level2_reason(const TopdownTable& t, const std::string& parent) {
+  if (t.name.size() > 3 && t.name.compare(t.name.size() - 3, 3, "-l1") == 0)
+    return "counted with --events topdown-l1: level 1 only";
+  const std::string fit = "its events did not fit on the counters beside level 1";
+  if (t.uarch == Uarch::kAmdZen4 || t.uarch == Uarch::kAmdZen5) return fit + ": on Zen 4/5 level 1 takes all six";
+  if (t.uarch == Uarch::kIntelSkylake && t.smt) return fit + ": with SMT on level 1 takes all four per thread";
+  if ((t.uarch == Uarch::kIntelSkylake || t.uarch == Uarch::kIntelIceLake) && parent == "Backend Bound")
+    return fit + ": Memory/Core Bound need five cycle events more";
+  return fit + " (the record's preload notes name them)";
+}
+
+}  // namespace
+
+std::string level2_not_counted(const TopdownMetrics& m, const std::vector<std::string>& path) {
+  if (path.size() != 1 || m.method == Method::kStallRatios) return "";
+  const std::string& p = path.front();
+  const bool counted = p == "Backend Bound"    ? m.memory_bound || m.core_bound
+                       : p == "Frontend Bound" ? m.fetch_latency || m.fetch_bandwidth
+                                               : m.branch_mispredicts || m.machine_clears;
+  return counted ? "" : level2_reason(table_by_name(m.table), p);
+}
+
+std::string path_text_with_gaps(const TopdownMetrics& m, const std::vector<std::string>& path) {
+  const std::string why = level2_not_counted(m, path);
+  return path_text(path) + (why.empty() ? "" : " > level 2 not counted (" + why + ")");
+}
+
+namespace {
+
 // The group's path (all members share it) with the mean value of its last node.
 std::string path_cell(const std::vector<const TopdownMetrics*>& members) {
   const TopdownMetrics& m = *members.front();
@@ -123,7 +154,8 @@ std::string path_cell(const std::vector<const TopdownMetrics*>& members) {
     }
   std::string s = path_text(path);
   if (n > 0) s += " (" + pct(sum / n, false) + ")";
-  return s;
+  const std::string why = level2_not_counted(m, path);
+  return why.empty() ? s : s + " > level 2 not counted (" + why + ")";
 }
 
 std::vector<double> l1_vector(const TopdownMetrics& m) {
@@ -337,11 +369,14 @@ BottleneckData bottleneck_data(const record::RunRecord& rec, bool csv, bool all_
   // Job verdict: the path shared by most ranks (ties: the one with the larger total compute),
   // named as the job's bottleneck only when more than half of the measured ranks share it.
   std::map<std::string, std::pair<int, double>> votes;
+  std::map<std::string, std::string> gap;  // per path: why its level 2 was not counted
   int measured = 0;
   for (std::size_t i = 0; i < ms.size(); ++i) {
     if (!ms[i].ok || !ms[i].mismeasured.empty()) continue;
     ++measured;
-    auto& v = votes[path_text(flagged_path(ms[i]))];
+    const std::string key = path_text(flagged_path(ms[i]));
+    auto& v = votes[key];
+    if (v.first == 0) gap[key] = level2_not_counted(ms[i], flagged_path(ms[i]));
     v.first += 1;
     v.second += rec.ranks[i].compute_s;
   }
@@ -354,8 +389,8 @@ BottleneckData bottleneck_data(const record::RunRecord& rec, bool csv, bool all_
       if (it->second.first > best->second.first ||
           (it->second.first == best->second.first && it->second.second > best->second.second))
         best = it;
-    const std::string name =
-        best->first == "none" ? std::string("none flagged (within the HPC ranges)") : best->first;
+    std::string name = best->first == "none" ? std::string("none flagged (within the HPC ranges)") : best->first;
+    if (!gap[best->first].empty()) name += " > level 2 not counted (" + gap[best->first] + ")";
     const std::string count =
         std::to_string(best->second.first) + " of " + std::to_string(ms.size()) + " ranks";
     if (2 * best->second.first > measured)

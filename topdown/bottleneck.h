@@ -34,6 +34,14 @@ BottleneckData bottleneck_data(const record::RunRecord& rec, bool csv, bool all_
 std::vector<std::vector<std::size_t>> group_alike(const std::vector<TopdownMetrics>& ranks,
                                                   double tolerance = 0.05);
 
+// Why a flagged path stops at level 1 when its node's level-2 children were not counted ("" when
+// they were, or the path is empty or longer): e.g. "its events did not fit on the counters beside
+// level 1 (on Zen 4/5 level 1 takes all six)". A path that stops there says so on the path itself,
+// never as if no child were over its threshold.
+std::string level2_not_counted(const TopdownMetrics& m, const std::vector<std::string>& path);
+// path_text(path) with " > level 2 not counted (why)" where that applies.
+std::string path_text_with_gaps(const TopdownMetrics& m, const std::vector<std::string>& path);
+
 // "0-3,5,7-8" for sorted rank numbers.
 std::string rank_ranges(const std::vector<int>& ranks);
 

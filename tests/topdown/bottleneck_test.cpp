@@ -216,3 +216,47 @@ TEST(BottleneckSection, NoMajorityMeansNoCommonBottleneck) {
   s = bottleneck_section(rec, TableFormat::kText, false);
   EXPECT_NE(s.find("Job bottleneck: Backend > Memory (3 of 4 ranks)"), std::string::npos) << s;
 }
+
+// Issue 29: where level 2 was not counted, the path says so on itself (with why) instead of
+// stopping at "Backend (45.0%)", which reads as "no child over its threshold". Counter values
+// are recorded doubles for a named event set: no CPU identity of this host is read.
+TEST(BottleneckLevel2, PathSaysLevel2NotCountedAndWhy) {
+  record::RunRecord rec;
+  rec.job.nranks = 2;
+  for (int i = 0; i < 2; ++i) {
+    record::RankRecord r;
+    r.rank = i;
+    r.compute_s = 1;
+    r.event_set = "topdown-zen4";  // level 1 only: the level-2 group did not fit beside it
+    r.counters = {{"CYCLES_NOT_IN_HALT", 1e9}, {"DISPATCH_STALLS_1:FE_NO_OPS", 6e8},
+                  {"DISPATCH_STALLS_1:BE_STALLS", 2.7e9}, {"DISPATCH_STALLS_1:SMT_CONTENTION", 6e7},
+                  {"OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER", 2.64e9},
+                  {"RETIRED_OPS", 2.34e9}};
+    rec.ranks.push_back(r);
+  }
+  const TopdownMetrics m = compute_metrics(rec.ranks[0].event_set, rec.ranks[0].counters);
+  ASSERT_EQ(path_text(flagged_path(m)), "Backend");
+  const std::string why = "its events did not fit on the counters beside level 1: on Zen 4/5 level 1 takes all six";
+  EXPECT_EQ(level2_not_counted(m, flagged_path(m)), why);
+  const BottleneckData d = bottleneck_data(rec, false, false);
+  ASSERT_EQ(d.rows.size(), 1u);
+  bool on_path = false;
+  for (const auto& cell : d.rows[0]) on_path = on_path || cell == "Backend (45.0%) > level 2 not counted (" + why + ")";
+  EXPECT_TRUE(on_path) << d.rows[0].front();
+  EXPECT_NE(d.line.find("Job bottleneck: Backend > level 2 not counted (" + why + ") (2 of 2 ranks)"), std::string::npos)
+      << d.line;
+  // Skylake without the five memory/core cycle events: the reason names them.
+  record::RankRecord s = skx_rank(0, 0.05, 0.35, 0.8, 1);
+  for (const char* e : {"CYCLE_ACTIVITY:STALLS_MEM_ANY", "EXE_ACTIVITY:BOUND_ON_STORES", "CYCLE_ACTIVITY:STALLS_TOTAL",
+                        "EXE_ACTIVITY:1_PORTS_UTIL", "EXE_ACTIVITY:2_PORTS_UTIL"})
+    s.counters.erase(e);
+  const TopdownMetrics k = compute_metrics(s.event_set, s.counters);
+  ASSERT_EQ(path_text(flagged_path(k)), "Backend");
+  EXPECT_EQ(path_text_with_gaps(k, flagged_path(k)),
+            "Backend > level 2 not counted (its events did not fit on the counters beside level 1: Memory/Core Bound "
+            "need five cycle events more)");
+  // Counted: the path goes on, with no note.
+  const TopdownMetrics full = compute_metrics("topdown-skx", skx_rank(0, 0.05, 0.35, 0.8, 1).counters);
+  EXPECT_EQ(path_text_with_gaps(full, flagged_path(full)), "Backend > Memory");
+  EXPECT_EQ(level2_not_counted(full, {"Backend Bound"}), "");
+}
