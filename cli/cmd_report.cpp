@@ -55,7 +55,7 @@ std::string render(const ReportArgs& a) {
   if (a.format == "html") return report::html_report(a.path);
   if (!a.table.empty() && a.format != "csv")
     throw InputError("--table", "only with --format csv (one tidy table per call)");
-  if (a.format == "json") return report::record_report_json(report::read_run_record(a.path)).dump(1) + "\n";
+  if (a.format == "json") return report::record_report_json_file(a.path).dump(1) + "\n";
   if (a.table == "timeline") return report::timeline_csv(report::timelines_of(report::read_raw_ranks(a.path), a.path));
   if (a.table == "files") return report::files_csv(report::files_of(report::read_raw_ranks(a.path), a.path));
   if (a.table == "callsites") return report::callsite_csv(report::callsites_of(report::read_raw_ranks(a.path), a.path));

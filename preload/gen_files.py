@@ -30,7 +30,8 @@ def _lines(call, when, opened, handle):
     if when == "before":
         return [f"  const void* const file_handle_ = {handle(name, pointer)};",
                 "  const FileRef file_ref_ = mpiio_ref(file_handle_);"]
-    lines = [f"  file_count(file_ref_, {OPS[call['cat']]}, kNoOffset, start, elapsed, nbytes);"]
+    op = "FileOp::sync" if call["name"] == "MPI_File_sync" else OPS[call["cat"]]  # with fsync and fflush
+    lines = [f"  file_count(file_ref_, {op}, kNoOffset, start, elapsed, nbytes);"]
     if call["name"] == "MPI_File_close":
         lines.append("  mpiio_forget(file_handle_);")
     return lines

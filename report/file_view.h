@@ -17,18 +17,20 @@ inline constexpr std::size_t kFileSizeBuckets = 10;
 
 // The counters of one file (one rank's, or summed over ranks).
 struct FileCounts {
-  std::uint64_t opens = 0, reads = 0, writes = 0, meta_ops = 0, bytes_read = 0, bytes_written = 0;
+  // meta: opens, closes, seeks, MPI-IO's other calls; sync: fsync, fdatasync, fflush,
+  // MPI_File_sync (records before sync_s counted those in meta).
+  std::uint64_t opens = 0, reads = 0, writes = 0, meta_ops = 0, syncs = 0, bytes_read = 0, bytes_written = 0;
   std::uint64_t consecutive = 0, sequential = 0, random = 0;
-  double read_s = 0, write_s = 0, meta_s = 0;
+  double read_s = 0, write_s = 0, meta_s = 0, sync_s = 0;
   std::array<std::uint64_t, kFileSizeBuckets> read_sizes{}, write_sizes{};
-  double seconds() const { return read_s + write_s + meta_s; }
+  double seconds() const { return read_s + write_s + meta_s + sync_s; }
   void add(const FileCounts& o);
 };
 
 struct RankFile {
   int rank = 0;
   std::string path;  // as the record holds it: encoded losslessly (common/text_escape.h)
-  std::string api;   // posix, stdio, mpiio
+  std::string api;   // posix, stdio, mpiio: the interface of the calls counted (not of the open)
   FileCounts counts;
   double first_open_s = -1, last_io_s = 0;  // first_open_s < 0: no open counted
 };
@@ -55,8 +57,10 @@ struct FileSummary {
 // Merged by (path, interface), most I/O time first (then by path).
 std::vector<FileSummary> summarize_files(const std::vector<RankFile>& files);
 
-// "Files by I/O time": the top `top` files (title empty when there are none).
-Table file_table(const std::vector<FileSummary>& files, std::size_t top, std::uint64_t dropped);
+// "Files by I/O time": the top `top` files (title empty when there are none), one row per file and
+// interface called, its time split into read, write, sync and meta (open, close, seek) columns.
+// `compact`: the columns a 120-column terminal holds (no slowest rank, call counts, access order).
+Table file_table(const std::vector<FileSummary>& files, std::size_t top, std::uint64_t dropped, bool compact = false);
 // The table rendered with a line on drops; "" when no rank has a `files` array.
 std::string files_text(const RankFiles& files, Format format);
 // `--format csv --table files`: one row per rank x file x interface.

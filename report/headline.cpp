@@ -59,7 +59,7 @@ Answer mpi_answer(const RunFacts& f) {
   a.tone = "caution";
   a.headline = fmt::format("MPI takes {} of the ranks' time{}; compute is balanced (max/mean {:.2f}).",
                            pct(mpi_share(f)),
-                           f.top_call.empty() ? "" : fmt::format(", {} of it in {}", pct(f.top_call_share), f.top_call),
+                           f.top_call.empty() ? "" : fmt::format(", {} of all MPI time in {}", pct(f.top_call_share), f.top_call),
                            compute_ratio(f));
   if (!f.top_call.empty())
     a.advice.push_back(fmt::format("Send fewer, larger messages or overlap {} with computation (non-blocking "
@@ -80,7 +80,11 @@ Answer compute_answer(const RunFacts& f) {
                            pct(share), compute_ratio(f));
   a.advice.push_back("Find whether core clock or memory bandwidth limits it: hpcsens sweep, then hpcsens fit (the "
                      "model says which resource to buy).");
-  a.advice.push_back("hpcsens run --events topdown names the bottleneck inside the core (where a PMU is available).");
+  if (f.topdown.empty())
+    a.advice.push_back("hpcsens run --events topdown names the bottleneck inside the core (where a PMU is available).");
+  else if (f.topdown == "ok")
+    a.advice.push_back("The Top-Down section below names the bottleneck inside the core.");
+  // else Top-Down was asked for and failed here: the section says why; no advice repeats it.
   return a;
 }
 
@@ -107,6 +111,7 @@ Answer oversubscribed_answer(const RunFacts& f, Answer inner) {
   a.advice.push_back("Run at most one rank per CPU (fewer ranks, more nodes, or mpirun --map-by core) and measure "
                      "again before acting on the numbers below.");
   for (auto& x : inner.advice) a.advice.push_back(std::move(x));
+  a.caveats = std::move(inner.caveats);
   return a;
 }
 
@@ -120,6 +125,7 @@ Answer knob_answer(const RunFacts& f, Answer inner) {
                            f.net_delay_added, inner.headline);
   a.advice.push_back("Compare with the run without the knob (the sweep's base point) before acting on MPI time.");
   for (auto& x : inner.advice) a.advice.push_back(std::move(x));
+  a.caveats = std::move(inner.caveats);
   return a;
 }
 
@@ -137,13 +143,24 @@ Answer plain_answer(const RunFacts& f) {
 }  // namespace
 
 // A job that did not finish is said before any reading of its figures: they end where each rank
-// ended, and the first thing to look at is why it stopped.
+// ended, and the first thing to look at is why it stopped. A call a rank was still inside when it was killed (waiting in MPI_Recv for a message that never
+// came) never returned, so its time is counted as compute: compute, MPI and balance are not read
+// from such a job; an I/O reading stands (its calls' times are what the rank measured).
 Answer unfinished_answer(const RunFacts& f, Answer inner) {
   Answer a;
   a.tone = "bad";
+  const std::string reading =
+      dominant(f) == Dominant::kIo
+          ? "Reading of what was measured: " + inner.headline
+          : fmt::format("A call a rank was inside when the job ended (a wait in MPI_Recv, say) never returned and "
+                        "is counted as compute, so compute, MPI and balance are not judged. Measured until then, "
+                        "over all ranks: compute {}, MPI {}, I/O {}.",
+                        human::seconds(f.compute_sum), human::seconds(f.mpi_sum), human::seconds(f.io_sum));
   a.headline = fmt::format("The job did not finish: {} of {} ranks never reached MPI_Finalize (aborted, killed or "
-                           "crashed), so every figure ends where its rank ended. Reading of what was measured: {}",
-                           f.unfinished, std::max(f.job_ranks, f.ranks), inner.headline);
+                           "crashed), so every figure ends where its rank ended. {}",
+                           f.unfinished, std::max(f.job_ranks, f.ranks), reading);
+  if (dominant(f) != Dominant::kIo) inner.advice.clear();
+  a.caveats = std::move(inner.caveats);
   a.advice.push_back("Find out why it stopped first: the job's own output, its exit status, and the ranks' "
                      "killed_by_signal in the record.");
   for (auto& x : inner.advice) a.advice.push_back(std::move(x));
@@ -157,6 +174,25 @@ Answer run_answer(const RunFacts& f) {
   if (f.unfinished > 0) a = unfinished_answer(f, std::move(a));
   return a;
 }
+
+namespace {
+
+// "" when no rank asked for a Top-Down set, "ok" when every one that did counted it, else the
+// first reason one could not (counters_status: "no PMU ..." and the like).
+std::string topdown_state(const RunScan& s) {
+  std::string state;
+  for (const auto& r : s.rows) {
+    if (s.names[r.event_set].rfind("topdown", 0) != 0) continue;
+    const std::string& status = s.names[r.counters_status];
+    if (status != "ok") return status.empty() ? "not counted" : status;
+    state = "ok";
+  }
+  if (state.empty() && s.header.counters_status != "ok" && s.header.counters_status.find("topdown") != std::string::npos)
+    return s.header.counters_status;
+  return state;
+}
+
+}  // namespace
 
 RunFacts run_facts(const RunScan& s) {
   RunFacts f;
@@ -198,6 +234,7 @@ RunFacts run_facts(const RunScan& s) {
   if (io_total <= 0) f.top_io_class.clear();
   for (const auto& c : s.io_calls) f.io_ops.add(c.name, c.count, c.seconds, c.bytes);
   f.oversubscribed = oversubscription(s.measure.cpu);
+  f.topdown = topdown_state(s);
   return f;
 }
 

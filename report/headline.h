@@ -47,6 +47,9 @@ struct RunFacts {
   // What the network-delay knob added to every message ("" where it was off): the MPI time then
   // stands for the emulated network, not this machine's.
   std::string net_delay_added;
+  // Top-Down: "" not asked for, "ok" counted, else why not (a missing PMU): no advice then says to
+  // run --events topdown again.
+  std::string topdown;
 };
 
 // What dominates a run, in the order its sections should appear.

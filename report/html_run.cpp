@@ -14,6 +14,7 @@
 #include "report/html_report.h"
 #include "report/record_output.h"
 #include "report/run_report.h"
+#include "report/run_scan_rows.h"
 #include "topdown/bottleneck.h"
 #include "topdown/metrics.h"
 
@@ -147,8 +148,15 @@ json topdown_tree(const std::vector<json>& per_rank) {
   m.branch_mispredicts = mean("branch_mispredicts"), m.machine_clears = mean("machine_clears");
   const auto path = topdown::flagged_path(m);
   auto flagged = [&](const std::string& name) { return std::find(path.begin(), path.end(), name) != path.end(); };
+  // A flagged node whose children were not counted says so where they would be (issue 29).
+  std::string gap;
+  for (const auto& r : per_rank)
+    if (gap.empty() && r.contains("level2_not_counted")) gap = r["level2_not_counted"].get<std::string>();
   auto node = [&](const std::string& name, const std::optional<double>& v, json children = json::array()) {
     json n = {{"name", name}, {"value", v ? json(*v) : json(nullptr)}, {"flagged", flagged(name)}};
+    const bool uncounted = children.size() == 2 && children[0]["value"].is_null() && children[1]["value"].is_null();
+    if (flagged(name) && uncounted && !gap.empty())
+      children = json::array({{{"name", "level 2 not counted (" + gap + ")"}, {"value", nullptr}, {"flagged", false}}});
     if (flagged(name)) n["children"] = std::move(children);
     return n;
   };
@@ -217,20 +225,6 @@ std::string run_title(const RunRecord& rec) {
 
 }  // namespace
 
-// I/O by class from the raw ranks (the typed record keeps only io_s per rank).
-void add_io_classes(RunFacts& f, const json& raw) {
-  if (!raw.is_object() || !raw.contains("ranks") || !raw["ranks"].is_array()) return;
-  std::map<std::string, double> by_class;
-  double total = 0;
-  for (const auto& r : raw["ranks"])
-    if (r.is_object() && r.contains("io") && r["io"].is_object())
-      for (const auto& [cls, c] : r["io"].items())
-        if (c.is_object() && c.contains("seconds") && c["seconds"].is_number())
-          by_class[cls] += c["seconds"].get<double>(), total += c["seconds"].get<double>();
-  for (const auto& [cls, sec] : by_class)
-    if (total > 0 && sec / total > f.top_io_class_share) f.top_io_class = cls, f.top_io_class_share = sec / total;
-}
-
 // Where a section goes: what dominates the run first, then the job's facts, then the rest; a
 // Top-Down section that only says why it is missing goes last.
 int section_rank(const json& section, Dominant d) {
@@ -247,28 +241,29 @@ int section_rank(const json& section, Dominant d) {
   return 3;
 }
 
-// The page reads the typed record, whose scan has no "cpu" objects: the ranks' own are added from
-// the raw record by the same rule (CpuTotals::add_rank), so the page's answer says
-// oversubscription as the text report does.
-void add_cpu_totals(RunFacts& f, const json& raw) {
-  if (!raw.is_object() || !raw.contains("ranks") || !raw["ranks"].is_array()) return;
-  CpuTotals cpu;
+namespace {
+
+// The page reads the typed record, whose scan has no "io" or "cpu" objects: the ranks' own are
+// added from the raw record, so the page's answer comes from the same RunFacts (run_facts) as
+// the text report's, never from a second rule.
+RunScan page_scan(const RunRecord& rec, const json& raw) {
+  RunScan scan = scan_of(rec);
+  const bool has_extras = !rec.ranks.empty() && !rec.ranks.front().extra.empty();
+  if (has_extras || !raw.is_object() || !raw.contains("ranks") || !raw["ranks"].is_array()) return scan;
   for (const auto& r : raw["ranks"]) {
-    if (!r.is_object() || !r.contains("cpu") || !r["cpu"].is_object()) continue;
-    const json& c = r["cpu"];
-    const auto num = [](const json& o, const char* k) { return o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0; };
-    cpu.add_rank(r.contains("host") && r["host"].is_string() ? r["host"].get<std::string>() : "",
-                 static_cast<std::int64_t>(num(c, "online")), num(c, "used_s"), num(r, "wall_s") - num(r, "io_s"),
-                 c.contains("run_delay_s") && c["run_delay_s"].is_number() ? c["run_delay_s"].get<double>() : -1.0);
+    if (!r.is_object()) continue;
+    const auto num = [&](const char* k) { return r.contains(k) && r[k].is_number() ? r[k].get<double>() : 0.0; };
+    add_measure_json(scan.measure, r, r.contains("host") && r["host"].is_string() ? r["host"].get<std::string>() : "",
+                     num("wall_s") - num("io_s"));
   }
-  f.oversubscribed = oversubscription(cpu);
+  return scan;
 }
 
+}  // namespace
+
 json run_page(const RunRecord& rec, const json& raw) {
-  const RunScan scan = scan_of(rec);
-  RunFacts facts = run_facts(scan);
-  add_io_classes(facts, raw);
-  add_cpu_totals(facts, raw);
+  const RunScan scan = page_scan(rec, raw);
+  const RunFacts facts = run_facts(scan);
   json page = {{"title", run_title(rec)},
                {"emulated", rec.emulated},
                {"answer", html::answer(run_answer(facts))},

@@ -7,9 +7,13 @@
 
 #include "common/errors.h"
 #include "report/byte_direction.h"
+#include "report/file_view.h"
+#include "report/headline.h"
+#include "report/html_page.h"
 #include "report/measure_csv.h"
 #include "report/run_report.h"
 #include "report/table.h"
+#include "topdown/bottleneck.h"
 #include "topdown/metrics.h"
 
 namespace hpcsens::report {
@@ -113,7 +117,8 @@ nlohmann::json topdown_of(const record::RankRecord& r, topdown::TopdownTable& ta
   if (r.counters_status != "ok") topdown::mark_counters_failed(m, r.counters_status);
   if (r.multiplexed) topdown::refuse_multiplexed_remainder(m);
   nlohmann::json j = {{"ok", m.ok && m.mismeasured.empty()}, {"why_not", m.why_not},
-                      {"flagged_path", m.ok ? topdown::path_text(topdown::flagged_path(m)) : ""},
+                      {"flagged_path", m.ok ? topdown::path_text_with_gaps(m, topdown::flagged_path(m)) : ""},
+                      {"level2_not_counted", m.ok ? topdown::level2_not_counted(m, topdown::flagged_path(m)) : ""},
                       {"stall_ratios", m.method == topdown::Method::kStallRatios}};
   std::string why = m.why_not;
   for (const auto& s : m.mismeasured) why += (why.empty() ? "mismeasured: " : "; ") + s;
@@ -186,8 +191,40 @@ std::string tidy_csv(const RunScan& s, CsvTable table) {
 
 std::string tidy_csv(const RunRecord& rec, CsvTable table) { return tidy_csv(scan_of(rec), table); }
 
-nlohmann::json record_report_json(const RunRecord& rec) {
-  nlohmann::json j = record::to_json(rec);
+namespace {
+
+// I/O by operation (reads, writes, syncs, metadata) and by interface called, over all ranks.
+nlohmann::json io_json(const RunScan& scan) {
+  nlohmann::json j = nlohmann::json::object();
+  IoOps ops;
+  for (const auto& c : scan.io_calls) ops.add(c.name, c.count, c.seconds, c.bytes);
+  for (int i = 0; i < kIoOps; ++i)
+    j["by_operation"][i == 0 ? "read" : i == 1 ? "write" : i == 2 ? "sync" : "meta"] = {
+        {"seconds", ops.seconds[i]}, {"calls", ops.calls[i]}, {"bytes", ops.bytes[i]}};
+  for (const auto& [cls, t] : scan.measure.io)
+    j["by_interface"][cls] = {{"seconds", t.seconds}, {"calls", t.calls}, {"bytes", t.bytes}};
+  return j;
+}
+
+// "Files by I/O time" as the text and the page show it: per (path, interface called) over ranks.
+nlohmann::json files_json(const nlohmann::json& ranks, const std::string& source) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const FileSummary& f : summarize_files(files_of(ranks, source).files)) {
+    const FileCounts& c = f.counts;
+    out.push_back({{"path", f.path}, {"interface", f.api}, {"ranks", f.ranks}, {"seconds", c.seconds()},
+                   {"read_s", c.read_s}, {"write_s", c.write_s}, {"sync_s", c.sync_s}, {"meta_s", c.meta_s},
+                   {"bytes_read", c.bytes_read}, {"bytes_written", c.bytes_written}, {"reads", c.reads},
+                   {"writes", c.writes}, {"syncs", c.syncs}, {"opens", c.opens}, {"meta_ops", c.meta_ops},
+                   {"slowest_s", f.slowest_s}, {"slowest_rank", f.slowest_rank}});
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json record_report_json(const RunRecord& rec, const std::string& source) {
+  nlohmann::json j = record::to_json(rec);  // every section the reader kept, per-rank ones included
+  const RunScan scan = scan_of(rec);
   const auto im = imbalance_of(rec);
   nlohmann::json derived;
   derived["imbalance"] = {{"max_over_mean", im.max_over_mean}, {"lbe", im.lbe}, {"comm_eff", im.comm_eff},
@@ -200,18 +237,11 @@ nlohmann::json record_report_json(const RunRecord& rec) {
     return nlohmann::json{{"min", d.min}, {"q1", d.q1}, {"median", d.median}, {"q3", d.q3}, {"max", d.max}};
   };
   derived["distribution_s"] = {{"compute", dist(compute)}, {"wall", dist(wall)}, {"mpi", dist(mpi)}};
-  std::map<std::string, std::pair<record::CallStats, Directed>> calls;
-  for (const auto& r : rec.ranks)
-    for (const auto& [name, c] : r.mpi_calls) {
-      auto& [a, d] = calls[name];
-      const Directed add = mpi_bytes(name, c.bytes, c.bytes_received);
-      a.count += c.count, a.seconds += c.seconds, d.sent += add.sent, d.received += add.received;
-    }
-  for (const auto& [name, cd] : calls)
-    derived["mpi_calls"][name] = {{"count", cd.first.count},
-                                  {"seconds", cd.first.seconds},
-                                  {"bytes_sent", cd.second.sent},
-                                  {"bytes_received", cd.second.received}};
+  for (const CallTotal& c : scan.calls)
+    derived["mpi_calls"][c.name] = {{"count", c.count}, {"seconds", c.seconds}, {"bytes_sent", c.bytes_sent},
+                                    {"bytes_received", c.bytes_received}};
+  derived["io"] = io_json(scan);
+  if (j.contains("ranks")) derived["files"] = files_json(j["ranks"], source);
   // Per-rank Top-Down, as `--format csv --table topdown` gives it, for ranks that counted a set.
   std::string looked_up;
   topdown::TopdownTable table = topdown::table_by_name(looked_up);
@@ -223,7 +253,13 @@ nlohmann::json record_report_json(const RunRecord& rec) {
     derived["topdown"].push_back(std::move(t));
   }
   j["derived"] = std::move(derived);
+  j["answer"] = html::answer(run_answer(run_facts(scan)));  // the same object every format renders
   return j;
+}
+
+nlohmann::json record_report_json_file(const std::string& path) {
+  // The careful reader: it keeps every section of every rank (the fast one reads only the tables').
+  return record_report_json(record::load_run_record(path), path);
 }
 
 }  // namespace hpcsens::report

@@ -13,9 +13,15 @@
 
 namespace hpcsens::report {
 
-// The record's own keys (record::to_json) plus "derived": imbalance recomputed from ranks,
-// distributions over ranks, MPI time by call and counter statistics.
-nlohmann::json record_report_json(const record::RunRecord& rec);
+// The record's own keys (record::to_json: every section it holds, per-rank files, call sites,
+// partners, message sizes, timeline, regions and cpu included when `rec` was read by
+// record::load_run_record) plus "derived" (imbalance recomputed from ranks, distributions over
+// ranks, MPI time by call, I/O by operation and interface, files over ranks, Top-Down per rank)
+// and "answer" (headline, tone, caveats, advice: the object the text and the page render).
+// `source` names the file in messages.
+nlohmann::json record_report_json(const record::RunRecord& rec, const std::string& source = "record");
+// The same for the record at `path` (`report --format json`).
+nlohmann::json record_report_json_file(const std::string& path);
 
 enum class CsvTable { kRanks, kSummary, kCalls, kCounters, kTopdown, kPartners, kMsgSizes, kRegions };
 // "ranks" | "summary" | "calls" | "counters" | "topdown" | "partners" | "msg_sizes" | "regions";

@@ -180,6 +180,7 @@ record::RunRecord fast_read(const simdjson::padded_string& text) {
   rec.job.mpi_library = opt_string(job, "mpi_library", "");
   rec.job.hosts = string_list(job, "hosts");
   rec.job.start_utc = opt_string(job, "start_utc", "");
+  rec.job.program = opt_string(job, "program", "");  // the page title (html_run.cpp run_title)
   if (has(top, "config")) {
     rec.config = to_nlohmann(field(top, "config"));
     if (!rec.config.is_object()) throw NotFast{};

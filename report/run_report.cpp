@@ -147,9 +147,7 @@ std::string answer_section(const RunScan& scan, Format format) {
   const Answer a = run_answer(run_facts(scan));
   if (format == Format::kTable) return answer_text(a);
   if (format == Format::kCsv) return "";  // CSV is tables only
-  std::string out = "### Answer\n\n" + a.headline + "\n\n";
-  for (const auto& x : a.advice) out += "- " + x + "\n";
-  return out + (a.advice.empty() ? "" : "\n");
+  return answer_markdown(a);
 }
 
 std::string render_run_report(const RunScan& rec, const ReportOptions& opt) {

@@ -5,6 +5,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "common/errors.h"
@@ -61,6 +62,18 @@ class Scanner {
 };
 
 const std::string& name_of(const std::string& s) { return s; }
+
+}  // namespace
+
+void add_io_call(std::vector<IoCallTotal>& calls, std::string_view name, std::uint64_t count, std::uint64_t bytes,
+                 double seconds) {
+  auto it = std::find_if(calls.begin(), calls.end(), [&](const IoCallTotal& t) { return t.name == name; });
+  if (it == calls.end()) it = calls.insert(calls.end(), IoCallTotal{std::string(name)});
+  it->count += count, it->bytes += bytes, it->seconds += seconds;
+}
+
+namespace {
+
 const std::string& name_of(const CallTotal& c) { return c.name; }
 
 // Names repeat rank after rank in the same order: try the one after the last match first.
@@ -99,6 +112,7 @@ void Scanner::calls(od::value v, std::string_view key, const RankRow* row) try {
     });
     if (seen != 3) throw od::Doubt{std::string(name), "missing field 'count' or 'seconds'"};
     if (row) pending_calls_.push_back({index_of(s_.calls, name, call_hint_), count, bytes, received, seconds});
+    else add_io_call(s_.io_calls, name, count, bytes, seconds);
   });
 } catch (od::Doubt& d) {
   d.where = std::string(key) + (d.where.empty() ? "" : "." + d.where);

@@ -43,6 +43,13 @@ struct CallTotal {
   int max_rank = -1;
 };
 
+// I/O time by call name over all ranks (bytes: read or written, report/byte_direction.h).
+struct IoCallTotal {
+  std::string name;
+  std::uint64_t count = 0, bytes = 0;
+  double seconds = 0;
+};
+
 // One counter over all ranks.
 struct CounterTotal {
   std::size_t ranks = 0;
@@ -96,6 +103,7 @@ struct RunScan {
   std::vector<std::string> counter_names;
   std::vector<std::pair<std::uint32_t, double>> counters;  // (index into counter_names, value)
   std::vector<CallTotal> calls;  // first-seen order
+  std::vector<IoCallTotal> io_calls;  // first-seen order
   std::map<std::string, CounterTotal> counter_totals;
   MeasureTotals measure;
   // The whole rank of a row, as record::rank_from_json reads it (for the few ranks shown in full).

@@ -67,6 +67,7 @@ void add_rank(RunScan& s, const record::RankRecord& r, std::size_t index) {
     it->seconds += c.seconds;
     if (c.seconds > it->max_s) it->max_s = c.seconds, it->max_rank = r.rank;
   }
+  for (const auto& [name, c] : r.io_calls) add_io_call(s.io_calls, name, c.count, c.bytes, c.seconds);
   for (const auto& [name, v] : r.counters) {
     s.counters.emplace_back(counter_index(s, name), v);
     CounterTotal& a = s.counter_totals[name];
@@ -80,6 +81,25 @@ void add_rank(RunScan& s, const record::RankRecord& r, std::size_t index) {
 
 }  // namespace
 
+void add_measure_json(MeasureTotals& m, const nlohmann::json& rank, const std::string& host, double busy_s) {
+  const auto num = [](const nlohmann::json& o, const char* k) {
+    return o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0;
+  };
+  if (rank.contains("io") && rank["io"].is_object())
+    for (const auto& [cls, c] : rank["io"].items()) {
+      if (!c.is_object()) continue;
+      IoClassTotal& t = m.io[cls];
+      t.seconds += num(c, "seconds");
+      t.calls += static_cast<std::uint64_t>(num(c, "calls"));
+      t.bytes += static_cast<std::uint64_t>(num(c, "bytes"));
+      m.any = true;
+    }
+  if (!rank.contains("cpu") || !rank["cpu"].is_object()) return;
+  const nlohmann::json& c = rank["cpu"];
+  m.cpu.add_rank(host, static_cast<std::int64_t>(num(c, "online")), num(c, "used_s"), busy_s,
+                 c.contains("run_delay_s") && c["run_delay_s"].is_number() ? c["run_delay_s"].get<double>() : -1.0);
+}
+
 RunScan scan_of(const record::RunRecord& rec) {
   RunScan s;
   s.names = {"ok", ""};
@@ -88,7 +108,11 @@ RunScan scan_of(const record::RunRecord& rec) {
   h.imbalance = rec.imbalance, h.counters_status = rec.counters_status, h.complete = rec.complete;
   h.emulated = rec.emulated, h.extra = rec.extra;
   s.rows.reserve(rec.ranks.size());
-  for (std::size_t i = 0; i < rec.ranks.size(); ++i) add_rank(s, rec.ranks[i], i);
+  for (std::size_t i = 0; i < rec.ranks.size(); ++i) {
+    add_rank(s, rec.ranks[i], i);
+    // The careful reader keeps the rank's other sections in `extra`; the fast one does not.
+    add_measure_json(s.measure, rec.ranks[i].extra, rec.ranks[i].host, rec.ranks[i].wall_s - rec.ranks[i].io_s);
+  }
   auto ranks = std::make_shared<const std::vector<record::RankRecord>>(rec.ranks);
   s.rank_detail = [ranks](const RankRow& row) { return (*ranks)[row.source]; };
   s.rank_json = [ranks](const RankRow& row) { return record::to_json((*ranks)[row.source]); };

@@ -114,20 +114,35 @@ void file_opened(int fd, const char* path, FileApi api, bool counted, std::uint6
   }
   FdFile& f = g_fd_files[fd];
   f.pos.store(append_start(fd), kRelaxed);
+  f.posix.store(0, kRelaxed);
   f.entry.store(note_open(claim_entry(path, len, api), counted, start, ticks), std::memory_order_release);
 }
 
 void file_forget_fd(int fd) noexcept {
   // Only a slot that holds something is written: a close of a socket or pipe (most closes) must
   // not dirty a page of the slot array.
-  if (fd >= 0 && fd < kFileFdSlots && g_fd_files[fd].entry.load(kRelaxed) != 0)
+  if (fd >= 0 && fd < kFileFdSlots && g_fd_files[fd].entry.load(kRelaxed) != 0) {
+    g_fd_files[fd].posix.store(0, kRelaxed);
     g_fd_files[fd].entry.store(0, std::memory_order_release);
+  }
+}
+
+FileRef file_posix_entry(FdFile* f, const FileEntry* e) noexcept {
+  const int i = claim_entry(g_pool + e->path_at, e->path_len, FileApi::posix);
+  if (i < 0) {  // the table is full: one drop, and this descriptor's POSIX calls stay uncounted
+    f->posix.store(kNoPosixEntry, std::memory_order_release);
+    g_dropped.fetch_add(1, kRelaxed);
+    return {};
+  }
+  f->posix.store(static_cast<std::uint16_t>(i + 1), std::memory_order_release);
+  return {&g_files[i], f};
 }
 
 void file_dup(int from, int to) noexcept {
   if (to < 0 || to >= kFileFdSlots || to == from) return;
   const FileRef r = file_ref(from);
   g_fd_files[to].pos.store(r.fd ? r.fd->pos.load(kRelaxed) : 0, kRelaxed);
+  g_fd_files[to].posix.store(r.fd ? r.fd->posix.load(kRelaxed) : 0, kRelaxed);
   g_fd_files[to].entry.store(r.fd ? r.fd->entry.load(kRelaxed) : 0, std::memory_order_release);
 }
 
@@ -202,7 +217,7 @@ void reset_file_table() noexcept {
     new (&e) FileEntry();
   }
   for (auto& s : g_mpiio) s.handle.store(nullptr), s.entry.store(0);
-  for (int fd = 0; fd < 1024; ++fd) g_fd_files[fd].entry.store(0), g_fd_files[fd].pos.store(0);
+  for (int fd = 0; fd < 1024; ++fd) g_fd_files[fd].entry.store(0), g_fd_files[fd].posix.store(0), g_fd_files[fd].pos.store(0);
   g_pool_used.store(0);
   g_claimed.store(0);
   g_dropped.store(0);

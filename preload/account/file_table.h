@@ -26,7 +26,9 @@ enum class FileApi : std::uint8_t { posix, stdio, mpiio };
 inline const char* file_api_name(FileApi a) noexcept {
   return a == FileApi::stdio ? "stdio" : a == FileApi::mpiio ? "mpiio" : "posix";
 }
-enum class FileOp : std::uint8_t { read, write, meta };
+// sync: fsync, fdatasync, fflush, MPI_File_sync (data pushed towards storage, apart from meta:
+// opens, closes, seeks and MPI-IO's other calls).
+enum class FileOp : std::uint8_t { read, write, meta, sync };
 
 inline constexpr int kFileEntries = 512;
 inline constexpr std::uint32_t kFilePathPool = 256u << 10;
@@ -51,9 +53,9 @@ struct FileEntry {
   std::atomic<std::uint8_t> ready{0};  // 1 once path and api are written (release)
   FileApi api = FileApi::posix;
   std::uint32_t path_at = 0, path_len = 0;  // in the path pool
-  std::atomic<std::uint64_t> opens{0}, reads{0}, writes{0}, metas{0};
+  std::atomic<std::uint64_t> opens{0}, reads{0}, writes{0}, metas{0}, syncs{0};
   std::atomic<std::uint64_t> bytes_read{0}, bytes_written{0};
-  std::atomic<std::uint64_t> read_ticks{0}, write_ticks{0}, meta_ticks{0};  // opens in meta
+  std::atomic<std::uint64_t> read_ticks{0}, write_ticks{0}, meta_ticks{0}, sync_ticks{0};  // opens in meta
   std::atomic<std::uint64_t> read_sizes[kFileSizeBuckets]{}, write_sizes[kFileSizeBuckets]{};
   std::atomic<std::uint64_t> consecutive{0}, sequential{0}, random{0};
   // End offsets of the last read and the last write (Darshan compares like with like).
@@ -61,9 +63,13 @@ struct FileEntry {
   std::atomic<std::uint64_t> first_open_tick{0}, last_io_tick{0};  // 0: none counted
 };
 
-// What one descriptor refers to: entry index + 1 (0: no entry) and its position.
+// What one descriptor refers to: entry index + 1 (0: no entry) and its position. A call is
+// counted under the interface the program called (docs/record-format.md, "files"): a POSIX call
+// on a stdio stream's descriptor (fsync(fileno(f)); libstdc++'s read/write for C++ streams) goes
+// to the file's (path, posix) entry, `posix` (index + 1, claimed on first use).
 struct FdFile {
   std::atomic<std::uint16_t> entry{0};
+  std::atomic<std::uint16_t> posix{0};
   std::atomic<std::int64_t> pos{0};
 };
 
@@ -84,6 +90,19 @@ extern FdFile g_fd_files[kFileFdSlots];
 
 void file_pattern(FileEntry* e, FileOp op, std::int64_t offset, std::uint64_t bytes) noexcept;
 
+inline constexpr std::uint16_t kNoPosixEntry = 0xffff;  // FdFile::posix when the table was full
+// The (path, posix) entry of a descriptor whose entry is another interface's (claimed once).
+FileRef file_posix_entry(FdFile* f, const FileEntry* e) noexcept;
+// The descriptor's file for a POSIX call: its own entry when opened through POSIX, else its
+// (path, posix) entry.
+[[gnu::always_inline]] inline FileRef file_ref_posix(int fd) noexcept {
+  const FileRef r = file_ref(fd);
+  if (r.e == nullptr || r.e->api == FileApi::posix) return r;
+  const unsigned i = r.fd->posix.load(std::memory_order_acquire);
+  if (i == kNoPosixEntry) return {};
+  return i != 0 ? FileRef{&g_files[i - 1], r.fd} : file_posix_entry(r.fd, r.e);
+}
+
 // One counted call on `ref`'s file: `start` and `ticks` as the call's timing, `bytes` moved,
 // `at` the offset (or kAtPosition / kNoOffset).
 [[gnu::always_inline]] inline void file_count(FileRef ref, FileOp op, std::int64_t at, std::uint64_t start,
@@ -94,6 +113,10 @@ void file_pattern(FileEntry* e, FileOp op, std::int64_t offset, std::uint64_t by
   e->last_io_tick.store(start + ticks, r);
   if (op == FileOp::meta) {
     e->metas.fetch_add(1, r), e->meta_ticks.fetch_add(ticks, r);
+    return;
+  }
+  if (op == FileOp::sync) {
+    e->syncs.fetch_add(1, r), e->sync_ticks.fetch_add(ticks, r);
     return;
   }
   const bool rd = op == FileOp::read;

@@ -62,18 +62,19 @@ auto timed_ref(int id, bool ok, FileRef file, FileOp op, std::int64_t at, F&& fn
   const std::uint64_t start = now_ticks();
   auto r = fn();
   const std::uint64_t elapsed = now_ticks() - start;
-  const std::uint64_t bytes = op == FileOp::meta ? 0 : positive(r);
+  const std::uint64_t bytes = op == FileOp::meta || op == FileOp::sync ? 0 : positive(r);
   guard.record(id, elapsed, bytes);
   timeline_call(id, start, elapsed);
   file_count(file, op, at, start, elapsed, bytes);
   return r;
 }
 // A descriptor that is no file (MPI's sockets and pipes: most reads and writes of a run) costs
-// the bitmap test only; its file slot is not read.
+// the bitmap test only; its file slot is not read. A POSIX call on a stdio stream's descriptor
+// counts on the file's posix entry: the class of a call is the interface called (fsync is posix).
 template <class F>
 auto timed(int id, int fd, FileOp op, std::int64_t at, F&& fn) {
   const bool file = tracked(fd);
-  return timed_ref(id, file, file ? file_ref(fd) : FileRef{}, op, at, std::forward<F>(fn));
+  return timed_ref(id, file, file ? file_ref_posix(fd) : FileRef{}, op, at, std::forward<F>(fn));
 }
 
 using ReadFn = ssize_t (*)(int, void*, size_t);
@@ -236,7 +237,7 @@ HPCSENS_EXPORT int mkostemps64(char* tmpl, int suffix, int flags) {
 }
 HPCSENS_EXPORT int close(int fd) {
   const bool file = tracked(fd);
-  const FileRef ref = file ? file_ref(fd) : FileRef{};
+  const FileRef ref = file ? file_ref_posix(fd) : FileRef{};
   untrack(fd);
   file_forget_fd(fd);
   return timed_ref(call::close, file, ref, FileOp::meta, kNoOffset, [&] { return real_close.get()(fd); });
@@ -259,10 +260,10 @@ HPCSENS_EXPORT off64_t lseek64(int fd, off64_t off, int whence) {
   return r;
 }
 HPCSENS_EXPORT int fsync(int fd) {
-  return timed(call::fsync, fd, FileOp::meta, kNoOffset, [&] { return real_fsync.get()(fd); });
+  return timed(call::fsync, fd, FileOp::sync, kNoOffset, [&] { return real_fsync.get()(fd); });
 }
 HPCSENS_EXPORT int fdatasync(int fd) {
-  return timed(call::fdatasync, fd, FileOp::meta, kNoOffset,
+  return timed(call::fdatasync, fd, FileOp::sync, kNoOffset,
                [&] { return real_fdatasync.get()(fd); });
 }
 

@@ -200,10 +200,10 @@ HPCSENS_EXPORT int fclose(FILE* f) {
   return timed_ref(call::fclose, ok, ref, FileOp::meta, [&] { return real_fclose.get()(f); }, kNoBytes);
 }
 HPCSENS_EXPORT int fflush(FILE* f) {
-  return timed(call::fflush, f, FileOp::meta, [&] { return real_fflush.get()(f); }, kNoBytes);
+  return timed(call::fflush, f, FileOp::sync, [&] { return real_fflush.get()(f); }, kNoBytes);
 }
 HPCSENS_EXPORT int fflush_unlocked(FILE* f) {
-  return timed(call::fflush, f, FileOp::meta, [&] { return real_fflush_unlocked.get()(f); }, kNoBytes);
+  return timed(call::fflush, f, FileOp::sync, [&] { return real_fflush_unlocked.get()(f); }, kNoBytes);
 }
 HPCSENS_EXPORT size_t fread(void* p, size_t size, size_t n, FILE* f) {
   return timed(call::fread, f, FileOp::read, [&] { return real_fread.get()(p, size, n, f); },

@@ -15,14 +15,15 @@ using nlohmann::json;
 
 // Plain sums of one or more entries of the same key.
 struct Sums {
-  std::uint64_t opens = 0, reads = 0, writes = 0, metas = 0, bytes_read = 0, bytes_written = 0;
-  std::uint64_t read_ticks = 0, write_ticks = 0, meta_ticks = 0, consecutive = 0, sequential = 0, random = 0;
+  std::uint64_t opens = 0, reads = 0, writes = 0, metas = 0, syncs = 0, bytes_read = 0, bytes_written = 0;
+  std::uint64_t read_ticks = 0, write_ticks = 0, meta_ticks = 0, sync_ticks = 0, consecutive = 0, sequential = 0, random = 0;
   std::uint64_t read_sizes[kFileSizeBuckets] = {}, write_sizes[kFileSizeBuckets] = {};
   std::uint64_t first_open = 0, last_io = 0;  // ticks, 0: none
 
   void add(const FileEntry& e) {
     constexpr auto r = std::memory_order_relaxed;
     opens += e.opens.load(r), reads += e.reads.load(r), writes += e.writes.load(r), metas += e.metas.load(r);
+    syncs += e.syncs.load(r), sync_ticks += e.sync_ticks.load(r);
     bytes_read += e.bytes_read.load(r), bytes_written += e.bytes_written.load(r);
     read_ticks += e.read_ticks.load(r), write_ticks += e.write_ticks.load(r), meta_ticks += e.meta_ticks.load(r);
     consecutive += e.consecutive.load(r), sequential += e.sequential.load(r), random += e.random.load(r);
@@ -32,17 +33,17 @@ struct Sums {
     if (f != 0 && (first_open == 0 || f < first_open)) first_open = f;
     last_io = std::max(last_io, e.last_io_tick.load(r));
   }
-  bool counted() const { return opens + reads + writes + metas > 0; }
-  std::uint64_t ticks() const { return read_ticks + write_ticks + meta_ticks; }
+  bool counted() const { return opens + reads + writes + metas + syncs > 0; }
+  std::uint64_t ticks() const { return read_ticks + write_ticks + meta_ticks + sync_ticks; }
 };
 
 json entry_json(const std::string& path, FileApi api, const Sums& s, double spt, std::uint64_t t0) {
   const auto secs = [&](std::uint64_t ticks) { return static_cast<double>(ticks) * spt; };
   const auto since = [&](std::uint64_t tick) { return tick > t0 ? secs(tick - t0) : 0.0; };
   json j = {{"path", text::encode_outside(path)}, {"interface", file_api_name(api)}, {"opens", s.opens},
-            {"reads", s.reads}, {"writes", s.writes}, {"meta_ops", s.metas}, {"bytes_read", s.bytes_read},
+            {"reads", s.reads}, {"writes", s.writes}, {"meta_ops", s.metas}, {"syncs", s.syncs}, {"bytes_read", s.bytes_read},
             {"bytes_written", s.bytes_written}, {"read_s", secs(s.read_ticks)}, {"write_s", secs(s.write_ticks)},
-            {"meta_s", secs(s.meta_ticks)}, {"read_sizes", s.read_sizes}, {"write_sizes", s.write_sizes},
+            {"meta_s", secs(s.meta_ticks)}, {"sync_s", secs(s.sync_ticks)}, {"read_sizes", s.read_sizes}, {"write_sizes", s.write_sizes},
             {"consecutive", s.consecutive}, {"sequential", s.sequential}, {"random", s.random},
             {"last_io_s", since(s.last_io)}};
   if (s.first_open != 0) j["first_open_s"] = since(s.first_open);

@@ -37,12 +37,12 @@ namespace {
 constexpr auto kR = std::memory_order_relaxed;
 
 std::uint64_t entry_ticks(const FileEntry& e) {
-  return e.read_ticks.load(kR) + e.write_ticks.load(kR) + e.meta_ticks.load(kR);
+  return e.read_ticks.load(kR) + e.write_ticks.load(kR) + e.meta_ticks.load(kR) + e.sync_ticks.load(kR);
 }
 
 bool counted(const FileEntry& e) {
   return e.ready.load(std::memory_order_acquire) == 1 &&
-         e.opens.load(kR) + e.reads.load(kR) + e.writes.load(kR) + e.metas.load(kR) > 0;
+         e.opens.load(kR) + e.reads.load(kR) + e.writes.load(kR) + e.metas.load(kR) + e.syncs.load(kR) > 0;
 }
 
 void put_sizes(SignalText& o, const std::atomic<std::uint64_t> (&sizes)[kFileSizeBuckets]) {
@@ -61,11 +61,13 @@ void put_entry(SignalText& o, const FileEntry& e, double spt, std::uint64_t t0) 
   o.put(",\"interface\":\""), o.put(file_api_name(e.api)), o.put("\"");
   o.put(",\"opens\":"), o.u64(e.opens.load(kR)), o.put(",\"reads\":"), o.u64(e.reads.load(kR));
   o.put(",\"writes\":"), o.u64(e.writes.load(kR)), o.put(",\"meta_ops\":"), o.u64(e.metas.load(kR));
+  o.put(",\"syncs\":"), o.u64(e.syncs.load(kR));
   o.put(",\"bytes_read\":"), o.u64(e.bytes_read.load(kR));
   o.put(",\"bytes_written\":"), o.u64(e.bytes_written.load(kR));
   o.put(",\"read_s\":"), o.seconds(secs(e.read_ticks.load(kR)));
   o.put(",\"write_s\":"), o.seconds(secs(e.write_ticks.load(kR)));
   o.put(",\"meta_s\":"), o.seconds(secs(e.meta_ticks.load(kR)));
+  o.put(",\"sync_s\":"), o.seconds(secs(e.sync_ticks.load(kR)));
   o.put(",\"read_sizes\":"), put_sizes(o, e.read_sizes);
   o.put(",\"write_sizes\":"), put_sizes(o, e.write_sizes);
   o.put(",\"consecutive\":"), o.u64(e.consecutive.load(kR));

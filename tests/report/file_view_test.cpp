@@ -61,7 +61,7 @@ TEST(FileView, TextShowsTopFilesDropsAndEscapedPaths) {
   json r = ranks();
   r[0]["files"].push_back(file("/s/new\nline\\xe9", "stdio", 1.0, 5));
   const std::string t = files_text(files_of(r, "rec.json"), Format::kTable);
-  EXPECT_NE(t.find("Files by I/O time (top 4 of 4)"), std::string::npos) << t;
+  EXPECT_NE(t.find("Files by I/O time (top 4 of 4;"), std::string::npos) << t;
   EXPECT_NE(t.find("/s/new\\nline\\xe9"), std::string::npos) << t;  // no raw line break in a cell
   EXPECT_EQ(t.find("new\nline"), std::string::npos) << t;
   EXPECT_NE(t.find("2 shared"), std::string::npos) << t;
@@ -74,12 +74,44 @@ TEST(FileView, CsvHasOneRowPerRankFileAndInterface) {
   json r = ranks();
   r[0]["files"][0]["path"] = "/s/a,b";
   const std::string csv = files_csv(files_of(r, "rec.json"));
-  EXPECT_EQ(csv.rfind("rank,path,interface,opens,reads,writes,meta_ops,bytes_read,bytes_written,", 0), 0u) << csv;
+  EXPECT_EQ(csv.rfind("rank,path,interface,opens,reads,writes,meta_ops,syncs,bytes_read,bytes_written,read_s,write_s,"
+                      "meta_s,sync_s,", 0), 0u) << csv;
   EXPECT_NE(csv.find(",write_size_9\n"), std::string::npos);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
-  EXPECT_NE(csv.find("\n0,\"/s/a,b\",posix,1,0,1,1,0,100,0,0.2,0,1,0,0,0.5,1,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0\n"),
+  EXPECT_NE(csv.find("\n0,\"/s/a,b\",posix,1,0,1,1,0,0,100,0,0.2,0,0,1,0,0,0.5,1,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0\n"),
             std::string::npos)
       << csv;
+}
+
+// Issue 29: sync (fsync, fdatasync, fflush) and metadata (open, close, seek) time per file in
+// their own columns of the text and the page, as in the CSV; records from before sync_s read
+// with none.
+TEST(FileView, SyncAndMetadataTimeHaveTheirOwnColumns) {
+  json r = ranks();
+  r[0]["files"][0]["syncs"] = 2;
+  r[0]["files"][0]["sync_s"] = 0.235;
+  r[0]["files"][0]["meta_s"] = 0.004;
+  const RankFiles f = files_of(r, "rec.json");
+  const auto sums = summarize_files(f.files);
+  EXPECT_DOUBLE_EQ(sums[0].counts.sync_s, 0.235);
+  EXPECT_EQ(sums[0].counts.syncs, 2u);
+  EXPECT_DOUBLE_EQ(sums[0].counts.seconds(), 0.7 + 0.235 + 0.004);
+  const Table t = file_table(sums, 10, 0);
+  const auto col = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(t.header.begin(), t.header.end(), name) - t.header.begin());
+  };
+  ASSERT_LT(col("sync [s]"), t.header.size());
+  ASSERT_LT(col("meta [s]"), t.header.size());
+  EXPECT_EQ(t.rows[0][col("sync [s]")], "0.235000");
+  EXPECT_EQ(t.rows[0][col("meta [s]")], "0.004000");
+  EXPECT_EQ(t.rows[0][col("per write")], "100 B");  // 300 B in 3 writes
+  EXPECT_NE(files_text(f, Format::kTable).find("0.235000"), std::string::npos);
+  const json page = files_html_section(f);
+  const json& header = page.at("tables").at(0).at("header");
+  EXPECT_NE(std::find(header.begin(), header.end(), "sync [s]"), header.end()) << header;
+  EXPECT_EQ(page.at("tables").at(0).at("rows")[0][col("sync [s]")], "0.235000");
+  EXPECT_NE(files_csv(f).find("\n0,/s/shared,posix,1,0,1,1,2,0,100,0,0.2,0.004,0.235,"), std::string::npos)
+      << files_csv(f);
 }
 
 TEST(FileView, MalformedEntriesNameFileRankAndField) {

@@ -61,9 +61,11 @@ TEST(RunAnswer, IoOnOneRankComesFirst) {
   f.top_io_rank = 0, f.top_io_rank_share = 1.0;
   EXPECT_EQ(dominant(f), Dominant::kIo);
   const Answer a = run_answer(f);
-  EXPECT_EQ(a.headline, "I/O takes 62 % of the run, 90 % of it in stdio calls on rank 0 (6.20 s of I/O over all ranks).");
-  ASSERT_GE(a.advice.size(), 2u);
-  EXPECT_NE(a.advice[1].find("rank 0 does 100 % of it"), std::string::npos) << a.advice[1];
+  // Each share names its base (issue 29): rank 0's share of the job; the class's of all I/O.
+  EXPECT_EQ(a.headline, "I/O takes 62 % of the run: rank 0 spent 6.20 s of the 10.0 s job in I/O. Over all ranks, "
+                        "stdio calls hold 90 % of the I/O time.");
+  ASSERT_GE(a.advice.size(), 1u);
+  EXPECT_NE(a.advice.back().find("rank 0 does 100 % of all I/O time (6.20 s)"), std::string::npos) << a.advice.back();
 }
 
 // Two ranks writing one file collectively (PnetCDF): rank 0 has 52 % of the I/O time, its fair
@@ -75,11 +77,11 @@ TEST(RunAnswer, IoSharedFairlyOverTwoRanksIsNotOnOneRank) {
   f.top_io_rank = 0, f.top_io_rank_share = 0.52;
   ASSERT_EQ(dominant(f), Dominant::kIo);
   Answer a = run_answer(f);
-  EXPECT_EQ(a.headline.find("on rank"), std::string::npos) << a.headline;
   for (const auto& line : a.advice) EXPECT_EQ(line.find("Spread the I/O"), std::string::npos) << line;
   f.top_io_rank_share = 1.0;
   a = run_answer(f);
-  EXPECT_NE(a.headline.find("on rank 0"), std::string::npos) << a.headline;
+  ASSERT_FALSE(a.advice.empty());
+  EXPECT_NE(a.advice.back().find("Spread the I/O"), std::string::npos) << a.advice.back();
 }
 
 // An aborted job (the QE run with a missing pseudopotential: 15 ms, both ranks from partial
@@ -93,7 +95,11 @@ TEST(RunAnswer, AJobThatDidNotFinishSaysSoFirst) {
   const Answer a = run_answer(f);
   EXPECT_EQ(a.tone, "bad");
   EXPECT_TRUE(a.headline.starts_with("The job did not finish: 2 of 2 ranks never reached MPI_Finalize")) << a.headline;
-  EXPECT_NE(a.headline.find("Reading of what was measured: " + finished.headline), std::string::npos) << a.headline;
+  // Not "compute takes 100 % ... balanced": a call still running at the end counts as compute.
+  EXPECT_FALSE(finished.headline.empty());
+  EXPECT_EQ(a.headline.find(finished.headline), std::string::npos) << a.headline;
+  EXPECT_EQ(a.headline.find("balanced"), std::string::npos) << a.headline;
+  EXPECT_NE(a.headline.find("not judged"), std::string::npos) << a.headline;
   ASSERT_FALSE(a.advice.empty());
   EXPECT_NE(a.advice[0].find("why it stopped"), std::string::npos);
 }
@@ -123,7 +129,8 @@ TEST(RunAnswer, BalancedCommunicationAndBalancedCompute) {
   f.compute_max = 5.1, f.slowest_rank = 2, f.others_mpi_share = 0.5, f.top_call = "MPI_Alltoall", f.top_call_share = 0.8;
   EXPECT_EQ(dominant(f), Dominant::kMpi);  // max/mean 1.02: waiting is not imbalance
   EXPECT_EQ(run_answer(f).headline,
-            "MPI takes 50 % of the ranks' time, 80 % of it in MPI_Alltoall; compute is balanced (max/mean 1.02).");
+            "MPI takes 50 % of the ranks' time, 80 % of all MPI time in MPI_Alltoall; compute is balanced (max/mean "
+            "1.02).");
   f.compute_sum = 76, f.mpi_sum = 4, f.compute_mean = 9.5, f.compute_max = 9.6, f.others_mpi_share = 0.05;
   EXPECT_EQ(dominant(f), Dominant::kCompute);
   const Answer a = run_answer(f);
