@@ -6,7 +6,7 @@
 #      model `hpcsens fit` recovers from it;
 #   3. that model projected onto candidate systems with `hpcsens predict`;
 #   4. where every report went.
-# Usage: scripts/demo.sh DIR   (DIR: a build directory, or an install prefix)
+# Usage: scripts/demo.sh DIR [--print-ranks]   (DIR: a build directory, or an install prefix)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "${1:-$here/../build}" && pwd)"
@@ -17,21 +17,30 @@ example="$root/bin/example_imbalance"
 share="$here/../examples"
 [[ -d $share/sweeps ]] || share="$root/share/hpcsens/examples"
 out="${HPCSENS_DEMO_OUT:-$PWD/hpcsens-demo}"
+# At most one rank per online CPU (4 where there are more): more ranks than CPUs wait for the
+# scheduler, and a newcomer's first answer would be "oversubscribed: figures are unreliable".
+# --print-ranks prints the choice and exits (tests/integration/demo_ranks_test.sh).
+cpus="$(nproc 2>/dev/null || echo 1)"
+[[ $cpus =~ ^[0-9]+$ ]] && (( cpus >= 1 )) || cpus=1
+ranks=$(( cpus < 4 ? cpus : 4 ))
+if [[ ${2:-} == --print-ranks ]]; then echo "$ranks"; exit 0; fi
 for f in "$hpcsens" "$example" "$share/sweeps/emulated.yaml" "$share/systems/candidates.yaml"; do
   [[ -e $f ]] || { echo "demo: $f is missing; build first (./setup.sh build)" >&2; exit 1; }
 done
 mkdir -p "$out"
-# Open MPI refuses root unless told, and 4 ranks may exceed this machine's cores.
+# Open MPI refuses root unless told; it counts slots by cores, so --oversubscribe lets a rank per
+# hardware thread start (never more ranks than online CPUs: above).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 banner() { printf '\n=== %s\n\n' "$*"; }
 
-banner "1. MEASURED: hpcsens run --out $out/runs -- mpirun -np 4 --oversubscribe example_imbalance
+banner "1. MEASURED: hpcsens run --out $out/runs -- mpirun -np $ranks --oversubscribe example_imbalance
+    ($ranks ranks: this machine has $cpus online CPUs, and the demo runs at most one rank per CPU.)
     The program's own output comes first (stdout, untouched); hpcsens then prints, on stderr,
     McCalpin's barrier-corrected job time, the imbalance statistics and the per-rank table.
-    Rank 3 does 3x the work: it is 'slowest', while ranks 0-2 wait for it in MPI_Barrier."
+    The last rank ($((ranks - 1))) does 3x the work: it is 'slowest', while the others wait for it in MPI_Barrier."
 status=0
-"$hpcsens" run --out "$out/runs" -- mpirun -np 4 --oversubscribe "$example" 2>&1 | tee "$out/run.log" ||
+"$hpcsens" run --out "$out/runs" -- mpirun -np "$ranks" --oversubscribe "$example" 2>&1 | tee "$out/run.log" ||
   status=$?
 record="$(sed -n 's/^hpcsens: record: \([^ ]*\).*/\1/p' "$out/run.log" | tail -n 1)"
 [[ -n $record ]] || { echo "demo: no record was written" >&2; exit 1; }
