@@ -87,7 +87,7 @@ void add_fit(CLI::App& app, Registry& reg) {
   struct Options {
     std::vector<std::string> inputs;
     std::string model = "auto", robust = "none", out, format = "table", table = "points";
-    std::string region;
+    std::string region, baseline;
     bool per_rank = false, allow_mixed = false;
     double slack = model::kDefaultBoundsSlack;
   };
@@ -107,6 +107,9 @@ void add_fit(CLI::App& app, Registry& reg) {
   sub->add_option("--region", o->region,
                   "fit a named region's time (hpcsens_region_begin/_end, pcontrol:LEVEL) instead of "
                   "the job's; 'all': the job and every region");
+  sub->add_option("--baseline", o->baseline,
+                  "state sensitivities and speed-ups at the configuration of this label (default: the highest set "
+                  "clock, fastest network setting, highest memory setting)");
   sub->add_flag("--per-rank", o->per_rank, "also fit every rank's own time and group ranks that behave alike");
   sub->add_option("--robust", o->robust, "robust loss for outlier runs: none | huber | cauchy")
       ->capture_default_str()
@@ -129,6 +132,7 @@ void add_fit(CLI::App& app, Registry& reg) {
     model::AnalyzeOptions opts;
     opts.model = o->model;
     opts.per_rank = o->per_rank;
+    opts.baseline = o->baseline;
     opts.bounds_slack = o->slack;
     opts.fit.robust = model::parse_robust(o->robust);
     if (o->region == "all") {

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "common/errors.h"
+#include "model/baseline.h"
 #include "model/identifiability.h"
 #include "model/jackknife.h"
 #include "model/knob_design.h"
@@ -55,19 +56,67 @@ void require_with_hint(const ModelSpec& spec, const IdentifiabilityReport& id, c
   }
 }
 
+// A one-rate model on a design that also varied the other rate: said differently when the design
+// separates the two (an explicit --model chose to lump them) and when it does not.
+std::string other_rate_note(Rate one, const std::vector<Point>& pts) {
+  const char* term = one == Rate::cpu_ghz ? "cpu" : "mem";
+  const char* other = one == Rate::cpu_ghz ? "mem_gbs" : "cpu_ghz";
+  if (check_identifiability(parse_model_spec("cpu+mem"), pts).ok())
+    return fmt::format("{} was also varied, independently of {}, but model '{}+fixed' has no term for it: 'fixed' "
+                       "holds that rate's time although it changed between configurations; --model auto (or "
+                       "cpu+mem, cpu+mem+io) separates the two",
+                       other, rate_name(one), term);
+  return fmt::format("cpu_ghz and mem_gbs both varied but could not be separated: the '{}' term also holds the time "
+                     "of the other rate that changed with it",
+                     term);
+}
+
+// A clock that the records only requested may not have been reached: a sweep whose times do not
+// follow it says the knob had no effect. Every other rate here was measured where it moved (STREAM,
+// the calibrated clock, the network's ping-pong), so times that do not follow it are the code's
+// answer: no measurable sensitivity, not a knob that failed.
+bool rate_confirmed_by_measurement(Rate r, const Dataset& data) { return r != Rate::cpu_ghz || data.clock_measured; }
+
+// What bears on each elasticity beyond the model's global rules: its term undetermined, its rate
+// without response (aligned with rep.elasticities). Marks the terms; fills `no_effect`.
+std::vector<StatementIssues> statement_issues(ModelReport& rep, const Dataset& data,
+                                              std::vector<std::string>& no_effect) {
+  std::vector<StatementIssues> issues(rep.elasticities.size());
+  auto of = [&](Rate r) -> StatementIssues* {
+    for (size_t i = 0; i < rep.elasticities.size(); ++i)
+      if (rep.elasticities[i].rate == r) return &issues[i];
+    return nullptr;
+  };
+  // A knob without effect first: it is the cause of the undetermined term, not the other way round.
+  for (const auto& u : unresponsive_rates(rep.spec, rep.points, rep.noise)) {
+    const bool knob = !rate_confirmed_by_measurement(u.rate, data);
+    const std::string said = knob ? no_effect_sentence(u, rep.noise) : insensitive_sentence(u, rep.noise);
+    rep.warnings.push_back(said);
+    if (knob) no_effect.push_back(said);
+    if (StatementIssues* s = of(u.rate)) (knob ? s->unreliable : s->caution).push_back(said);
+  }
+  const auto weak = term_effect_problems(rep.spec, rep.params, rep.points, rep.points[rep.baseline].time_s, rep.noise);
+  for (size_t k = 0; k < weak.size(); ++k) {
+    if (weak[k].empty()) continue;
+    rep.terms[k].unreliable = weak[k];
+    const Rate r = term_info(rep.spec.terms[k]).rate;
+    for (auto& e : rep.elasticities)
+      if (e.rate == r) e.unreliable = true;
+    if (StatementIssues* s = of(r)) s->unreliable.push_back(weak[k]);
+  }
+  return issues;
+}
+
 void judge_model(ModelReport& rep, const Dataset& data, const IdentifiabilityReport& id) {
   rep.noise = run_to_run_noise(rep.points);
   VerdictInput in;
   in.diag = &rep.diag;
   in.noise = rep.noise;
-  in.no_effect = knobs_without_effect(rep.spec, rep.points, rep.noise);
   in.clock_problems = data.clock_problems;
   in.mixed_apps = data.apps.size() > 1;
   const Rate one = one_rate_of(rep.spec);
   if (one != Rate::none && rate_varied(Rate::cpu_ghz, rep.points) && rate_varied(Rate::mem_gbs, rep.points))
-    in.confounded = fmt::format("cpu_ghz and mem_gbs both varied but could not be separated: the '{}' term also "
-                                "holds the time of the other rate that changed with it",
-                                one == Rate::cpu_ghz ? "cpu" : "mem");
+    in.confounded = other_rate_note(one, rep.points);
   in.bounds_feasible = rep.bounds.feasible || !rep.bounds.unavailable.empty();
   in.points = rep.points.size();
   in.distinct = id.distinct_configs;
@@ -75,16 +124,8 @@ void judge_model(ModelReport& rep, const Dataset& data, const IdentifiabilityRep
   for (const auto& t : rep.diag.trends)
     for (Term term : rep.spec.terms)
       if (rate_name(term_info(term).rate) == t.rate) in.trends.push_back(t);
-  const auto weak = term_effect_problems(rep.spec, rep.params, rep.points, rep.points[rep.baseline].time_s, rep.noise);
-  for (size_t k = 0; k < weak.size(); ++k) {
-    if (weak[k].empty()) continue;
-    rep.terms[k].unreliable = weak[k];
-    in.weak_terms.push_back(weak[k]);
-    for (auto& e : rep.elasticities)
-      if (e.rate == term_info(rep.spec.terms[k]).rate) e.unreliable = true;
-  }
-  rep.verdict = judge(in);
-  for (const auto& s : in.no_effect) rep.warnings.push_back(s);
+  const auto issues = statement_issues(rep, data, in.no_effect);
+  rep.verdict = judge_statements(judge(in), issues, rep.elasticities);
   if (data.requested_clock_runs > 0 && rate_varied(Rate::cpu_ghz, rep.points))
     rep.notes.push_back(fmt::format("{} run(s) record only the requested core clock (no calibration.clock): if the "
                                     "knob did not take effect, the fit cannot tell",
@@ -135,27 +176,6 @@ void apply_jackknife(ModelReport& rep) {
 }
 
 }  // namespace
-
-size_t pick_baseline(const std::vector<Point>& points) {
-  // Fastest in every rate the sweep varied: highest clock, then the network with least added
-  // (the knob's setting, else the measured rate), then the highest bandwidth. A rate that only
-  // jittered ranks nothing: on a loaded machine the ping-pong or STREAM noise would otherwise pick
-  // a throttled configuration (a LAMMPS network sweep's baseline was its 0.1 GB/s point).
-  const auto varied = [&](Rate r) { return rate_varied(r, points); };
-  const bool cpu = varied(Rate::cpu_ghz), mem = varied(Rate::mem_gbs);
-  const bool nl = varied(Rate::net_latency_us), nb = varied(Rate::net_ns_per_byte);
-  const bool by_knob = design_varied(Rate::net_latency_us, points).has_value();
-  auto key = [&](const Point& p) {
-    const double lat = by_knob ? p.knobs.net_added_latency_us : p.net_latency_us.value_or(0);
-    const double per_byte = by_knob ? p.knobs.net_added_ns_per_byte : p.net_ns_per_byte.value_or(0);
-    return std::make_tuple(cpu ? p.cpu_ghz : 0, nl ? -lat : 0, nb ? -per_byte : 0, mem ? p.mem_gbs : 0, p.cpu_ghz,
-                           -p.net_latency_us.value_or(0), -p.net_ns_per_byte.value_or(0), p.mem_gbs);
-  };
-  size_t b = 0;
-  for (size_t j = 1; j < points.size(); ++j)
-    if (key(points[j]) > key(points[b])) b = j;
-  return b;
-}
 
 ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
   ModelReport rep;
@@ -235,7 +255,11 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
         "come from a residual bootstrap");
   }
 
-  rep.baseline = pick_baseline(pts);
+  {
+    const BaselineChoice b = choose_baseline(pts, opts.baseline);
+    rep.baseline = b.index;
+    rep.baseline_reason = b.reason;
+  }
   rep.bounds = overlap_bounds(rep.spec.terms, pts, opts.bounds_slack);
   if (!rep.bounds.unavailable.empty())
     rep.warnings.push_back("overlap bounds unavailable: " + rep.bounds.unavailable);

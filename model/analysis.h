@@ -31,11 +31,23 @@ struct TermResult {
   double jk_stderr = NAN, work_lo = NAN, work_hi = NAN, share_jk_lo = NAN, share_jk_hi = NAN;
 };
 
+// A parameter that defines a model's form beyond cpu+mem (io, lat, network terms, overlap's w).
+struct ExtraParameter {
+  std::string name;
+  double value = 0, stderr_ = 0;
+};
+
 struct CandidateScore {
   std::string model;
   bool identifiable = false;
   double mape = NAN, loocv_mape = NAN;
-  bool significant_extra = true;  // its terms beyond cpu+mem are more than 2 stderr above zero
+  std::vector<ExtraParameter> extra;  // what its form adds to cpu+mem, each with its standard error
+  // Every parameter of `extra` more than 2 standard errors above zero.
+  bool significant() const {
+    for (const auto& x : extra)
+      if (!(x.value > 2 * x.stderr_)) return false;
+    return true;
+  }
   std::string note;               // why it was skipped or not preferred
   double loocv_se = NAN;          // standard error of loocv_mape (spread of |LOOCV error| / sqrt(n))
   std::vector<double> loo_err;    // per configuration, for the paired comparison (not written out)
@@ -51,6 +63,7 @@ struct AnalyzeOptions {
   // both relative to the simpler one and in absolute fraction.
   double auto_margin_rel = 0.10;
   double auto_margin_abs = 0.002;
+  std::string baseline;  // --baseline LABEL: the configuration sensitivities are stated at ("" = fastest setting)
 };
 
 struct ModelReport {
@@ -64,6 +77,7 @@ struct ModelReport {
   std::vector<double> predicted, loocv_err;
   std::vector<Point> points;
   size_t baseline = 0;
+  std::string baseline_reason;  // why that configuration (model/baseline.h)
   OverlapBounds bounds;
   double condition_number = 0;
   std::vector<std::string> warnings;
@@ -91,8 +105,9 @@ struct ModelReport {
   std::string interval_method = "covariance";   // what low/high of elasticities and predictions use
 };
 
-// The configuration with the highest CPU rate, then the fastest network, then the highest memory
-// rate: the machine as measured at full speed, against which predictions quote speed-ups.
+// The configuration of the highest set CPU rate, then the fastest network setting, then the highest
+// memory setting: the machine at full speed, against which predictions quote speed-ups
+// (choose_baseline in model/baseline.h, which also says why).
 size_t pick_baseline(const std::vector<Point>& points);
 
 // Throws InputError (exit 2) when the design cannot identify the requested model.

@@ -180,7 +180,11 @@ struct Acc {
 // The set clock is the fairer reference: a driver that rounds 2.45 to 2.4 GHz did what it could.
 void check_clocks(const std::vector<Observation>& obs, Dataset& d) {
   std::set<std::string> said;
+  d.clock_measured = !obs.empty();
   for (const auto& o : obs) {
+    const bool measured = o.cpu_measured || o.cpu_source == "measured" || o.cpu_source == "counters" ||
+                          o.cpu_source == "emulated";
+    d.clock_measured = d.clock_measured && measured;
     if (o.cpu_source == "requested" || (o.cpu_requested && !o.cpu_measured && o.cpu_source != "emulated"))
       ++d.requested_clock_runs;
     const auto& asked = o.cpu_set ? o.cpu_set : o.cpu_requested;

@@ -19,8 +19,9 @@ std::string percent_or_na(double f) { return std::isfinite(f) ? percent(f) : "n/
 
 std::string config_line(const ModelReport& r) {
   const Point& b = r.points[r.baseline];
-  return fmt::format("{} configurations; baseline '{}' ({:g} GHz, {}) measured {:.4g} s", r.points.size(),
-                     b.label, b.cpu_ghz, gbs_text(b.mem_gbs), b.time_s);
+  return fmt::format("{} configurations; baseline '{}' ({:g} GHz, {}) measured {:.4g} s{}", r.points.size(),
+                     b.label, b.cpu_ghz, gbs_text(b.mem_gbs), b.time_s,
+                     r.baseline_reason.empty() ? "" : "\nbaseline: " + r.baseline_reason);
 }
 
 std::string diagnostics_line(const ModelReport& r) {

@@ -10,6 +10,7 @@
 #include "common/errors.h"
 #include "model/dataset.h"
 #include "model/nnls.h"
+#include "model/overlap_profile.h"
 
 namespace hpcsens::model {
 namespace {
@@ -130,12 +131,14 @@ const char* robust_name(Robust r) {
   return "none";
 }
 
-FitResult fit_model(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
-                    const FitOptions& opts) {
-  quiet_ceres_logging();
+namespace {
+
+// The starting point Ceres used alone before: every term explaining an equal share of the
+// typical time, w = 0.25.
+std::vector<double> default_start(const ModelSpec& spec, const std::vector<Point>& points,
+                                  const std::vector<double>& times) {
   const int n = static_cast<int>(spec.terms.size());
-  double p[kMaxParams] = {};
-  // Start with every term explaining an equal share of the typical time.
+  std::vector<double> p(spec.num_params(), 0.0);
   for (int k = 0; k < n; ++k) {
     std::vector<double> ratios;
     for (size_t j = 0; j < points.size(); ++j)
@@ -143,7 +146,14 @@ FitResult fit_model(const ModelSpec& spec, const std::vector<Point>& points, con
     p[k] = ratios.empty() ? 1.0 : median(ratios) / n;
   }
   if (spec.overlap) p[n] = 0.25;
+  return p;
+}
 
+// One bounded trust-region solve from `start`.
+FitResult solve_from(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
+                     const FitOptions& opts, std::vector<double> start) {
+  double p[kMaxParams] = {};
+  std::copy(start.begin(), start.end(), p);
   ceres::Problem::Options po;
   ceres::Problem problem(po);
   build_problem(problem, p, spec, points, times, opts);
@@ -164,10 +174,72 @@ FitResult fit_model(const ModelSpec& spec, const std::vector<Point>& points, con
   ceres::Solver::Summary summary;
   ceres::Solve(so, &problem, &summary);
   r.params.assign(p, p + spec.num_params());
-  if (summary.IsSolutionUsable()) polish_linear(spec, points, times, opts, r.params);
   r.converged = summary.IsSolutionUsable();
   r.message = summary.message;
   return r;
+}
+
+// The least-squares optimum, exact: the overlap model by its profile over w, the others by
+// Ceres polished with the active-set NNLS.
+FitResult least_squares(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
+                        const FitOptions& opts) {
+  if (spec.overlap)
+    if (auto pf = overlap_least_squares(spec, points, times)) {
+      FitResult r;
+      r.params = std::move(pf->params);
+      r.converged = true;
+      r.message = "exact least squares: a bounded search over w with the exact NNLS of the works at each w";
+      return r;
+    }
+  FitResult r = solve_from(spec, points, times, opts, default_start(spec, points, times));
+  if (r.converged) polish_linear(spec, points, times, opts, r.params);
+  return r;
+}
+
+// A robust loss makes the objective non-convex (Cauchy; the overlap model's kink): Ceres from
+// several starts, the best objective kept. The starts are the exact least-squares optimum, the
+// least-squares works at w = 0, 1/2 and 1 (overlap), and the equal-share start.
+FitResult robust_multistart(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
+                            const FitOptions& opts) {
+  FitOptions ls = opts;
+  ls.robust = Robust::none;
+  std::vector<std::vector<double>> starts{default_start(spec, points, times)};
+  if (FitResult r = least_squares(spec, points, times, ls); r.converged) starts.push_back(r.params);
+  if (spec.overlap)
+    for (double w : {0.0, 0.5, 1.0})
+      if (auto pf = overlap_fit_at(spec, points, times, w)) starts.push_back(pf->params);
+  FitResult best;
+  double best_f = INFINITY;
+  for (const auto& s : starts) {
+    FitResult r = solve_from(spec, points, times, opts, s);
+    if (!r.converged) continue;
+    const double f = robust_objective(spec, points, times, opts, r.params);
+    if (f < best_f) best_f = f, best = std::move(r);
+  }
+  return best;
+}
+
+}  // namespace
+
+FitResult fit_model(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
+                    const FitOptions& opts) {
+  quiet_ceres_logging();
+  if (opts.robust == Robust::none) return least_squares(spec, points, times, opts);
+  return robust_multistart(spec, points, times, opts);
+}
+
+double robust_objective(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
+                        const FitOptions& opts, const std::vector<double>& params) {
+  std::unique_ptr<ceres::LossFunction> loss(make_loss(opts));
+  double sum = 0;
+  for (size_t j = 0; j < points.size(); ++j) {
+    if (!std::isfinite(times[j]) || times[j] <= 0) continue;
+    const double r = model_time(spec, params, points[j]) / times[j] - 1.0;
+    double rho[3] = {r * r, 1, 0};
+    if (loss) loss->Evaluate(r * r, rho);
+    sum += rho[0];
+  }
+  return sum;
 }
 
 double loss_weight(const FitOptions& opts, double squared_residual) {

@@ -27,11 +27,18 @@ struct FitResult {
   std::string message;
 };
 
-// Minimises sum_j rho(((T_pred,j - T_j) / T_j)^2) with W >= 0 (and 0 <= w <= 1).
+// Minimises sum_j rho(((T_pred,j - T_j) / T_j)^2) with W >= 0 (and 0 <= w <= 1), to its global
+// optimum: without a robust loss exactly (the linear models by NNLS, overlap by a bounded search
+// over w with the exact NNLS of the works at each w); with one, by Ceres from several starts.
 // `times` is aligned with `points` (the points' own time_s is ignored), so per-rank
 // fits reuse the configuration rates.
 FitResult fit_model(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
                     const FitOptions& opts);
+
+// The objective fit_model minimises, sum_j rho(r_j^2) (rho(s) = s without a robust loss, so then
+// the sum of squared relative residuals): to compare fits, e.g. against an independent search.
+double robust_objective(const ModelSpec& spec, const std::vector<Point>& points, const std::vector<double>& times,
+                        const FitOptions& opts, const std::vector<double>& params);
 
 // The weight rho'(s) the loss gives a squared relative residual s at the solution (1 without a
 // robust loss): what iteratively reweighted least squares would use, for the closed-form LOOCV.

@@ -16,7 +16,9 @@ double number_or_zero(const nlohmann::json& config, const char* key) {
   return config.contains(key) && config.at(key).is_number() ? config.at(key).get<double>() : 0.0;
 }
 
-const std::string& key_of(Rate r, const KnobSetting& k) {
+}  // namespace
+
+const std::string& setting_key(Rate r, const KnobSetting& k) {
   switch (r) {
     case Rate::cpu_ghz: return k.cpu;
     case Rate::net_latency_us:
@@ -24,8 +26,6 @@ const std::string& key_of(Rate r, const KnobSetting& k) {
     default: return k.mem;
   }
 }
-
-}  // namespace
 
 KnobSetting knob_setting_of(const nlohmann::json& config) {
   KnobSetting k;
@@ -48,7 +48,7 @@ std::optional<bool> design_varied(Rate r, const std::vector<Point>& points) {
   for (const auto& p : points) {
     if (!p.knobs.known) return std::nullopt;
     any_knob = any_knob || !p.knobs.cpu.empty() || !p.knobs.mem.empty() || !p.knobs.net.empty();
-    settings.insert(key_of(r, p.knobs));
+    settings.insert(setting_key(r, p.knobs));
   }
   if (!any_knob) return std::nullopt;
   return settings.size() > 1;

@@ -22,4 +22,7 @@ KnobSetting knob_setting_of(const nlohmann::json& config);
 // knob settings, or none sets any knob (a sweep of repetitions only).
 std::optional<bool> design_varied(Rate r, const std::vector<Point>& points);
 
+// The setting of the knobs behind rate `r` at one configuration, as a key ("" when none is set).
+const std::string& setting_key(Rate r, const KnobSetting& k);
+
 }  // namespace hpcsens::model

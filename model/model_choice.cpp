@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <utility>
 
 #include "common/errors.h"
 #include "model/diagnostics.h"
@@ -49,25 +51,51 @@ std::vector<std::string> one_rate_names(const std::vector<Point>& pts) {
   return c;
 }
 
-// Terms beyond cpu+mem (io, lat, overlap w) must be distinguishable from zero, or the simpler
-// model explains the data as well and LOOCV differences are noise.
-bool extra_terms_significant(const ModelSpec& spec, const std::vector<Point>& pts, const std::vector<double>& times,
-                             const std::vector<double>& params, const FitOptions& fo, std::string& note) {
-  std::vector<std::pair<std::string, int>> extra;
+// A design in which no rate moved beyond its noise: too few configurations or one setting only.
+std::string no_rate_varied(const std::vector<Point>& pts) {
+  std::set<std::pair<double, double>> distinct;
+  for (const auto& p : pts) distinct.insert({p.cpu_ghz, p.mem_gbs});
+  return fmt::format(
+      "design cannot identify any model: {} distinct configuration(s) and no rate varied beyond its measurement "
+      "noise; a core-clock sweep needs at least 3 clocks for model cpu+fixed (W_cpu / f + fixed), a memory sweep 3 "
+      "bandwidths for mem+fixed, and cpu+mem at least 3 configurations that vary both rates independently: add "
+      "configurations at other core clocks (or memory bandwidths)",
+      distinct.size());
+}
+
+// The parameters that make a form what it is: its terms beyond cpu+mem (io, lat, the network's)
+// and overlap's w, each with its value and standard error. Overlap's constant time is not among
+// them: it is an allowance the fit sets to 0 for a code without fixed time (a roofline-like GPU
+// kernel), not part of the form, and LOOCV already charges a needless constant its variance.
+std::vector<ExtraParameter> form_parameters(const ModelSpec& spec, const std::vector<Point>& pts,
+                                            const std::vector<double>& times, const std::vector<double>& params,
+                                            const FitOptions& fo) {
+  std::vector<ExtraParameter> extra;
   for (size_t k = 0; k < spec.terms.size(); ++k)
-    if (spec.terms[k] != Term::cpu && spec.terms[k] != Term::mem) extra.push_back({term_name(spec.terms[k]), int(k)});
-  if (spec.overlap) extra.push_back({"overlap w", static_cast<int>(spec.terms.size())});
-  if (extra.empty()) return true;
+    if (spec.terms[k] != Term::cpu && spec.terms[k] != Term::mem && !(spec.overlap && spec.terms[k] == Term::io))
+      extra.push_back({term_name(spec.terms[k]), params[k], 0});
+  if (spec.overlap) extra.push_back({"overlap w", params[spec.terms.size()], 0});
+  if (extra.empty()) return extra;
   auto cov = covariance_at(spec, pts, times, params, fo);
   if (!cov) cov = bootstrap_covariance(spec, pts, times, params, fo, 100);
-  for (const auto& [name, i] : extra) {
-    const double se = std::sqrt(std::max(0.0, (*cov)[i][i]));
-    if (!(params[i] > 2 * se)) {
-      note = fmt::format("{} = {:.4g} +/- {:.2g} is not significantly above zero", name, params[i], se);
-      return false;
-    }
+  size_t e = 0;
+  for (size_t k = 0; k < spec.terms.size(); ++k)
+    if (spec.terms[k] != Term::cpu && spec.terms[k] != Term::mem && !(spec.overlap && spec.terms[k] == Term::io))
+      extra[e++].stderr_ = std::sqrt(std::max(0.0, (*cov)[k][k]));
+  if (spec.overlap) extra[e].stderr_ = std::sqrt(std::max(0.0, (*cov)[spec.terms.size()][spec.terms.size()]));
+  return extra;
+}
+
+// What `c` must show against `best`: each parameter of its form that `best` lacks more than 2
+// standard errors above zero ("" when it does). A term both forms carry is not asked again.
+std::string unneeded_parameter(const CandidateScore& c, const CandidateScore& best) {
+  for (const auto& x : c.extra) {
+    const bool shared = std::any_of(best.extra.begin(), best.extra.end(),
+                                    [&](const ExtraParameter& y) { return y.name == x.name; });
+    if (!shared && !(x.value > 2 * x.stderr_))
+      return fmt::format("{} = {:.4g} +/- {:.2g} is not significantly above zero", x.name, x.value, x.stderr_);
   }
-  return true;
+  return "";
 }
 
 // Standard error of the mean of |a_i| - |b_i| over configurations both predicted: how much of a
@@ -102,7 +130,8 @@ CandidateScore score(const std::string& name, const std::vector<Point>& pts, con
   c.loo_err = leave_one_out(spec, pts, times, opts.fit, f.params).err;
   c.loocv_mape = mean_abs(c.loo_err);
   c.loocv_se = paired_se(c.loo_err, std::vector<double>(c.loo_err.size(), 0.0));
-  c.significant_extra = extra_terms_significant(spec, pts, times, f.params, opts.fit, c.note);
+  c.extra = form_parameters(spec, pts, times, f.params, opts.fit);
+  c.note = unneeded_parameter(c, CandidateScore{});
   return c;
 }
 
@@ -110,10 +139,11 @@ CandidateScore score(const std::string& name, const std::vector<Point>& pts, con
 bool beats(const CandidateScore& c, const CandidateScore& best, const AnalyzeOptions& opts, std::string& why) {
   const double gain = best.loocv_mape - c.loocv_mape, se = paired_se(best.loo_err, c.loo_err);
   const bool margins = c.loocv_mape < best.loocv_mape * (1 - opts.auto_margin_rel) && gain > opts.auto_margin_abs;
-  if (gain > se && margins && c.significant_extra) {
+  const std::string unneeded = unneeded_parameter(c, best);
+  if (gain > se && margins && unneeded.empty()) {
     why = fmt::format("{} lowers the LOOCV MAPE by {} points, more than one standard error ({}) of the difference, "
-                      "and its extra terms are significant",
-                      c.model, percent(gain), percent(se));
+                      "and what its form adds to {} is significant",
+                      c.model, percent(gain), percent(se), best.model);
     return true;
   }
   if (!(gain > 0))
@@ -126,7 +156,7 @@ bool beats(const CandidateScore& c, const CandidateScore& best, const AnalyzeOpt
     why = fmt::format("{} lowers the LOOCV MAPE by only {} points (needs {:.0f}% relative and {:.1f} points)", c.model,
                       percent(gain), 100 * opts.auto_margin_rel, 100 * opts.auto_margin_abs);
   else
-    why = fmt::format("{}: {}", c.model, c.note);
+    why = fmt::format("{}: {}", c.model, unneeded);
   return false;
 }
 
@@ -164,7 +194,8 @@ ModelSpec choose_among(const std::vector<std::string>& names, const std::vector<
   rep.selection_reason = fmt::format(
       "picked {} with LOOCV MAPE {} ({}){}; a more complex model is chosen only if it lowers the LOOCV MAPE by more "
       "than one standard error of the difference, by at least {:.0f}% relative and {:.1f} percentage points, and "
-      "its extra terms differ from zero by more than 2 standard errors",
+      "what its form adds to the smaller one (io, lat or network terms, overlap's w; not overlap's optional constant "
+      "time) differs from zero by more than 2 standard errors",
       best->model, percent(best->loocv_mape), others.empty() ? "the only candidate" : "others: " + others, reasons,
       100 * opts.auto_margin_rel, 100 * opts.auto_margin_abs);
   return parse_model_spec(best->model);
@@ -189,8 +220,12 @@ ModelSpec choose_model(const std::vector<Point>& pts, const AnalyzeOptions& opts
   if (!spec.terms.empty()) return spec;
   const std::string why = rep.selection_reason;  // the first two-rate error
   rep.candidates.clear();
-  spec = choose_among(one_rate_names(pts), pts, opts, rep);
-  if (spec.terms.empty()) throw InputError("model auto", "design cannot identify any model: " + why);
+  const auto one_rate = one_rate_names(pts);
+  spec = choose_among(one_rate, pts, opts, rep);
+  // Say what this design lacks for the model it comes closest to, not what cpu+mem would need.
+  if (spec.terms.empty() && one_rate.empty()) throw InputError("model auto", no_rate_varied(pts));
+  if (spec.terms.empty())
+    throw InputError("model auto", "design cannot identify any model: " + rep.selection_reason);
   rep.notes.push_back(fmt::format("no two-rate model is identifiable ({}); fitted the largest identifiable model, "
                                   "the one-rate {}",
                                   why, spec.name()));

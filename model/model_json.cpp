@@ -91,6 +91,8 @@ json elasticities_json(const std::vector<Elasticity>& es) {
                    {"saving_10pct_low", e.saving_10_low},
                    {"saving_10pct_high", e.saving_10_high},
                    {"unreliable", e.unreliable},
+                   {"verdict", e.verdict},
+                   {"verdict_reasons", e.verdict_reasons},
                    {"covariance_low", json_number(e.cov_low)},
                    {"covariance_high", json_number(e.cov_high)}});
   return out;
@@ -170,6 +172,7 @@ json to_json(const ModelReport& rep) {
   }
   json baseline = point_json(rep.points[rep.baseline]);
   baseline["time_s"] = rep.points[rep.baseline].time_s;
+  if (!rep.baseline_reason.empty()) baseline["reason"] = rep.baseline_reason;
   json out = {
       {"schema", kModelSchema},
       {"model", rep.spec.name()},
@@ -177,6 +180,7 @@ json to_json(const ModelReport& rep) {
       {"emulated", rep.emulated},
       {"verdict", rep.verdict.word},
       {"verdict_reasons", rep.verdict.reasons},
+      {"verdict_covers", rep.verdict.covers},
       {"notes", rep.notes},
       {"noise", std::isfinite(rep.noise) ? json(rep.noise) : json(nullptr)},
       {"node_effects", node_effects_json(rep.node_effects)},
@@ -213,14 +217,18 @@ json to_json(const ModelReport& rep) {
   if (!rep.region.empty()) out["region"] = rep.region;
   if (!rep.candidates.empty()) {
     json c = json::array();
-    for (const auto& s : rep.candidates)
+    for (const auto& s : rep.candidates) {
+      json form = json::array();
+      for (const auto& x : s.extra) form.push_back({{"name", x.name}, {"value", x.value}, {"stderr", x.stderr_}});
       c.push_back({{"model", s.model},
                    {"identifiable", s.identifiable},
                    {"mape", s.mape},
                    {"loocv_mape", s.loocv_mape},
-                   {"significant", s.significant_extra},
+                   {"significant", s.significant()},
+                   {"form_parameters", form},
                    {"loocv_se", json_number(s.loocv_se)},
                    {"note", s.note}});
+    }
     out["selection"] = {{"reason", rep.selection_reason}, {"candidates", c}};
   }
   if (rep.has_per_rank) {

@@ -14,6 +14,8 @@ namespace hpcsens::model {
 // A varied rate's range hi/lo - 1 must exceed both this and kJitterFactor x its measurement noise.
 inline constexpr double kMinVariedRange = 0.05;
 inline constexpr double kJitterFactor = 3.0;
+// Ranges are compared with this tolerance: hi / lo - 1 carries rounding error of a few 1e-17.
+inline constexpr double kRangeTolerance = 1e-9;
 // Measurement noise (relative spread of repeated measurements at one configuration) assumed when
 // the data has no repetitions that re-measured the rate.
 inline constexpr double kCpuNoiseFloor = 0.01;  // calibrated clock: a dependent add chain, ~0.1-1 %

@@ -20,6 +20,15 @@ const char* better(Rate r) { return r == Rate::cpu_ghz || r == Rate::mem_gbs ? "
 // or doubles bandwidth. Both halve a network term (its basis is time per message or per byte).
 bool network_rate(Rate r) { return r == Rate::net_latency_us || r == Rate::net_ns_per_byte; }
 
+// What a statement's own verdict adds to its clause in the sentence.
+std::string statement_mark(const Elasticity& e) {
+  if (e.unreliable) return " (UNRELIABLE: the sweep cannot determine it)";
+  if (e.verdict_reasons.empty()) return "";  // only the model's own rules: said once, above
+  if (e.verdict == "unreliable") return " (UNRELIABLE: see its verdict)";
+  if (e.verdict == "caution") return " (caution: see its verdict)";
+  return "";
+}
+
 }  // namespace
 
 const char* rate_words(Rate r) {
@@ -88,7 +97,7 @@ std::string sensitivity_sentence(const std::vector<Elasticity>& es, const Point&
                    [](const Elasticity& a, const Elasticity& c) { return a.saving_10 > c.saving_10; });
   for (size_t i = 0; i < sorted.size(); ++i) {
     const auto& e = sorted[i];
-    const char* unreliable = e.unreliable ? " (UNRELIABLE: the sweep cannot determine it)" : "";
+    const std::string unreliable = statement_mark(e);
     if (network_rate(e.rate)) {
       const double half = 0.5 / saving_factor(false);  // share x 0.5, from the 10 % figures
       s += fmt::format("{} {} {} saves {} ({}-{}) of run time{}", i == 0 ? "," : ";",

@@ -16,6 +16,10 @@ struct Elasticity {
   double saving_10 = 0, saving_10_low = 0, saving_10_high = 0;  // fraction of run time saved by a 10 % better rate
   bool unreliable = false;  // its term cannot be determined by the data (verdict.h, term_effect_problems)
   double cov_low = NAN, cov_high = NAN;  // the covariance interval (assumes the model is right), for comparison
+  // This statement's own verdict (ok | caution | unreliable): the model's rules that bear on every
+  // statement, plus those of its own rate (its term determined, its knob effective, its response).
+  std::string verdict = "ok";
+  std::vector<std::string> verdict_reasons;
 };
 
 // Replaces each elasticity's interval (low/high and the savings) by elasticity -/+ half[i] (the

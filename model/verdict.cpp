@@ -66,9 +66,8 @@ double response_to(Rate rate, const std::vector<Point>& points) {
 
 }  // namespace
 
-std::vector<std::string> knobs_without_effect(const ModelSpec& spec, const std::vector<Point>& points,
-                                              double noise) {
-  std::vector<std::string> out;
+std::vector<Unresponsive> unresponsive_rates(const ModelSpec& spec, const std::vector<Point>& points, double noise) {
+  std::vector<Unresponsive> out;
   for (Term t : spec.terms) {
     const TermInfo& info = term_info(t);
     if (info.rate == Rate::none) continue;
@@ -80,17 +79,89 @@ std::vector<std::string> knobs_without_effect(const ModelSpec& spec, const std::
     if (!(rhi > rlo * (1 + 1e-9))) continue;  // not varied: identifiability says so
     const double response = response_to(info.rate, points);
     const double limit = std::isfinite(noise) ? std::max(2 * noise, 0.002) : kNoEffectFloor;
-    if (response > limit) continue;
-    out.push_back(fmt::format(
-        "the times changed by only {} while {} varied {:.2f}-fold ({:g} to {:g}), {}: the {} knob probably had no "
-        "effect (e.g. Slurm without a cpufreq plugin, a VM, a governor that overrode it); check the measured rate "
-        "(calibration.clock, STREAM) before trusting the '{}' work",
-        percent(response, 1), rate_name(info.rate), rhi / rlo, rlo, rhi,
-        std::isfinite(noise) ? "within the run-to-run spread of " + percent(noise, 1)
-                             : "less than " + percent(kNoEffectFloor, 1),
-        rate_name(info.rate), info.name));
+    if (response <= limit) out.push_back({info.rate, response, rlo, rhi});
   }
   return out;
+}
+
+namespace {
+
+std::string within_noise(double noise) {
+  return std::isfinite(noise) ? "within the run-to-run spread of " + percent(noise, 1)
+                              : "less than " + percent(kNoEffectFloor, 1);
+}
+
+const char* term_of(Rate r) {
+  for (const auto& t : all_terms())
+    if (t.rate == r) return t.name;
+  return "";
+}
+
+}  // namespace
+
+std::string no_effect_sentence(const Unresponsive& u, double noise) {
+  return fmt::format(
+      "the times changed by only {} while {} varied {:.2f}-fold ({:g} to {:g}), {}: the {} knob probably had no "
+      "effect (e.g. Slurm without a cpufreq plugin, a VM, a governor that overrode it); check the measured rate "
+      "(calibration.clock, STREAM) before trusting the '{}' work",
+      percent(u.response, 1), rate_name(u.rate), u.hi / u.lo, u.lo, u.hi, within_noise(noise), rate_name(u.rate),
+      term_of(u.rate));
+}
+
+std::string insensitive_sentence(const Unresponsive& u, double noise) {
+  return fmt::format(
+      "the times changed by only {} while the measured {} moved {:.2f}-fold ({:g} to {:g}), {}: the run time does "
+      "not respond to it measurably, so its sensitivity is near 0 and its size is not determined",
+      percent(u.response, 1), rate_name(u.rate), u.hi / u.lo, u.lo, u.hi, within_noise(noise));
+}
+
+std::vector<std::string> knobs_without_effect(const ModelSpec& spec, const std::vector<Point>& points,
+                                              double noise) {
+  std::vector<std::string> out;
+  for (const auto& u : unresponsive_rates(spec, points, noise)) out.push_back(no_effect_sentence(u, noise));
+  return out;
+}
+
+Verdict judge_statements(const Verdict& global, const std::vector<StatementIssues>& issues,
+                         std::vector<Elasticity>& es) {
+  Verdict model = global;
+  std::vector<std::string> weaker, standing;
+  for (size_t i = 0; i < es.size(); ++i) {
+    Verdict own;
+    if (i < issues.size()) {
+      for (const auto& s : issues[i].unreliable) own.unreliable(s);
+      for (const auto& s : issues[i].caution) own.caution(s);
+    }
+    Elasticity& e = es[i];
+    e.verdict = own.word == "unreliable" || global.word == "unreliable" ? "unreliable"
+                : own.word == "caution" || global.word == "caution"  ? "caution"
+                                                                     : "ok";
+    e.verdict_reasons = own.reasons;
+    const std::string name = std::string(rate_words(e.rate)) + " sensitivity";
+    model.covers.push_back(name + ": " + e.verdict);
+    if (own.reasons.empty())
+      standing.push_back(name);
+    else
+      weaker.push_back(fmt::format("the {} is {} ({})", name, own.word, own.reasons.front()));
+  }
+  if (weaker.empty()) return model;
+  if (standing.empty()) {  // nothing the model states stands: its statements' reasons come first
+    Verdict v;
+    v.covers = model.covers;
+    for (size_t i = 0; i < es.size() && i < issues.size(); ++i) {
+      for (const auto& s : issues[i].unreliable) v.unreliable(s);
+      for (const auto& s : issues[i].caution) v.caution(s);
+    }
+    if (global.word == "unreliable") v.word = "unreliable";
+    if (global.word == "caution" && v.word == "ok") v.word = "caution";
+    v.reasons.insert(v.reasons.end(), global.reasons.begin(), global.reasons.end());
+    return v;
+  }
+  std::string stand;
+  for (const auto& s : standing) stand += (stand.empty() ? "" : " and ") + s;
+  for (const auto& w : weaker)
+    model.caution(fmt::format("{}; the {} does not rest on it and is stated with its own verdict", w, stand));
+  return model;
 }
 
 std::vector<std::string> term_effect_problems(const ModelSpec& spec, const std::vector<double>& params,
@@ -162,7 +233,6 @@ void judge_evidence(const VerdictInput& in, Verdict& v) {
     if (t.strong && d.mape > trend_floor)
       v.caution(fmt::format("the residuals trend with {} (correlation {:.2f}, significant at 1 %): {}", t.rate, t.r,
                             trend_cause(t.rate)));
-  for (const auto& s : in.weak_terms) v.caution(s);
 }
 
 }  // namespace
@@ -170,7 +240,6 @@ void judge_evidence(const VerdictInput& in, Verdict& v) {
 Verdict judge(const VerdictInput& in) {
   Verdict v;
   const Diagnostics& d = *in.diag;
-  for (const auto& s : in.no_effect) v.unreliable(s);
   const double off = std::fabs(d.slope - 1);
   if (off > kSlopeUnreliable)
     v.unreliable(fmt::format("slope of observed against modelled time is {:.2f}, far from 1: the model does not "

@@ -8,6 +8,7 @@
 #include "model/dataset.h"
 #include "model/diagnostics.h"
 #include "model/model_spec.h"
+#include "model/sensitivity.h"
 
 namespace hpcsens::model {
 
@@ -34,6 +35,9 @@ inline constexpr double kNoEffectFloor = 0.01;
 struct Verdict {
   std::string word = "ok";  // ok | caution | unreliable
   std::vector<std::string> reasons;
+  // The statements the model states and the verdict of each ("core clock sensitivity: ok"): a
+  // model verdict lowered by one statement says which, and that the others stand.
+  std::vector<std::string> covers;
   void caution(const std::string& why);
   void unreliable(const std::string& why);
 };
@@ -42,13 +46,38 @@ struct Verdict {
 // NaN when no configuration was repeated.
 double run_to_run_noise(const std::vector<Point>& points);
 
-// Sentences for every varied rate of the model whose times did not respond beyond the noise.
+// A varied rate of the model whose times did not respond beyond the noise.
+struct Unresponsive {
+  Rate rate = Rate::none;
+  double response = 0, lo = 0, hi = 0;  // relative time change; the rate's range
+};
+std::vector<Unresponsive> unresponsive_rates(const ModelSpec& spec, const std::vector<Point>& points, double noise);
+
+// Said of a rate whose values are the knob's requests (no measurement confirms it moved): "the
+// ... knob probably had no effect".
+std::string no_effect_sentence(const Unresponsive& u, double noise);
+// Said of a measured rate that moved while the times did not: the code does not respond to it.
+std::string insensitive_sentence(const Unresponsive& u, double noise);
+
+// no_effect_sentence for every unresponsive rate.
 std::vector<std::string> knobs_without_effect(const ModelSpec& spec, const std::vector<Point>& points, double noise);
+
+// What bears on one statement (an elasticity) beyond the model's global rules.
+struct StatementIssues {
+  std::vector<std::string> unreliable, caution;
+};
+
+// Each elasticity's verdict: the worse of the global verdict and its own issues (aligned with
+// `es`). Returns the model's verdict: the global one, lowered to caution naming the statements
+// whose own verdict is worse (the others stand), or to unreliable when no statement stands; its
+// `covers` lists every statement's verdict.
+Verdict judge_statements(const Verdict& global, const std::vector<StatementIssues>& issues,
+                         std::vector<Elasticity>& es);
 
 struct VerdictInput {
   const Diagnostics* diag = nullptr;
   double noise = NAN;
-  std::vector<std::string> no_effect;     // from knobs_without_effect
+  std::vector<std::string> no_effect;     // knobs without effect (judged per statement; here only to skip R²)
   std::vector<std::string> clock_problems;
   bool mixed_apps = false;
   std::string confounded;  // a one-rate model fitted although both rates varied (together)
@@ -57,7 +86,6 @@ struct VerdictInput {
   int distinct = -1;                      // distinct configurations (by the model's rates); -1: unknown
   int params = 0;                         // fitted parameters
   std::vector<ResidualTrend> trends;      // residual trends against the rates the model varies
-  std::vector<std::string> weak_terms;    // from term_effect_problems: terms the data cannot determine
 };
 
 // Per term (spec.terms order): why the data cannot determine it, or "" when it can. A term is
