@@ -247,7 +247,7 @@ namespace {
 // added from the raw record, so the page's answer comes from the same RunFacts (run_facts) as
 // the text report's, never from a second rule.
 RunScan page_scan(const RunRecord& rec, const json& raw) {
-  RunScan scan = scan_of(rec);
+  RunScan scan = scan_with_extras(rec);
   const bool has_extras = !rec.ranks.empty() && !rec.ranks.front().extra.empty();
   if (has_extras || !raw.is_object() || !raw.contains("ranks") || !raw["ranks"].is_array()) return scan;
   for (const auto& r : raw["ranks"]) {

@@ -12,6 +12,7 @@
 #include "report/html_page.h"
 #include "report/measure_csv.h"
 #include "report/run_report.h"
+#include "report/run_scan_rows.h"
 #include "report/table.h"
 #include "topdown/bottleneck.h"
 #include "topdown/metrics.h"
@@ -224,7 +225,7 @@ nlohmann::json files_json(const nlohmann::json& ranks, const std::string& source
 
 nlohmann::json record_report_json(const RunRecord& rec, const std::string& source) {
   nlohmann::json j = record::to_json(rec);  // every section the reader kept, per-rank ones included
-  const RunScan scan = scan_of(rec);
+  const RunScan scan = scan_with_extras(rec);
   const auto im = imbalance_of(rec);
   nlohmann::json derived;
   derived["imbalance"] = {{"max_over_mean", im.max_over_mean}, {"lbe", im.lbe}, {"comm_eff", im.comm_eff},

@@ -108,14 +108,16 @@ RunScan scan_of(const record::RunRecord& rec) {
   h.imbalance = rec.imbalance, h.counters_status = rec.counters_status, h.complete = rec.complete;
   h.emulated = rec.emulated, h.extra = rec.extra;
   s.rows.reserve(rec.ranks.size());
-  for (std::size_t i = 0; i < rec.ranks.size(); ++i) {
-    add_rank(s, rec.ranks[i], i);
-    // The careful reader keeps the rank's other sections in `extra`; the fast one does not.
-    add_measure_json(s.measure, rec.ranks[i].extra, rec.ranks[i].host, rec.ranks[i].wall_s - rec.ranks[i].io_s);
-  }
+  for (std::size_t i = 0; i < rec.ranks.size(); ++i) add_rank(s, rec.ranks[i], i);
   auto ranks = std::make_shared<const std::vector<record::RankRecord>>(rec.ranks);
   s.rank_detail = [ranks](const RankRow& row) { return (*ranks)[row.source]; };
   s.rank_json = [ranks](const RankRow& row) { return record::to_json((*ranks)[row.source]); };
+  return s;
+}
+
+RunScan scan_with_extras(const record::RunRecord& rec) {
+  RunScan s = scan_of(rec);
+  for (const auto& r : rec.ranks) add_measure_json(s.measure, r.extra, r.host, r.wall_s - r.io_s);
   return s;
 }
 

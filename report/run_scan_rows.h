@@ -20,6 +20,10 @@ void add_io_call(std::vector<IoCallTotal>& calls, std::string_view name, std::ui
 // `m`, by the rules the scan applies (CpuTotals::add_rank); `busy_s`: the rank's wall - io.
 void add_measure_json(MeasureTotals& m, const nlohmann::json& rank, const std::string& host, double busy_s);
 
+// scan_of(rec) with the "io" classes and "cpu" objects the careful reader kept in each rank's
+// `extra` (the fast reader keeps none): what the answer needs beyond the typed fields.
+RunScan scan_with_extras(const record::RunRecord& rec);
+
 // The rank object of `row` from the record's bytes (padded as simdjson wants them).
 record::RankRecord rank_from_text(const std::string& text, const RankRow& row, const std::string& source);
 

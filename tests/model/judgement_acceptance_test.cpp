@@ -1,4 +1,4 @@
-// Issue 16's acceptance cases, rebuilt from the published series in tests/model/fixtures plus the
+// Issue 16's acceptance cases, rebuilt from the published series (../shared/validation-data) plus the
 // measured-rate jitter real sweeps carry: no memory sensitivity from a core-only sweep, no core
 // sensitivity from an uncore/memory-only sweep, no `ok` for a fit with 2 degrees of freedom and a
 // 10 % leave-one-out error, and a marked, widened prediction far outside the measured clocks.
@@ -77,6 +77,7 @@ void expect_one_rate(const std::string& file, double mem_sigma, double cpu_sigma
 // its core-clock work is the one fitted without the jitter.
 TEST(JudgementAcceptance, CoreOnlySweepWithStreamJitterStatesNoMemorySensitivity) {
   const std::string file = "lulesh_s120_core_clock_sweep.csv";
+  REQUIRE_PUBLISHED(fixture(file));
   expect_one_rate(file, 0.015, 0, "cpu+fixed", Rate::cpu_ghz, Rate::mem_gbs);
   const ModelReport m = analyze(with_jitter(file, 0.015, 0, 1), {});
   const auto direct = weighted_cpu_fixed(read_medians(fixture(file)));
@@ -116,6 +117,7 @@ TEST(JudgementAcceptance, TwoDegreesOfFreedomWithATenPercentLoocvIsNeverOk) {
 // extrapolation, its interval is wider (relative to the time) than at a measured clock, and it
 // is not `ok`.
 TEST(JudgementAcceptance, PredictionFarOutsideTheMeasuredClocksIsMarkedAndWidened) {
+  REQUIRE_PUBLISHED(fixture("lulesh_s120_core_clock_sweep.csv"));
   const ModelReport m = analyze(load_dataset({fixture("lulesh_s120_core_clock_sweep.csv")}), {});
   const double held_mem = held_rate(m, Rate::mem_gbs);
   const auto at = [&](const char* name, double ghz) {

@@ -12,11 +12,12 @@
 #include "model/predict.h"
 #include "record/run_record.h"
 #include "tests/model/ground_truth.h"
+#include "tests/model/validation_data.h"
 
 namespace hpcsens::model {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(HPCSENS_FIXTURES) + "/" + name; }
+std::string fixture(const std::string& name) { return testing::fixture_path(name); }
 
 // Every term the registry knows, run through the same checks (one parameterised test per term,
 // as Ceres runs one test over every backend).
@@ -70,6 +71,7 @@ Line lsq(const std::vector<double>& f, const std::vector<double>& t) {
 // Acceptance: the published core-clock series fits cpu+fixed, and its leave-one-out errors are
 // within 2 % of those of a direct least-squares fit of a/f + b.
 TEST(OneRate, PublishedCoreClockSeriesFitsCpuPlusFixedLikeDirectLeastSquares) {
+  REQUIRE_PUBLISHED(fixture("potrf_core_clock_sweep.csv"));
   const Dataset d = load_dataset({fixture("potrf_core_clock_sweep.csv")});
   ASSERT_EQ(d.points.size(), 11u);
   const ModelReport m = analyze(d, {});

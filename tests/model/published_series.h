@@ -9,9 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/model/validation_data.h"
+
 namespace hpcsens::model::published {
 
-inline std::string fixture(const std::string& name) { return std::string(HPCSENS_FIXTURES) + "/" + name; }
+// The series' path: published ones from ../shared/validation-data/project-published (tests call
+// REQUIRE_PUBLISHED on it first), the synthetic one from tests/model/fixtures.
+inline std::string fixture(const std::string& name) { return testing::fixture_path(name); }
 
 struct Run {
   std::string label;

@@ -1,5 +1,6 @@
-// Published core-clock sweeps of real applications (tests/model/fixtures/README.md gives each
-// one's source and how it was transcribed). Each is fitted by analyze() and checked against an
+// Published core-clock sweeps of real applications (../shared/validation-data/project-published/
+// README.md gives each one's source and how it was transcribed; the tests skip, naming the path,
+// only when that folder is absent). Each is fitted by analyze() and checked against an
 // independent fit computed here: the CSV read line by line, the median of each clock's runs,
 // and the closed-form solution of the normal equations of the same objective the product states
 // (relative residuals, fixed >= 0), so the test does not reuse the product's loader or fitter.
@@ -35,6 +36,7 @@ class PublishedSeries : public ::testing::TestWithParam<Case> {};
 // The fitted terms equal the independent least-squares fit, and the one-rate model is chosen.
 TEST_P(PublishedSeries, FitsCpuPlusFixedExactlyAsTheNormalEquationsDo) {
   const Case c = GetParam();
+  REQUIRE_PUBLISHED(fixture(c.file));
   const auto medians = read_medians(fixture(c.file));
   ASSERT_EQ(medians.size(), c.clocks);
   const CpuFixed direct = weighted_cpu_fixed(medians);
@@ -63,6 +65,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, PublishedSeries,
 // shrink with the clock (memory-bound phases): fixed = 105 s of 414 s. The model describes the
 // series within the run-to-run noise (spread up to 9 %, fit error 1.5 %), so the data supports `ok`.
 TEST(PublishedVerdict, LuleshServerSeriesIsOkWithAQuarterFixed) {
+  REQUIRE_PUBLISHED(fixture("lulesh_s120_core_clock_sweep.csv"));
   const ModelReport m = analyze(load_dataset({fixture("lulesh_s120_core_clock_sweep.csv")}), {});
   EXPECT_EQ(m.verdict.word, "ok") << (m.verdict.reasons.empty() ? "" : m.verdict.reasons.front());
   EXPECT_NEAR(m.params[1] / m.points[m.baseline].time_s, 0.25, 0.02);
@@ -73,6 +76,7 @@ TEST(PublishedVerdict, LuleshServerSeriesIsOkWithAQuarterFixed) {
 // Community detection: 6 clocks, 5 runs each, mostly clock-bound (fixed about 10 % at 2.7 GHz),
 // fit error 0.7 % against a run-to-run spread of about 9 %: `ok`.
 TEST(PublishedVerdict, CommunityDetectionSeriesIsOkAndMostlyClockBound) {
+  REQUIRE_PUBLISHED(fixture("community_detection_core_clock_sweep.csv"));
   const ModelReport m = analyze(load_dataset({fixture("community_detection_core_clock_sweep.csv")}), {});
   EXPECT_EQ(m.verdict.word, "ok") << (m.verdict.reasons.empty() ? "" : m.verdict.reasons.front());
   EXPECT_LT(m.params[1] / m.points[m.baseline].time_s, 0.15);
@@ -84,6 +88,7 @@ TEST(PublishedVerdict, CommunityDetectionSeriesIsOkAndMostlyClockBound) {
 // table still shows what a reader must see: the split rests on the one run at 1.197 GHz (the only
 // clock below 2.26 GHz): without it the fit misses that run by 12 %.
 TEST(PublishedVerdict, LuleshDesktopSeriesIsOkButItsSplitRestsOnTheLowestClock) {
+  REQUIRE_PUBLISHED(fixture("lulesh_desktop_core_clock_sweep.csv"));
   const ModelReport m = analyze(load_dataset({fixture("lulesh_desktop_core_clock_sweep.csv")}), {});
   EXPECT_EQ(m.verdict.word, "ok") << (m.verdict.reasons.empty() ? "" : m.verdict.reasons.front());
   EXPECT_TRUE(std::isnan(m.noise));
@@ -96,6 +101,7 @@ TEST(PublishedVerdict, LuleshDesktopSeriesIsOkButItsSplitRestsOnTheLowestClock) 
 // clock falls from 281 to 255 Gcycles), which T = W/f + fixed with fixed >= 0 cannot follow: the
 // fixed part sits at its bound 0, exactly as in the normal-equations fit (checked above).
 TEST(PublishedVerdict, LuleshRegionThatOutpacesTheClockPinsFixedAtZero) {
+  REQUIRE_PUBLISHED(fixture("lulesh_s120_loop2_core_clock_sweep.csv"));
   const ModelReport m = analyze(load_dataset({fixture("lulesh_s120_loop2_core_clock_sweep.csv")}), {});
   ASSERT_EQ(m.params.size(), 2u);
   EXPECT_EQ(m.params[1], 0.0);
@@ -106,6 +112,7 @@ TEST(PublishedVerdict, LuleshRegionThatOutpacesTheClockPinsFixedAtZero) {
 // least-squares optimum with fixed = 0 (W = sum u / sum u^2, u = 1/(f T)), as for the other series.
 TEST(PublishedSeriesAtABound, FitsTheNormalEquationsOptimumWithFixedAtZero) {
   const std::string file = "lulesh_s120_loop2_core_clock_sweep.csv";
+  REQUIRE_PUBLISHED(fixture(file));
   const auto direct = weighted_cpu_fixed(read_medians(fixture(file)));
   ASSERT_EQ(direct.fixed, 0.0);
   const ModelReport m = analyze(load_dataset({fixture(file)}), {});
@@ -120,6 +127,7 @@ TEST(PublishedSeriesAtABound, FitsTheNormalEquationsOptimumWithFixedAtZero) {
 // 1.11), although each error is small. The data supports `caution`, not `ok`: the work and the
 // sensitivity are a straight line through a curve (docs/user-guide.md shows this series).
 TEST(PublishedVerdict, LuleshRegionThatOutpacesTheClockIsCaution) {
+  REQUIRE_PUBLISHED(fixture("lulesh_s120_loop2_core_clock_sweep.csv"));
   const ModelReport m = analyze(load_dataset({fixture("lulesh_s120_loop2_core_clock_sweep.csv")}), {});
   EXPECT_EQ(m.verdict.word, "caution");
   bool systematic = false;

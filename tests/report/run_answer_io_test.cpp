@@ -3,12 +3,20 @@
 // --events topdown right after it failed, and `report --format json` holding every section of
 // the record with the answer.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 #include "record/run_record.h"
 #include "report/headline.h"
+#include "report/html_report.h"
+#include "report/record_reader.h"
 #include "report/record_output.h"
 #include "report/run_report.h"
 #include "report/run_scan.h"
+#include "report/run_scan_rows.h"
 
 namespace hpcsens::report {
 namespace {
@@ -55,7 +63,7 @@ record::RunRecord fsync_job() {
 }
 
 TEST(IoAnswer, SyncHeavyJobNamesSyncWithItsFigureAndEveryBase) {
-  const RunFacts f = run_facts(scan_of(fsync_job()));
+  const RunFacts f = run_facts(scan_with_extras(fsync_job()));
   ASSERT_EQ(dominant(f), Dominant::kIo);
   EXPECT_NEAR(f.io_ops.total(), 0.416, 1e-12);
   EXPECT_EQ(f.io_ops.top(), IoOp::kSync);
@@ -160,11 +168,30 @@ TEST(RecordJson, HoldsEverySectionTheDerivedValuesAndTheAnswer) {
   EXPECT_NEAR(io.at("by_operation").at("sync").at("seconds").get<double>(), 0.236, 1e-12);
   EXPECT_NEAR(io.at("by_interface").at("posix").at("seconds").get<double>(), 0.334, 1e-12);
   EXPECT_TRUE(j.at("derived").contains("mpi_calls") || j.at("ranks")[0].at("mpi_calls").empty());
-  const Answer a = run_answer(run_facts(scan_of(rec)));
+  const Answer a = run_answer(run_facts(scan_with_extras(rec)));
   EXPECT_EQ(j.at("answer").at("headline"), a.headline);
   EXPECT_EQ(j.at("answer").at("advice"), json(a.advice));
   EXPECT_EQ(j.at("answer").at("tone"), a.tone);
   EXPECT_TRUE(j.at("answer").contains("caveats"));
+}
+
+// Titles come from job.program in every reader: the fast reader ignored it, so a LAMMPS page was
+// titled after its input option ("in.melt").
+TEST(RunTitle, FromJobProgramInEveryReader) {
+  record::RunRecord rec = fsync_job();
+  rec.job.command = {"mpirun", "-np", "2", "lmp", "-in", "in.melt"};
+  rec.job.program = "lmp";
+  char name[] = "/tmp/hpcsens-title-XXXXXX";
+  const int fd = mkstemp(name);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  { std::ofstream(name) << record::to_json(rec).dump(); }
+  const record::RunRecord fast = read_run_record(name), careful = record::load_run_record(name);
+  std::remove(name);
+  EXPECT_EQ(fast.job.program, "lmp");
+  EXPECT_EQ(careful.job.program, "lmp");
+  for (const auto* r : {&fast, &careful})
+    EXPECT_EQ(run_page(*r, json()).at("title"), "hpcsens run report: lmp, 2 ranks");
 }
 
 }  // namespace
