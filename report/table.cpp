@@ -19,6 +19,14 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
+// A word cut to `width` with "...": a path keeps its right end (the file name, which tells the rows
+// apart), anything else its start.
+std::string shorten(const std::string& word, std::size_t width) {
+  if (width <= 3) return word.substr(0, width);
+  if (word.find('/') != std::string::npos) return "..." + word.substr(word.size() - (width - 3));
+  return word.substr(0, width - 3) + "...";
+}
+
 // Greedy word wrap of `s` into lines of at most `width`; a word longer than that is shortened,
 // or cut into pieces when `split_words` (column headers: a counter's name stays whole).
 std::vector<std::string> wrap(const std::string& s, std::size_t width, bool split_words = false) {
@@ -35,7 +43,7 @@ std::vector<std::string> wrap(const std::string& s, std::size_t width, bool spli
       if (!line.empty()) lines.push_back(line), line.clear();
       for (; word.size() > width; word = word.substr(width)) lines.push_back(word.substr(0, width));
     }
-    if (word.size() > width) word = word.substr(0, width - 3) + "...";
+    if (word.size() > width) word = shorten(word, width);
     if (!line.empty() && line.size() + 1 + word.size() > width) {
       lines.push_back(line);
       line.clear();
@@ -50,9 +58,17 @@ std::vector<std::string> wrap(const std::string& s, std::size_t width, bool spli
 // down to their longest word (their header wraps), so a number is never cut.
 void fit_widths(const Table& t, std::vector<std::size_t>& width) {
   constexpr std::size_t kMinColumn = 12;
+  constexpr std::size_t kMaxNameFloor = 48;  // a path column keeps room for "..." + "/" + its file name
   std::vector<std::size_t> floor(width.size(), kMinColumn);
   for (std::size_t c = 0; c < width.size(); ++c) {
-    if (c >= t.numeric.size() || !t.numeric[c]) continue;
+    if (c >= t.numeric.size() || !t.numeric[c]) {
+      for (const auto& row : t.rows) {
+        const auto slash = c < row.size() ? row[c].rfind('/') : std::string::npos;
+        if (slash != std::string::npos && row[c].find(' ') == std::string::npos)
+          floor[c] = std::max(floor[c], std::min(kMaxNameFloor, std::min(width[c], row[c].size() - slash + 3)));
+      }
+      continue;
+    }
     floor[c] = 1;
     for (const auto& row : t.rows) {
       if (c >= row.size()) continue;

@@ -21,7 +21,8 @@ struct Table {
 };
 
 // Text tables fit a terminal this wide: the widest text columns wrap at spaces, and a single
-// word longer than its column is shortened with "..." (the full value is in JSON and CSV).
+// word longer than its column is shortened with "..." (the full value is in JSON and CSV): a path
+// from the left, so its file name stays visible ("...run/out/result.dat").
 inline constexpr std::size_t kTextWidth = 120;
 
 // Text: title line, aligned columns. CSV: "# title" line, header, RFC 4180 quoting. Markdown:
