@@ -39,14 +39,14 @@ struct ReportArgs {
 };
 
 // A file that does not start like a JSON object (a CSV, a log) is refused before any parser
-// reports it in its own words.
+// reports it in its own words. The look opens without blocking and checks the type first: a FIFO
+// is refused, not waited on.
 void check_looks_like_json(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return;
-  std::ifstream in(path);
-  char c = 0;
-  while (in.get(c) && std::isspace(static_cast<unsigned char>(c))) {}
-  if (in && c != '{')
+  const std::string head = safe_file::read_input_head(path, 4096);
+  const auto first = head.find_first_not_of(" \t\r\n\f\v");
+  if (first != std::string::npos && head[first] != '{')
     throw InputError(path, "does not hold a JSON object (it does not start with '{'; a CSV or text file?)");
 }
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -18,6 +19,12 @@ namespace {
 
 std::string failed(const std::string& what, const std::string& path) {
   return what + " " + path + ": " + std::strerror(errno);
+}
+
+// " (owned by uid N: planted by another user?)" for a file that is not ours, else "".
+std::string owner_note(const struct stat& st) {
+  if (st.st_uid == ::geteuid()) return "";
+  return " (owned by uid " + std::to_string(st.st_uid) + ": planted by another user? remove it)";
 }
 
 std::string temp_name(std::string_view name) {
@@ -181,20 +188,43 @@ std::string write_file_atomic(const std::string& path, std::string_view content,
   return write_atomic(d, name, content, mode);
 }
 
-std::string open_append(const Dir& dir, std::string_view name, int* fd_out) {
+std::string file_type_problem(mode_t mode) {
+  if (S_ISREG(mode)) return "";
+  if (S_ISDIR(mode)) return "is a directory, not a file";
+  if (S_ISFIFO(mode)) return "is a FIFO (named pipe), not a regular file";
+  if (S_ISSOCK(mode)) return "is a socket, not a regular file";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device, not a regular file";
+  if (S_ISLNK(mode)) return "is a symlink; refusing to follow it";
+  return "is not a regular file";
+}
+
+namespace {
+
+// Why dir/name could not be opened: its type when it is there and not a regular file (a FIFO
+// opened for writing without a reader fails with ENXIO, which says nothing useful), else errno.
+std::string open_failure(const Dir& dir, const std::string& name, int err) {
+  struct stat st {};
+  if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+    return dir.child(name) + ": " + file_type_problem(st.st_mode) + owner_note(st);
+  errno = err;
+  return failed("cannot open", dir.child(name));
+}
+
+}  // namespace
+
+std::string open_private(const Dir& dir, std::string_view name, int flags, mode_t mode, int* fd_out) {
   const std::string n(name);
-  const int fd = ::openat(dir.fd(), n.c_str(),
-                          O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (errno == ELOOP) return dir.child(name) + ": is a symlink; refusing to write through it";
-    return failed("cannot open", dir.child(name));
-  }
+  // O_NONBLOCK: a FIFO planted under our name must not block the open (for writing it blocks until
+  // a reader comes, for reading until a writer does); the type is checked on the descriptor below.
+  const int fd = ::openat(dir.fd(), n.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
+  if (fd < 0) return open_failure(dir, n, errno);
   struct stat st {};
   std::string err;
   if (::fstat(fd, &st) != 0) err = failed("cannot stat", dir.child(name));
-  else if (!S_ISREG(st.st_mode)) err = dir.child(name) + ": is not a regular file";
-  else if (st.st_uid != ::geteuid()) err = dir.child(name) + ": is owned by another user";
+  else if (!S_ISREG(st.st_mode)) err = dir.child(name) + ": " + file_type_problem(st.st_mode) + owner_note(st);
+  else if (st.st_uid != ::geteuid()) err = dir.child(name) + ": is owned by another user (uid " + std::to_string(st.st_uid) + "); refusing it";
   else if (st.st_nlink != 1) err = dir.child(name) + ": has several hard links; refusing";
+  else if (::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) err = failed("cannot use", dir.child(name));
   if (!err.empty()) {
     ::close(fd);
     return err;
@@ -203,33 +233,42 @@ std::string open_append(const Dir& dir, std::string_view name, int* fd_out) {
   return "";
 }
 
+std::string open_append(const Dir& dir, std::string_view name, int* fd_out) {
+  return open_private(dir, name, O_WRONLY | O_APPEND | O_CREAT, 0644, fd_out);
+}
+
 namespace {
 
-std::string read_file(const std::string& path, std::size_t max_bytes, bool own) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (own ? O_NOFOLLOW : 0));
+// `path` opened for reading without blocking (a FIFO would block the open until a writer comes)
+// and checked on the descriptor: a regular file (and with `own`, no symlink at the end and ours).
+// *st is its status. Throws InputError.
+int open_input(const std::string& path, bool own, struct stat* st) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (own ? O_NOFOLLOW : 0));
   if (fd < 0 && own && errno == ELOOP) throw InputError(path, "is a symlink; refusing to read it");
   if (fd < 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  std::string problem;
+  if (::fstat(fd, st) != 0) problem = std::string("cannot read: ") + std::strerror(errno);
+  else if (!S_ISREG(st->st_mode)) problem = file_type_problem(st->st_mode);
+  else if (own && st->st_uid != ::geteuid())
+    problem = "is owned by another user (uid " + std::to_string(st->st_uid) + "); not ours";
+  if (!problem.empty()) {
     ::close(fd);
-    throw InputError(path, S_ISDIR(st.st_mode) ? "is a directory, not a file"
-                                                : "is not a regular file");
+    throw InputError(path, problem);
   }
-  if (own && st.st_uid != ::geteuid()) {
-    ::close(fd);
-    throw InputError(path, "is owned by another user (uid " + std::to_string(st.st_uid) + "); not ours");
-  }
-  if (static_cast<std::size_t>(st.st_size) > max_bytes) {
-    ::close(fd);
-    throw InputError(path, "is larger than " + std::to_string(max_bytes) + " bytes");
-  }
+  return fd;
+}
+
+// Reads fd to its end, at most max_bytes (more: InputError naming path); closes fd.
+std::string read_to_end(int fd, const std::string& path, std::size_t size_hint, std::size_t max_bytes, bool cut) {
   std::string text;
   // The whole file in one allocation, with room for the 64 bytes of padding simdjson reads past
   // the end (a 1 GiB record grown by doubling would briefly need twice its size).
-  text.reserve(static_cast<std::size_t>(st.st_size) + 64);
+  text.reserve(std::min(size_hint, max_bytes) + 64);
   char buf[65536];
   for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
+    const std::size_t want = cut ? std::min(sizeof buf, max_bytes - text.size()) : sizeof buf;
+    if (want == 0) break;
+    const ssize_t n = ::read(fd, buf, want);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const int e = errno;
@@ -247,6 +286,16 @@ std::string read_file(const std::string& path, std::size_t max_bytes, bool own) 
   return text;
 }
 
+std::string read_file(const std::string& path, std::size_t max_bytes, bool own) {
+  struct stat st {};
+  const int fd = open_input(path, own, &st);
+  if (static_cast<std::size_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw InputError(path, "is larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  return read_to_end(fd, path, static_cast<std::size_t>(st.st_size), max_bytes, false);
+}
+
 }  // namespace
 
 std::string read_input_file(const std::string& path, std::size_t max_bytes) {
@@ -255,6 +304,12 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes) {
 
 std::string read_own_file(const std::string& path, std::size_t max_bytes) {
   return read_file(path, max_bytes, true);
+}
+
+std::string read_input_head(const std::string& path, std::size_t n) {
+  struct stat st {};
+  const int fd = open_input(path, false, &st);
+  return read_to_end(fd, path, n, n, true);
 }
 
 }  // namespace hpcsens::safe_file

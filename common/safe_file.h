@@ -89,16 +89,26 @@ std::string write_unique(const Dir& dir, std::string_view stem, std::string_view
 std::string write_file_atomic(const std::string& path, std::string_view content,
                               bool create_dir = false, mode_t mode = 0644);
 
-// Opens dir/name for appending (created 0644 when missing), refusing a symlink, a
-// non-regular file, a file owned by another user and a file with several hard links.
-// On success *fd_out is the descriptor (O_CLOEXEC); the caller closes it.
+// Why a file of this type is not one hpcsens reads or writes ("is a FIFO (named pipe), not a
+// regular file"), or "" for a regular file. Pure.
+std::string file_type_problem(mode_t mode);
+
+// Opens dir/name (`flags`: O_RDONLY, O_WRONLY or O_RDWR, maybe O_APPEND, O_CREAT with `mode`) in a
+// directory another user may add to (a sticky shared one): never blocking (O_NONBLOCK, cleared
+// once checked: a planted FIFO cannot hang us), never through a symlink (O_NOFOLLOW), and checked
+// on the descriptor before any read or write: a regular file of this user with one link. Else
+// the reason, naming the file and its type or owner. *fd_out (O_CLOEXEC) is the caller's to close.
+std::string open_private(const Dir& dir, std::string_view name, int flags, mode_t mode, int* fd_out);
+
+// open_private for appending, created 0644 when missing.
 std::string open_append(const Dir& dir, std::string_view name, int* fd_out);
 
 // Writes all of data to fd, retrying on EINTR and short writes. `what` names the file.
 std::string write_all(int fd, std::string_view data, const std::string& what);
 
 // Reads a user-given input file: it must be a regular file (after following symlinks,
-// which is the user's choice for input) of at most max_bytes. Throws InputError naming
+// which is the user's choice for input) of at most max_bytes, opened without blocking (a FIFO is
+// refused, never waited on). Throws InputError naming
 // the path ("is not a regular file", "is larger than N bytes", strerror).
 std::string read_input_file(const std::string& path, std::size_t max_bytes = 256u << 20);
 
@@ -106,5 +116,10 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes = 256
 // as read_input_file, but a symlink as the last component and a file owned by another user are
 // refused too (in a sticky shared directory another user may plant either under our names).
 std::string read_own_file(const std::string& path, std::size_t max_bytes);
+
+// At most the first n bytes of a user-given input file, opened and checked as read_input_file
+// does (non-blocking, a regular file on the descriptor before any read): a look at a file that
+// must not hang on a FIFO. Throws InputError.
+std::string read_input_head(const std::string& path, std::size_t n);
 
 }  // namespace hpcsens::safe_file
