@@ -1,7 +1,14 @@
 #include "cli/usage.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <map>
+
+#include "common/errors.h"
+#include "common/safe_file.h"
+#include "common/text_terminal.h"
 
 namespace hpcsens::cli {
 
@@ -17,17 +24,29 @@ CLI::Validator format_in(const std::vector<std::string>& allowed) {
       list, "FORMAT");
 }
 
+void write_output(const std::string& text, const std::string& out, const std::string& subcommand) {
+  if (out.empty()) {
+    const std::string shown = text::escape_for_terminal(text);
+    std::fwrite(shown.data(), 1, shown.size(), stdout);
+    return;
+  }
+  const std::string err = safe_file::write_file_atomic(out, text);
+  if (!err.empty()) throw InputError(out, err);
+  fmt::print(stderr, "hpcsens: {}: {}\n", subcommand, out);
+}
+
 std::string usage_line(const std::string& sub) {
   static const std::map<std::string, std::string> lines = {
       {"run", "hpcsens run [-o DIR] [--events SPEC] [--quiet] [--summary] [--all] [--timeout S] -- LAUNCHER ARGS..."},
       {"report", "hpcsens report INPUT [--format table|md|csv|json|html] [--table NAME] [-o FILE] [--all] [--summary]"},
       {"fit", "hpcsens fit INPUTS... [--model M] [--per-rank] [--region NAME|all] [-o FILE] "
               "[--format table|json|csv|md] [--table points|terms|ranks]"},
-      {"predict", "hpcsens predict MODEL.json (--system FILE.yaml... | --cpu-ghz X --mem-gbs Y) [--format table|json]; "
-                  "hpcsens predict --mix MIX.yaml --system FILE.yaml... [--rank-by C] [--format table|json|csv]"},
+      {"predict", "hpcsens predict MODEL.json (--system FILE.yaml... | --cpu-ghz X --mem-gbs Y ...) "
+                  "[--format table|md|csv|json|html] [-o FILE]; hpcsens predict --mix MIX.yaml --system FILE.yaml... "
+                  "[--rank-by C] [--format table|md|csv|json|html] [-o FILE]"},
       {"sweep", "hpcsens sweep SPEC.yaml [-o DIR] [--dry-run] [--no-fit]; hpcsens sweep --resume DIR; "
                 "hpcsens sweep --restore DIR"},
-      {"doctor", "hpcsens doctor [--format table|json]"},
+      {"doctor", "hpcsens doctor [--format table|json] [-o FILE]"},
       {"resctrl-join", "hpcsens resctrl-join --dir DIR --token T --group G --run RUN -- DAEMON ARGS... (Open MPI's "
                        "launch agent in a multi-node resctrl sweep; the sweep names it)"}};
   const auto at = lines.find(sub);

@@ -14,8 +14,9 @@ namespace hpcsens::model {
 std::string render_fit(const ModelReport& rep, const std::string& format, const std::string& table = "points");
 // The CSV with a first column `region` holding `region` on every row ("" : unchanged).
 std::string with_region_column(const std::string& csv, const std::string& region);
-// format: "table" or "json".
+// format: "table", "md", "csv" or "json" (model/predict_output.cpp); each opens with the answer.
+// `model_path` is named in the advice and the JSON.
 std::string render_predictions(const ModelReport& model, const std::vector<Prediction>& preds,
-                               const std::string& format);
+                               const std::string& format, const std::string& model_path = "");
 
 }  // namespace hpcsens::model

@@ -207,6 +207,8 @@ MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems, s
       if (ar.verdict == "unreliable")
         ms.warnings.push_back("application '" + a.name + "' has an UNRELIABLE model: the workload figure inherits it");
       for (const auto& x : ar.pred.warnings) ms.warnings.push_back(a.name + ": " + x);
+      if (ar.verdict == "unreliable" || (ar.verdict == "caution" && ms.verdict == "ok")) ms.verdict = ar.verdict;
+      ms.extrapolation = std::max(ms.extrapolation, ar.pred.extrapolation);
       ms.apps.push_back(std::move(ar));
     }
     ms.speedup = workload_speedup(w, s);
@@ -239,6 +241,7 @@ MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems, s
   r.rank_by = rank_by ? *rank_by : all_have(RankBy::throughput) ? RankBy::throughput : RankBy::speedup;
   rank_systems(r, r.rank_by, mix.baseline_nodes);
   group_warnings(r);
+  r.answer = mix_answer(r);
   return r;
 }
 

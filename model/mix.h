@@ -9,6 +9,7 @@
 
 #include "model/analysis.h"
 #include "model/predict.h"
+#include "model/predict_answer.h"
 
 namespace hpcsens::model {
 
@@ -49,6 +50,9 @@ struct MixSystem {
   double speedup = 0, speedup_low = 0, speedup_high = 0;
   std::optional<double> throughput, per_price, per_watt;
   std::vector<std::string> warnings;
+  // The weakest of its applications' projections: the worst verdict, the largest extrapolation.
+  std::string verdict = "ok";
+  double extrapolation = 1;
 };
 
 // What the systems are ranked by (`--rank-by`): workload speed-up per node, throughput (speed-up x
@@ -78,7 +82,14 @@ struct MixResult {
   std::vector<GroupedWarning> warnings;  // the systems' warnings, each text once
   bool emulated = false;
   const Mix* mix = nullptr;
+  Answer answer;  // built once by evaluate_mix (mix_answer); every format renders it
 };
+
+// The mix's answer: the winner under rank_by, qualified by its weakest projection, the caveats
+// and the advice (model/mix_answer.cpp).
+Answer mix_answer(const MixResult& r);
+// "many-slow/qe, few-fast/qe": the system/application pairs whose prediction is extrapolated.
+std::vector<std::string> extrapolated_pairs(const MixResult& r);
 
 // Weighted harmonic mean of speed-ups (weights sum to 1).
 double workload_speedup(const std::vector<double>& weights, const std::vector<double>& speedups);
@@ -88,7 +99,7 @@ double workload_speedup(const std::vector<double>& weights, const std::vector<do
 MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems,
                        std::optional<RankBy> rank_by = std::nullopt);
 
-// format: table | json | csv.
+// format: table | md | json | csv.
 std::string render_mix(const MixResult& r, const std::string& format);
 
 }  // namespace hpcsens::model

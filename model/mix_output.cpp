@@ -31,6 +31,9 @@ json system_json(const MixSystem& s) {
                     {"speedup_high", json_number(a.pred.speedup_high)},
                     {"verdict", a.verdict},
                     {"extrapolated", !a.pred.extrapolated.empty()},
+                    {"extrapolated_rates", a.pred.extrapolated},
+                    {"extrapolation", a.pred.extrapolation},
+                    {"verdict_reasons", a.pred.verdict_reasons},
                     {"warnings", a.pred.warnings}});
   json j = {{"name", s.system.name},
             {"cpu_ghz", s.system.cpu_ghz},
@@ -39,6 +42,8 @@ json system_json(const MixSystem& s) {
             {"speedup", s.speedup},
             {"speedup_low", json_number(s.speedup_low)},
             {"speedup_high", json_number(s.speedup_high)},
+            {"verdict", s.verdict},
+            {"extrapolation", s.extrapolation},
             {"applications", apps},
             {"warnings", s.warnings}};
   if (s.system.nodes) j["nodes"] = *s.system.nodes;
@@ -53,9 +58,7 @@ json system_json(const MixSystem& s) {
 // A ranking resting on extrapolated predictions says so in its conclusion (and names them).
 std::string extrapolation_note(const MixResult& r) {
   std::string names;
-  for (const auto& s : r.systems)
-    for (const auto& a : s.apps)
-      if (!a.pred.extrapolated.empty()) names += (names.empty() ? "" : ", ") + s.system.name + "/" + a.name;
+  for (const auto& n : extrapolated_pairs(r)) names += (names.empty() ? "" : ", ") + n;
   return names.empty() ? "" : ", but it rests on extrapolated predictions (" + names + ")";
 }
 
@@ -63,13 +66,6 @@ bool winner_changes(const MixResult& r) {
   for (const auto& w : r.winners)
     if (w.second != r.winners.front().second) return true;
   return false;
-}
-
-// "per-watt: big-mem; throughput: fast-cpu" -- which system each criterion puts first.
-std::string winners_line(const MixResult& r) {
-  std::string o;
-  for (const auto& [by, name] : r.winners) o += fmt::format("{}{}: {}", o.empty() ? "" : "; ", rank_by_name(by), name);
-  return o;
 }
 
 std::string render_json(const MixResult& r) {
@@ -93,7 +89,8 @@ std::string render_json(const MixResult& r) {
               {"baseline_nodes", r.mix->baseline_nodes},
               {"ranking_holds", r.overlaps.empty()},
               {"ranking_overlaps", r.overlaps},
-              {"ranking_extrapolated", !extrapolation_note(r).empty()},
+              {"ranking_extrapolated", !extrapolated_pairs(r).empty()},
+              {"answer", answer_json(r.answer)},
               {"applications", apps},
               {"systems", systems}};
   return out.dump(2) + "\n";
@@ -102,63 +99,61 @@ std::string render_json(const MixResult& r) {
 std::string render_csv(const MixResult& r) {
   std::string o =
       "system,rank,application,weight,predicted_s,fit_low_s,fit_high_s,speedup,speedup_low,speedup_high,verdict,"
-      "throughput,per_price,per_watt,emulated\n";
+      "extrapolation,throughput,per_price,per_watt,emulated\n";
   const std::string emu = r.emulated ? "true" : "false";
   for (size_t i = 0; i < r.systems.size(); ++i) {
     const auto& s = r.systems[i];
     const std::string sys = csv_cell(s.system.name);
     for (const auto& a : s.apps)
-      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},,,,{}\n", sys, i + 1, csv_cell(a.name), csv_number(a.weight),
-                       csv_number(a.pred.predicted_s), csv_number(a.pred.fit_low_s), csv_number(a.pred.fit_high_s),
-                       csv_number(a.pred.speedup), csv_number(a.pred.speedup_low), csv_number(a.pred.speedup_high),
-                       a.verdict, emu);
-    o += fmt::format("{},{},(workload),1,,,,{},{},{},,{},{},{},{}\n", sys, i + 1, csv_number(s.speedup),
-                     csv_number(s.speedup_low), csv_number(s.speedup_high), csv_number(s.throughput),
-                     csv_number(s.per_price), csv_number(s.per_watt), emu);
+      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},,,,{}\n", sys, i + 1, csv_cell(a.name),
+                       csv_number(a.weight), csv_number(a.pred.predicted_s), csv_number(a.pred.fit_low_s),
+                       csv_number(a.pred.fit_high_s), csv_number(a.pred.speedup), csv_number(a.pred.speedup_low),
+                       csv_number(a.pred.speedup_high), a.verdict, csv_number(a.pred.extrapolation), emu);
+    o += fmt::format("{},{},(workload),1,,,,{},{},{},{},{},{},{},{},{}\n", sys, i + 1, csv_number(s.speedup),
+                     csv_number(s.speedup_low), csv_number(s.speedup_high), s.verdict, csv_number(s.extrapolation),
+                     csv_number(s.throughput), csv_number(s.per_price), csv_number(s.per_watt), emu);
   }
   return o;
 }
 
 std::string system_rows(const MixResult& r) {
-  std::string o = fmt::format("  {:<4} {:<16} {:>8} {:>15} {:>11} {:>22} {:>22}\n", "rank", "system", "speedup",
-                              "interval", "throughput", "per price", "per watt");
+  std::string o = fmt::format("  {:<4} {:<16} {:>8} {:>15} {:>11} {:>22} {:>22}  {}\n", "rank", "system", "speedup",
+                              "interval", "throughput", "per price", "per watt", "verdict");
   auto show = [](const std::optional<double>& v, bool money) {
     return !v ? std::string("-") : money ? human::per_money(*v) : fmt::format("{:.4g}", *v);
   };
   for (size_t i = 0; i < r.systems.size(); ++i) {
     const auto& s = r.systems[i];
-    o += fmt::format("  {:<4} {:<16} {:>7.3f}x {:>15} {:>11} {:>22} {:>22}\n", i + 1, s.system.name, s.speedup,
+    o += fmt::format("  {:<4} {:<16} {:>7.3f}x {:>15} {:>11} {:>22} {:>22}  {}{}\n", i + 1, s.system.name, s.speedup,
                      fmt::format("{:.3f}-{:.3f}", s.speedup_low, s.speedup_high), show(s.throughput, false),
-                     show(s.per_price, true), show(s.per_watt, true));
+                     show(s.per_price, true), show(s.per_watt, true),
+                     s.verdict == "unreliable" ? std::string("UNRELIABLE") : s.verdict,
+                     s.extrapolation > 1 ? fmt::format(" EXTRAPOLATED {:.2f}x", s.extrapolation) : "");
     for (const auto& a : s.apps)
       o += fmt::format("       {:<14} {:>7.3f}x  predicted {} (fit {} to {}){}\n", a.name, a.pred.speedup,
                        human::seconds(a.pred.predicted_s), human::seconds(a.pred.fit_low_s),
                        human::seconds(a.pred.fit_high_s),
                        std::string(a.verdict == "unreliable" ? "  UNRELIABLE" : "") +
-                           (a.pred.extrapolated.empty() ? "" : "  EXTRAPOLATED"));
+                           (a.pred.extrapolated.empty() ? "" : fmt::format("  EXTRAPOLATED {:.2f}x", a.pred.extrapolation)));
   }
   return o;
 }
 
-std::string render_table(const MixResult& r) {
+std::string render_table(const MixResult& r, bool md) {
   std::string o;
-  if (r.emulated) o += "EMULATED — at least one model was fitted to emulated runs, not measurements\n";
-  if (!r.systems.empty()) {
-    o += fmt::format("Answer: ranked by {}, {} comes first", rank_by_name(r.rank_by), r.systems.front().system.name);
-    o += r.systems.size() < 2 ? "" : r.overlaps.empty() ? ", and the ranking holds across the intervals"
-                                                         : ", but the ranking does not hold across the intervals";
-    o += extrapolation_note(r) + ".\n";
-    if (winner_changes(r)) o += "The winner changes with the criterion: " + winners_line(r) + ".\n";
-    else if (r.winners.size() > 1) o += "It wins on every criterion given (" + winners_line(r) + ").\n";
-  }
-  o += "\nworkload mix:";
-  for (const auto& a : r.mix->apps) o += fmt::format(" {} {:.0f}% ({})", a.name, 100 * a.weight, a.model.verdict.word);
+  if (r.emulated) o += md ? "**EMULATED**: at least one model was fitted to emulated runs, not measurements\n\n"
+                          : "EMULATED — at least one model was fitted to emulated runs, not measurements\n";
+  o += md ? answer_markdown(r.answer) : answer_text(r.answer);
+  o += "workload mix:";
+  for (const auto& a : r.mix->apps)
+    o += fmt::format(" {} {:.0f}% (model's verdict {})", a.name, 100 * a.weight, a.model.verdict.word);
   o += fmt::format("\nassumption: {}\n\n", kMixAssumption);
-  o += system_rows(r);
+  o += md ? "```\n" + system_rows(r) + "```\n" : system_rows(r);
   o += "\nspeedup: weighted harmonic mean of the applications' speed-ups over their baselines (the same node-hours of "
        "work run that much faster); interval from the fit intervals.\nthroughput: speedup x nodes / baseline_nodes ("
        + fmt::format("{:g}", r.mix->baseline_nodes) + "); per price and per watt divide it by the system's price and "
-       "power_w.\n";
+       "power_w.\nverdict: the weakest of the system's projections (an application's model verdict, one step lower "
+       "where its projection is extrapolated).\n";
   if (r.systems.size() > 1) {
     std::string pairs;
     for (const auto& x : r.overlaps) pairs += (pairs.empty() ? "" : ", ") + x;
@@ -166,21 +161,7 @@ std::string render_table(const MixResult& r) {
                              : "the ranking does not hold across the intervals between " + pairs) +
          extrapolation_note(r) + "\n";
   }
-  if (r.mix->weights_normalised) o += "note: the weights did not sum to 1 and were normalised\n";
-  for (const auto& w : r.mix->warnings) o += "warning: " + w + "\n";
-  for (const auto& g : r.warnings) {
-    auto list = [](const std::vector<std::string>& v) {
-      std::string o;
-      for (const auto& n : v) o += (o.empty() ? "" : ", ") + n;
-      return o;
-    };
-    std::string where = g.applications.empty() ? "" : "applications " + list(g.applications);
-    if (r.systems.size() > 1)
-      where += (where.empty() ? "" : "; ") +
-               (g.systems.size() == r.systems.size() ? std::string("every system") : "systems " + list(g.systems));
-    o += "warning: " + g.text + (where.empty() ? "" : " [" + where + "]") + "\n";
-  }
-  return o;
+  return o;  // the systems' warnings are the answer's caveats, each said once
 }
 
 }  // namespace
@@ -188,8 +169,8 @@ std::string render_table(const MixResult& r) {
 std::string render_mix(const MixResult& r, const std::string& format) {
   if (format == "json") return render_json(r);
   if (format == "csv") return render_csv(r);
-  if (format == "table") return render_table(r);
-  throw InputError("--format", "unknown format '" + format + "' (expected table, json or csv)");
+  if (format == "table" || format == "md") return render_table(r, format == "md");
+  throw InputError("--format", "unknown format '" + format + "' (expected table, md, json, csv or html)");
 }
 
 }  // namespace hpcsens::model

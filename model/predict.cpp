@@ -16,18 +16,22 @@
 #include "model/glpk_guard.h"
 #include "model/jackknife.h"
 #include "model/number_format.h"
+#include "model/predict_rates.h"
 #include "model/rate_variation.h"
 #include "model/yaml_position.h"
 
 namespace hpcsens::model {
 namespace {
 
-void check_range(const char* rate, double v, double lo, double hi, Prediction& p) {
-  if (!(v < lo / kExtrapolationFactor || v > hi * kExtrapolationFactor)) return;
-  p.extrapolated.push_back(rate);
-  p.extrapolation = std::max(p.extrapolation, std::max(v / hi, lo / v));
-  p.warnings.push_back(fmt::format("{} {:g} is far outside the measured range {:g} to {:g}: extrapolating", rate, v,
-                                   lo, hi));
+// `v` is the rate as the model sees it (the cpu clock scaled by cpu_work_factor).
+void check_range(PredictedRate& r, double v, Prediction& p) {
+  const double lo = r.measured_lo, hi = r.measured_hi;
+  if (!std::isfinite(v) || !(v < lo / kExtrapolationFactor || v > hi * kExtrapolationFactor)) return;
+  r.beyond = std::max(v / hi, lo / v);
+  p.extrapolated.push_back(r.name);
+  p.extrapolation = std::max(p.extrapolation, r.beyond);
+  p.warnings.push_back(fmt::format("{} {:g} {} is far outside the measured range {:g} to {:g}: extrapolating", r.name,
+                                   v, r.unit, lo, hi));
 }
 
 // An extrapolated prediction rests on the model being right where nothing was measured: its
@@ -64,6 +68,7 @@ void check_unmodelled_rate(const ModelReport& m, const SystemSpec& sys, std::vec
   const double target = cpu_model ? sys.mem_gbs : sys.cpu_ghz;
   // Within the jitter the sweep measured (or 1 % of the held value) is the same configuration.
   const RateVariation v = rate_variation(other, m.points);
+  if (!std::isfinite(target)) return;  // neither given nor measured
   if (std::fabs(target - swept) <= 0.01 * swept || (target >= v.lo && target <= v.hi)) return;
   warnings.push_back(fmt::format(
       "{} {:g} differs from the {:g} of the sweep, but model {} does not model this change: the 'fixed' part is "
@@ -103,18 +108,8 @@ Point system_point(const SystemSpec& sys, double cpu_ghz) {
   return at;
 }
 
-void check_network_range(const ModelReport& m, const Point& at, Prediction& p) {
-  for (Term t : {Term::net_lat, Term::net_bw}) {
-    if (!m.spec.has(t)) continue;
-    const Rate r = term_info(t).rate;
-    double lo = INFINITY, hi = 0;
-    for (const auto& pt : m.points) lo = std::min(lo, rate_value(r, pt)), hi = std::max(hi, rate_value(r, pt));
-    check_range(rate_name(r), rate_value(r, at), lo, hi, p);
-  }
-}
-
 SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
-  if (!n.IsMap()) throw InputError(yaml_position(path, n), "expected a system mapping with name, cpu_ghz, mem_gbs");
+  if (!n.IsMap()) throw InputError(yaml_position(path, n), "expected a system mapping with a name and the rates it changes (cpu_ghz, mem_gbs, ...)");
   static const std::set<std::string> known{"name",    "cpu_ghz", "mem_gbs",         "lat_ns",         "description",
                                            "nodes",   "price",   "power_w",         "cpu_work_factor", "net_latency_us",
                                            "net_bandwidth_gbs"};
@@ -134,8 +129,9 @@ SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
     throw InputError(yaml_position(path, n["name"]) + ": field 'name'",
                      "must be a non-empty word, not a list or mapping");
   s.name = n["name"].as<std::string>();
-  s.cpu_ghz = yaml_number(n, "cpu_ghz", path, true, kCpuGhzRange);
-  s.mem_gbs = yaml_number(n, "mem_gbs", path, true, kMemGbsRange);
+  // A rate left out is the model's baseline value; predict() refuses one the model has a term for.
+  s.cpu_ghz = yaml_number(n, "cpu_ghz", path, false, kCpuGhzRange);
+  s.mem_gbs = yaml_number(n, "mem_gbs", path, false, kMemGbsRange);
   bool has = false;
   const double lat = yaml_number(n, "lat_ns", path, false, kLatNsRange, &has);
   if (has) s.lat_ns = lat;
@@ -156,73 +152,80 @@ SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
 
 }  // namespace
 
-double held_rate(const ModelReport& m, Rate r);
 std::vector<SystemSpec> parse_systems_yaml(const std::string& text, const std::string& path);
 
-Prediction predict(const ModelReport& m, const SystemSpec& sys) {
-  if (m.spec.has(Term::lat) && !sys.lat_ns)
-    throw InputError((sys.where.empty() ? std::string("--lat-ns") : sys.where + ": field 'lat_ns'"),
-                     "model '" + m.spec.name() + "' has a latency term: give the memory latency of '" + sys.name + "'");
-  if (has_network_term(m.spec) && !(sys.net_latency_us && sys.net_bandwidth_gbs))
-    throw InputError((sys.where.empty() ? std::string("--net-latency-us/--net-bandwidth-gbs")
-                                        : sys.where + ": field 'net_latency_us'/'net_bandwidth_gbs'"),
-                     "model '" + m.spec.name() + "' has network terms: give the interconnect of '" + sys.name +
-                         "' (latency per message in us and bandwidth in GB/s)");
-  Prediction p;
-  p.system = sys;
-  const double cpu = sys.cpu_ghz / sys.cpu_work_factor;  // effective clock (see SystemSpec)
-  const Point at = system_point(sys, cpu);
-  p.predicted_s = model_time(m.spec, m.params, at);
+namespace {
+
+// The fit interval at `at`: the jackknife's when the model has one, else the covariance's.
+void fit_interval(const ModelReport& m, const Point& at, Prediction& p) {
   const auto g = model_gradient(m.spec, m.params, at);
-  double var = 0;
-  for (size_t a = 0; a < g.size(); ++a)
-    for (size_t b = 0; b < g.size(); ++b) var += g[a] * m.covariance[a][b] * g[b];
-  const double half = 1.96 * std::sqrt(std::max(0.0, var));
+  auto quad = [&](const std::vector<std::vector<double>>& c) {
+    double v = 0;
+    for (size_t a = 0; a < g.size(); ++a)
+      for (size_t b = 0; b < g.size(); ++b) v += g[a] * c[a][b] * g[b];
+    return std::sqrt(std::max(0.0, v));
+  };
+  const double half = 1.96 * quad(m.covariance);
   p.cov_low_s = std::max(0.0, p.predicted_s - half);
   p.cov_high_s = p.predicted_s + half;
   p.fit_low_s = p.cov_low_s, p.fit_high_s = p.cov_high_s;
   if (!m.jackknife_covariance.empty()) {
-    double jv = 0;
-    for (size_t a = 0; a < g.size(); ++a)
-      for (size_t b = 0; b < g.size(); ++b) jv += g[a] * m.jackknife_covariance[a][b] * g[b];
-    const double jhalf = jackknife_t(m.jackknife_n) * std::sqrt(std::max(0.0, jv));
+    const double jhalf = jackknife_t(m.jackknife_n) * quad(m.jackknife_covariance);
     p.fit_low_s = std::max(0.0, p.predicted_s - jhalf);
     p.fit_high_s = p.predicted_s + jhalf;
     p.interval_method = "jackknife";
   }
   p.low_s = p.fit_low_s;
   p.high_s = p.fit_high_s;
-  if (m.bounds.feasible) {
-    try {
-      if (auto r = overlap_time_range(m.spec.terms, m.points, m.bounds.slack, at)) {
-        p.overlap_low_s = r->lo;
-        p.overlap_high_s = r->hi;
-        p.low_s = std::min(p.low_s, r->lo);
-        p.high_s = std::max(p.high_s, r->hi);
-      }
-    } catch (const GlpkError& e) {
-      p.warnings.push_back(std::string("overlap bounds unavailable: ") + e.what());
+}
+
+void overlap_interval(const ModelReport& m, const Point& at, Prediction& p) {
+  if (!m.bounds.feasible) return;
+  try {
+    if (auto r = overlap_time_range(m.spec.terms, m.points, m.bounds.slack, at)) {
+      p.overlap_low_s = r->lo;
+      p.overlap_high_s = r->hi;
+      p.low_s = std::min(p.low_s, r->lo);
+      p.high_s = std::max(p.high_s, r->hi);
     }
+  } catch (const GlpkError& e) {
+    p.warnings.push_back(std::string("overlap bounds unavailable: ") + e.what());
   }
-  double clo = INFINITY, chi = 0, mlo = INFINITY, mhi = 0, llo = INFINITY, lhi = 0;
-  for (const auto& pt : m.points) {
-    clo = std::min(clo, pt.cpu_ghz), chi = std::max(chi, pt.cpu_ghz);
-    mlo = std::min(mlo, pt.mem_gbs), mhi = std::max(mhi, pt.mem_gbs);
-    if (pt.lat_ns) llo = std::min(llo, *pt.lat_ns), lhi = std::max(lhi, *pt.lat_ns);
+}
+
+// Only the rates the model uses are judged: a network model holds the node as measured.
+void check_ranges(const SystemSpec& sys, double cpu, Prediction& p) {
+  for (auto& r : p.rates) {
+    if (!r.modelled) continue;
+    const UserRate* u = nullptr;
+    for (const auto& x : user_rates())
+      if (r.name == x.name) u = &x;
+    check_range(r, u->rate == Rate::cpu_ghz ? cpu : system_value(*u, sys), p);
   }
-  // Only the rates the model uses: a network model holds the node as measured.
-  if (m.spec.has(Term::cpu)) check_range("cpu_ghz", cpu, clo, chi, p);
+}
+
+}  // namespace
+
+Prediction predict(const ModelReport& m, const SystemSpec& given) {
+  Prediction p;
+  p.system = given;
+  p.rates = resolve_rates(m, p.system);
+  const SystemSpec& sys = p.system;
+  const double cpu = sys.cpu_ghz / sys.cpu_work_factor;  // effective clock (see SystemSpec)
+  const Point at = system_point(sys, cpu);
+  p.predicted_s = model_time(m.spec, m.params, at);
+  fit_interval(m, at, p);
+  overlap_interval(m, at, p);
   if (sys.cpu_work_factor != 1.0)
     p.warnings.push_back(fmt::format("cpu_work_factor {:g}: the cpu work is scaled as if the clock were {:g} GHz",
                                      sys.cpu_work_factor, cpu));
   check_unmodelled_rate(m, sys, p.warnings);
   if (m.verdict.word == "unreliable")
     p.warnings.insert(p.warnings.begin(), "UNRELIABLE model: this prediction inherits its verdict");
-  if (m.spec.has(Term::mem)) check_range("mem_gbs", sys.mem_gbs, mlo, mhi, p);
-  if (m.spec.has(Term::lat) && sys.lat_ns) check_range("lat_ns", *sys.lat_ns, llo, lhi, p);
-  check_network_range(m, at, p);
+  check_ranges(sys, cpu, p);
   judge_extrapolation(m, p);
-  const double base = m.points[m.baseline].time_s;
+  p.baseline_model_s = model_time(m.spec, m.params, m.points[m.baseline]);
+  const double base = p.baseline_model_s;
   p.speedup = base / p.predicted_s;
   p.speedup_low = base / p.fit_high_s;
   p.speedup_high = p.fit_low_s > 0 ? base / p.fit_low_s : INFINITY;

@@ -12,6 +12,8 @@ namespace hpcsens::model {
 
 struct SystemSpec {
   std::string name;
+  // 0 (and an empty optional below): not given; predict() uses the model's baseline value and says
+  // so, and refuses only a rate the model has a term for.
   double cpu_ghz = 0, mem_gbs = 0;
   std::optional<double> lat_ns;
   std::string where;  // "file:line" for messages
@@ -32,8 +34,19 @@ inline constexpr double kFarExtrapolationFactor = 2.0;
 // Smallest relative model error assumed when widening an extrapolated prediction.
 inline constexpr double kMinModelError = 0.02;
 
+// A rate a prediction used, in the unit the user gives it (model/predict_rates.h).
+struct PredictedRate {
+  std::string name, unit;  // "net_bandwidth_gbs", "GB/s"
+  double value = 0;        // the value the prediction used
+  bool given = true;       // false: the candidate left it out and got the model's baseline value
+  bool modelled = true;    // the model has a term for it (false: given, but it changes nothing)
+  double measured_lo = 0, measured_hi = 0;  // the sweep's range, same unit (NaN when not measured)
+  double beyond = 1;       // factor by which the value lies beyond that range (1 inside; modelled rates)
+};
+
 struct Prediction {
-  SystemSpec system;
+  SystemSpec system;  // with what it left out filled from the model's baseline
+  std::vector<PredictedRate> rates;              // the model's rates, then any other rate given
   double predicted_s = 0;
   // 95 % interval: the jackknife over configurations (t with n-1 df) when the model has one, else
   // the covariance; widened by the model error when extrapolated.
@@ -46,16 +59,20 @@ struct Prediction {
   std::vector<std::string> verdict_reasons;
   std::optional<double> overlap_low_s, overlap_high_s;  // LP range (absent when infeasible)
   double low_s = 0, high_s = 0;                  // the union of both intervals
-  double speedup = 0;                            // baseline measured time / predicted
+  // The model's time at its baseline configuration: speed-ups are model over model, so a candidate
+  // with the baseline's rates is 1.00x (the measured time carries the run's noise).
+  double baseline_model_s = 0;
+  double speedup = 0;                            // baseline_model_s / predicted
   double speedup_low = 0, speedup_high = 0;      // from the fit interval
   std::vector<std::string> warnings;
 };
 
-// Throws InputError when the model needs a rate the system does not give (lat_ns).
+// Throws InputError when the model has a term for a rate the system does not give.
 Prediction predict(const ModelReport& model, const SystemSpec& sys);
 
-// YAML: a mapping with a `systems:` list, a list, or one mapping; each with name, cpu_ghz,
-// mem_gbs and optional lat_ns. Errors name file, line and field.
+// YAML: a mapping with a `systems:` list, a list, or one mapping; each with a name and the rates
+// it changes (cpu_ghz, mem_gbs, lat_ns, net_latency_us, net_bandwidth_gbs). Errors name file, line
+// and field.
 std::vector<SystemSpec> load_systems(const std::string& path);
 std::vector<SystemSpec> parse_systems(const std::string& yaml_text, const std::string& path);
 

@@ -41,11 +41,18 @@ std::string table_html(const json& t) {
   for (const auto& h : t["header"]) out += "<th>" + escape(cell_text(h)) + "</th>";
   out += "</tr>\n";
   const json numeric = t.value("numeric", json::array());
+  // `badges`: the column of verdict words (ok, caution, unreliable), each drawn as a coloured badge.
+  const long badges = t.contains("badges") && t["badges"].is_number_integer() ? t["badges"].get<long>() : -1;
   for (const auto& r : t["rows"]) {
     out += "<tr>";
     for (std::size_t i = 0; i < r.size(); ++i) {
       const bool num = i < numeric.size() && numeric[i].is_boolean() && numeric[i].get<bool>();
-      out += (num ? "<td class=\"num\">" : "<td>") + escape(cell_text(r[i])) + "</td>";
+      const std::string word = cell_text(r[i]);
+      if (static_cast<long>(i) == badges && (word == "ok" || word == "caution" || word == "unreliable")) {
+        out += "<td><span class=\"badge verdict-" + word + "\">" + word + "</span></td>";
+        continue;
+      }
+      out += (num ? "<td class=\"num\">" : "<td>") + escape(word) + "</td>";
     }
     out += "</tr>\n";
   }

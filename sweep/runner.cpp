@@ -1,5 +1,6 @@
 #include "sweep/runner.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -151,6 +152,11 @@ namespace {
 // node's part (nodes/<host>/) runs under the main sweep or restore, which holds it already.
 int restore_dir(const std::string& dir, bool machine_wide) {
   Session s = lock_directory(dir, false);
+  // No journal of its own (it died before writing one, or another user planted a FIFO or a link
+  // under its name): it changed nothing, and only the machine-wide lock it may have left is cleared.
+  std::string why;
+  if (const auto kind = journal_file(s.fd, &why); kind != JournalFile::kOurs && machine_wide)
+    return restore_without_journal(s, kind, why);
   const auto lines = read_journal(s.fd);
   if (auto w = unparsable_warning(lines); !w.empty()) fmt::print(stderr, "hpcsens sweep: warning: {}\n", w);
   s.state = replay_journal(lines);
@@ -193,10 +199,10 @@ int restore_from_journal(const std::string& dir) {
     return has_node_journal ? restore_dir(node_dir, false) : 0;
   }
   const int node_status = has_node_journal ? restore_dir(node_dir, false) : 0;
-  if (!std::filesystem::exists(dir + "/" + kJournalName, ec)) {
-    if (std::filesystem::exists(node_dir, ec)) return node_status;
-    throw InputError(dir, "has no sweep journal (" + std::string(kJournalName) + ")");
-  }
+  // lstat: a planted FIFO or dangling link under the journal's name goes to restore_dir, which
+  // says what it is and clears a machine-wide lock the sweep left.
+  struct stat st {};
+  if (::lstat((dir + "/" + kJournalName).c_str(), &st) != 0 && std::filesystem::exists(node_dir, ec)) return node_status;
   return restore_dir(dir, true) == 0 && node_status == 0 ? 0 : 1;
 }
 

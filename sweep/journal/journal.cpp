@@ -25,10 +25,13 @@ void Journal::open(const safe_file::Dir& dir) {
   // A planted symlink, hard link or another user's file is refused: exit 2, naming it.
   if (auto err = safe_file::open_append(dir, kJournalName, &fd_); !err.empty()) throw InputError("hpcsens sweep", err);
   // A crash mid-write leaves a torn last line; start ours on a fresh line so it stays readable.
-  const int rd = ::openat(dir.fd(), kJournalName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (rd >= 0) {
+  // Read through a second descriptor checked like the first, and only if it is the same file.
+  int rd = -1;
+  struct stat ws {}, rs {};
+  if (safe_file::open_private(dir, kJournalName, O_RDONLY, 0, &rd).empty()) {
     char last = '\n';
-    const off_t size = ::lseek(rd, 0, SEEK_END);
+    const off_t size = ::fstat(rd, &rs) == 0 && ::fstat(fd_, &ws) == 0 && rs.st_ino == ws.st_ino &&
+                               rs.st_dev == ws.st_dev ? rs.st_size : 0;
     if (size > 0 && ::pread(rd, &last, 1, size - 1) == 1 && last != '\n') (void)!::write(fd_, "\n", 1);
     ::close(rd);
   }
@@ -48,15 +51,13 @@ namespace {
 
 std::string read_private_file(const safe_file::Dir& dir, const std::string& name) {
   const std::string path = dir.child(name);
-  const int fd = ::openat(dir.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ELOOP) throw InputError(path, "is a symlink; refusing to read it");
-    throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
-  }
+  int fd = -1;
+  // Never blocks on a planted FIFO, never follows a link, checks type and owner on the descriptor.
+  if (auto err = safe_file::open_private(dir, name, O_RDONLY, 0, &fd); !err.empty())
+    throw InputError(err);
   struct stat st {};
   std::string problem;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) problem = "is not a regular file";
-  else if (st.st_uid != ::geteuid()) problem = "is owned by another user (uid " + std::to_string(st.st_uid) + "); refusing to trust it";
+  if (::fstat(fd, &st) != 0) problem = std::string("cannot read: ") + std::strerror(errno);
   else if (st.st_mode & (S_IWGRP | S_IWOTH)) problem = "is writable by group or others; refusing to trust it";
   else if (std::size_t(st.st_size) > kMaxJournalBytes) problem = "is larger than " + std::to_string(kMaxJournalBytes) + " bytes";
   std::string text;
@@ -95,6 +96,20 @@ JournalLines parse_lines(const std::string& text, const std::string& path) {
 }
 
 }  // namespace
+
+JournalFile journal_file(const safe_file::Dir& dir, std::string* why) {
+  struct stat st {};
+  if (::fstatat(dir.fd(), kJournalName, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? JournalFile::kMissing : JournalFile::kOurs;  // unreadable: the reader says why
+  const std::string path = dir.child(kJournalName);
+  const std::string uid = std::to_string(st.st_uid);
+  if (!S_ISREG(st.st_mode))
+    *why = path + ": " + safe_file::file_type_problem(st.st_mode) + (st.st_uid != ::geteuid() ? " (owned by uid " + uid + ")" : "");
+  else if (st.st_uid != ::geteuid()) *why = path + ": is owned by another user (uid " + uid + ")";
+  else if (st.st_nlink != 1) *why = path + ": has several hard links";
+  else return JournalFile::kOurs;
+  return JournalFile::kForeign;
+}
 
 JournalLines read_journal(const safe_file::Dir& dir) {
   return parse_lines(read_private_file(dir, kJournalName), dir.child(kJournalName));

@@ -80,6 +80,15 @@ JournalLines read_journal(const safe_file::Dir& dir);
 // For tests and the per-node journals: opens `path`'s directory first.
 JournalLines read_journal_lines(const std::string& path);
 
+// What a sweep directory holds under the journal's name. A sweep writes its journal only into a
+// regular file of its own with one link (it refuses anything else before the first line, and in
+// a directory it accepts nobody else can replace its file), so kForeign (a FIFO, a symlink,
+// another user's file) and kMissing both mean: no knob value was ever saved there, and since
+// values are saved before the first change, that sweep changed no knob.
+enum class JournalFile { kMissing, kForeign, kOurs };
+// *why: for kForeign, what the file is ("<path>: is a FIFO (named pipe), ... (owned by uid N ...)").
+JournalFile journal_file(const safe_file::Dir& dir, std::string* why);
+
 // Throws InputError("<journal>:<line>", "<field>: ...") for a line with a wrong type.
 JournalState replay_journal(const JournalLines& lines);
 JournalState replay_journal(const std::vector<nlohmann::json>& lines);

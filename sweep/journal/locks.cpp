@@ -91,13 +91,10 @@ FileLock take_lock(const safe_file::Dir& dir, const std::string& name, const std
                    std::string* busy_note) {
   FileLock l;
   l.path_ = dir.child(name);
-  const int fd = ::openat(dir.fd(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) throw InputError(l.path_, std::string("cannot open the lock file: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || st.st_nlink != 1) {
-    ::close(fd);
-    throw InputError(l.path_, "is not a private regular lock file of this user; refusing it");
-  }
+  int fd = -1;
+  // A FIFO, link or another user's file planted under the lock's name is refused, never waited on.
+  if (auto err = safe_file::open_private(dir, name, O_RDWR | O_CREAT, 0600, &fd); !err.empty())
+    throw InputError("cannot use the lock file: " + err);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
     const std::string note = read_fd(fd);
@@ -156,17 +153,26 @@ std::string note_of(const std::string& root, const SweepIdentity& who, bool node
   return n.dump() + "\n";
 }
 
+// The sweep directory a lock's note names, or "" (a damaged note names none).
+std::string note_dir(const nlohmann::json& note) {
+  const auto it = note.is_object() ? note.find("dir") : note.end();
+  return note.is_object() && it != note.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 bool same_sweep(const nlohmann::json& note, const SweepIdentity& who) {
-  if (note.value("dir", "") == who.dir) return true;  // the same sweep resumed or restoring
+  if (note_dir(note) == who.dir) return true;  // the same sweep resumed or restoring
   return !who.token.empty() && note.contains("token") && note["token"].is_string() && note["token"] == who.token;
 }
 
 // Whether the sweep in `dir` has knobs changed and not restored (its journal says so, or it
-// cannot be read: then we must assume so).
+// cannot be read: then we must assume so). No journal of its own (none, or a file planted under
+// its name) means it never saved a value and so changed nothing (journal.h, JournalFile).
 bool knobs_left_changed(const std::string& dir) {
   try {
     safe_file::Dir od;
     if (!safe_file::open_dir(dir, false, &od).empty()) return true;
+    std::string why;
+    if (journal_file(od, &why) != JournalFile::kOurs) return false;
     const auto st = replay_journal(read_journal(od));
     return (st.knobs_dirty && (!st.originals.empty() || !st.restore_actions.empty() || st.per_node_nnodes)) ||
            !st.resctrl_groups.empty();
@@ -219,5 +225,33 @@ FileLock lock_node_for_sweep(const std::string& sysfs_root, const SweepIdentity&
 }
 
 void release_machine(FileLock& lock) { lock.note(""); }
+
+std::vector<std::string> clear_machine_locks_of(const std::string& abs_dir, std::vector<std::string>* busy) {
+  std::vector<std::string> cleared;
+  safe_file::Dir dir;
+  if (!safe_file::open_dir(machine_lock_dir(), false, &dir).empty()) return cleared;  // none was ever taken
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir.path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("sweep-knobs", 0) != 0 || name.size() < 5 || name.compare(name.size() - 5, 5, ".lock") != 0) continue;
+    std::string holder;
+    FileLock l;
+    try {
+      l = take_lock(dir, name, dir.child(name), &holder);
+    } catch (const InputError& e) {
+      if (busy) busy->push_back(e.what());
+      continue;
+    }
+    const auto note = nlohmann::json::parse(l.held() ? l.previous : holder, nullptr, false);
+    if (note_dir(note) != abs_dir) continue;
+    if (!l.held()) {
+      if (busy) busy->push_back(l.path() + ": held by the live process " + holder_of(holder));
+      continue;
+    }
+    release_machine(l);
+    cleared.push_back(l.path());
+  }
+  return cleared;
+}
 
 }  // namespace hpcsens::sweep

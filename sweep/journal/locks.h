@@ -70,4 +70,10 @@ FileLock lock_node_for_sweep(const std::string& sysfs_root, const SweepIdentity&
 // Marks the machine lock clean (knobs restored): a later sweep need not look at our journal.
 void release_machine(FileLock& lock);
 
+// For `--restore` of a sweep that left no journal of its own (it died before writing one, or
+// another user planted a file under its name), so it changed no knob: marks clean every
+// machine-wide lock whose note names the sweep directory `abs_dir`, returning their paths. A lock
+// still held by a live process, or a lock file that cannot be used, is left and said in *busy.
+std::vector<std::string> clear_machine_locks_of(const std::string& abs_dir, std::vector<std::string>* busy);
+
 }  // namespace hpcsens::sweep

@@ -40,10 +40,10 @@ std::vector<std::string> plan_ids(const Plan& plan) {
 }
 
 bool journal_exists(const safe_file::Dir& d) {
-  struct stat st {};
-  if (::fstatat(d.fd(), kJournalName, &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
-  if (S_ISLNK(st.st_mode)) throw InputError(d.child(kJournalName), "is a symlink; refusing to follow it");
-  return true;
+  std::string why;
+  const JournalFile f = journal_file(d, &why);
+  if (f == JournalFile::kForeign) throw InputError(why + "; not a sweep journal of this user, refusing it (another user may have planted it: remove it)");
+  return f == JournalFile::kOurs;
 }
 
 std::string new_token() {
@@ -85,6 +85,26 @@ Session lock_directory(const std::string& dir, bool create) {
   if (auto err = safe_file::open_dir(dir, create, &s.fd); !err.empty()) throw InputError(dir, err);
   s.lock = lock_sweep_dir(s.fd);
   return s;
+}
+
+int restore_without_journal(const Session& s, JournalFile kind, const std::string& why) {
+  std::vector<std::string> busy;
+  const auto cleared = clear_machine_locks_of(s.abs_dir, &busy);
+  const std::string what = kind == JournalFile::kMissing
+                               ? s.fd.child(kJournalName) + " does not exist"
+                               : why + "; it is not a journal this sweep wrote (another user may have planted it: "
+                                       "remove it)";
+  for (const auto& b : busy) fmt::print(stderr, "hpcsens sweep: warning: cannot clear {}\n", b);
+  if (cleared.empty() && busy.empty()) {
+    if (kind == JournalFile::kMissing) throw InputError(s.dir, "has no sweep journal (" + std::string(kJournalName) + ")");
+    throw InputError(why + "; not a journal this sweep wrote, and no machine-wide lock names " + s.abs_dir +
+                     ": nothing to restore; remove it (another user may have planted it)");
+  }
+  fmt::print(stderr, "hpcsens sweep: {}: the sweep saved no knob values, so it changed none (values are saved "
+                     "before the first change)\n", what);
+  for (const auto& c : cleared)
+    fmt::print(stderr, "hpcsens sweep: cleared the machine-wide lock {} it left; later sweeps may use those knobs\n", c);
+  return busy.empty() ? 0 : 1;
 }
 
 Session open_session(const std::string& dir, const Plan& plan, bool resume, bool retry_skipped) {

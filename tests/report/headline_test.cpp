@@ -168,26 +168,7 @@ TEST(ModelAnswer, VerdictSentenceAndNextStep) {
   EXPECT_EQ(model_formula("mem+fixed"), "T = W_mem / R_mem + T_fixed");
 }
 
-TEST(PredictionAnswer, NamesApplicationBaselineAndWhetherTheRankingHolds) {
-  const json p = {{"app", "solver"}, {"verdict", "ok"}, {"ranking_holds", false},
-                  {"baseline", {{"label", "c3.0-m120"}, {"cpu_ghz", 3.0}, {"mem_gbs", 120}, {"time_s", 45.3}}},
-                  {"predictions", {{{"name", "hbm"}, {"predicted_s", 30.2}, {"speedup", 1.5}},
-                                   {{"name", "ddr5"}, {"predicted_s", 31.0}, {"speedup", 1.46}}}}};
-  const Answer a = prediction_answer(p);
-  EXPECT_EQ(a.headline, "solver runs fastest, in 30.2 s on hbm, 1.50x as fast as the baseline 'c3.0-m120' (45.3 s at "
-                        "3 GHz, 120 GB/s). The ranking does not hold: intervals overlap.");
-  EXPECT_EQ(a.tone, "caution");
-}
-
-TEST(MixAnswer, WinnerPerCriterionAndWhenItChanges) {
-  const json mix = {{"rank_by", "throughput"}, {"ranking_holds", true}, {"winner_changes", true},
-                    {"winners", {{"speedup", "newcore"}, {"throughput", "hbm"}, {"per-watt", "hbm"}}},
-                    {"systems", {{{"name", "hbm"}, {"throughput", 1.52}, {"speedup", 1.2}},
-                                 {{"name", "newcore"}, {"throughput", 1.31}, {"speedup", 1.31}}}}};
-  const Answer a = mix_answer(mix);
-  EXPECT_EQ(a.headline, "Ranked by throughput, hbm wins (1.52x the baseline's throughput), and the ranking holds across "
-                        "the intervals. The winner changes with the criterion: newcore wins on speedup.");
-}
+// The prediction and mix answers are built by `hpcsens predict` (tests/model/predict_answer_test.cpp).
 
 }  // namespace
 }  // namespace hpcsens::report

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "guard_helpers.h"
+#include "sweep/journal/locks.h"
 #include "sweep/journal/session.h"
 
 namespace fs = std::filesystem;
@@ -76,6 +77,91 @@ TEST_F(SweepAttackByUser, DirectoriesAnotherUserControlsAreRefused) {
   r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", t.path() + "/open", "--no-fit"}, t.path());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("writable by group or others without the sticky bit"), std::string::npos) << r.err;
+}
+
+// Issue 32: a FIFO another user plants under the journal's name. Opening a FIFO blocks until its
+// other end comes: root's sweep hung there holding the machine-wide knob lock, and after it was
+// killed every later sweep on those knobs was refused until root removed the lock by hand. Each
+// sweep here runs with a timeout and must end by itself (-1 would be a hang).
+class PlantedFifo : public SweepAttackByUser {
+ protected:
+  void SetUp() override {
+    SweepAttackByUser::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    make_knob_tree(root);
+    put(spec, sequential_knob_spec(root, mpi_job()));
+  }
+  // The knobs are free: a sweep on them runs to its end and puts them back.
+  void expect_knobs_free(const std::string& name) {
+    const auto r = run({kHpcsens, "sweep", spec, "-o", t.path() + "/" + name, "--no-fit"}, t.path(), 120);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(tree_is_original(root));
+  }
+  std::string planted(const std::string& out) const {
+    return out + "/journal.jsonl: is a FIFO (named pipe), not a regular file (owned by uid " + std::to_string(u.uid());
+  }
+  std::string root = t.path() + "/sys", spec = t.path() + "/knobs.yaml";
+};
+
+TEST_F(PlantedFifo, AsTheJournalItIsRefusedAtOnceAndTheKnobsStayFree) {
+  const std::string out = shared_dir(t, "out");
+  ASSERT_EQ(run(u.as({"/usr/bin/mkfifo", out + "/journal.jsonl"}), t.path()).status, 0);
+  const auto r = run({kHpcsens, "sweep", spec, "-o", out, "--no-fit"}, t.path(), 60);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(planted(out)), std::string::npos) << r.err;
+  EXPECT_TRUE(tree_is_original(root));
+  expect_knobs_free("out2");
+}
+
+// The attack as reported: the FIFO appears once records/ does, between the sweep's checks and its
+// journal's open. Whoever wins the race, the sweep ends by itself and the knobs stay usable.
+TEST_F(PlantedFifo, PlantedWhileTheSweepStartsItNeverHangsIt) {
+  const std::string out = shared_dir(t, "out"), racer = t.path() + "/racer";
+  fs::create_directories(racer);
+  const auto attacker = spawn(u.as({"/usr/bin/python3", "-c",
+                                    "import os, time\nend = time.time() + 60\nopen('" + out + "/ready', 'w').close()\n"
+                                    "while not os.path.isdir('" + out + "/records') and time.time() < end: pass\n"
+                                    "os.mkfifo('" + out + "/journal.jsonl')\n"}),
+                              racer);
+  ASSERT_TRUE(eventually([&] { return fs::exists(out + "/ready"); }, 30)) << get(racer + "/stderr.txt");
+  const auto r = run({kHpcsens, "sweep", spec, "-o", out, "--no-fit"}, t.path(), 120);
+  wait_for(attacker, 70);
+  ASSERT_NE(r.status, -1) << "the sweep hung";
+  if (r.status == 2) EXPECT_NE(r.err.find(planted(out)), std::string::npos) << r.err;
+  else EXPECT_EQ(r.status, 0) << r.err;
+  RecordProperty("attacker_won", r.status == 2 ? "yes" : "no");
+  EXPECT_TRUE(tree_is_original(root));
+  expect_knobs_free("out2");
+}
+
+// The state the attack left: a machine-wide lock whose note names a sweep directory holding a FIFO
+// for a journal. That sweep saved no knob value (it refuses such a file before its first line), so
+// the next sweep goes on, and --restore clears the lock and says so (it refused: "not a regular
+// file", and the lock stayed for good).
+TEST_F(PlantedFifo, ALockItsSweepLeftIsClearedByRestore) {
+  const std::string out = shared_dir(t, "out");
+  ASSERT_EQ(run(u.as({"/usr/bin/mkfifo", out + "/journal.jsonl"}), t.path()).status, 0);
+  { const FileLock dead = lock_machine(root, {out, "token-of-the-dead-sweep"}); }
+  auto r = run({kHpcsens, "sweep", "--restore", out}, t.path(), 60);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find(planted(out)), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the sweep saved no knob values, so it changed none"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cleared the machine-wide lock " + t.path() + "/locks/sweep-knobs"), std::string::npos) << r.err;
+  r = run({kHpcsens, "sweep", "--restore", out}, t.path(), 60);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("nothing to restore; remove it"), std::string::npos) << r.err;
+  expect_knobs_free("out2");
+  // Without --restore too: the next sweep reads the same evidence.
+  { const FileLock dead = lock_machine(root, {out, "token-of-the-dead-sweep"}); }
+  expect_knobs_free("out3");
+}
+
+// A sweep killed after taking the machine lock but before creating its journal changed nothing:
+// its lock does not refuse the next sweep (it did: an unreadable journal was taken as knobs changed).
+TEST_F(PlantedFifo, ALockWhoseSweepDiedBeforeItsJournalDoesNotRefuseTheNext) {
+  fs::create_directories(t.path() + "/died");
+  { const FileLock dead = lock_machine(root, {t.path() + "/died", "token-of-the-dead-sweep"}); }
+  expect_knobs_free("out2");
 }
 
 // The sweep's token is in the journal, which others may read: a process of another user started
