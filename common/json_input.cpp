@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "common/json_bounds.h"
 #include "common/safe_file.h"
 
 namespace hpcsens::json_input {
@@ -39,6 +40,9 @@ void element_done(std::vector<Frame>& frames) {
 }  // namespace
 
 json parse_strict(std::string_view text, const std::string& source) {
+  // Depth, string and number length first: nothing below (nlohmann's copies, dumps, comparisons,
+  // our own walkers) then recurses deeper than kMaxDepth.
+  check_bounds(text, source);
   std::vector<Frame> frames;
   const json::parser_callback_t track = [&](int, json::parse_event_t ev, json& parsed) {
     switch (ev) {

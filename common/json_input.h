@@ -4,7 +4,9 @@
 //   - duplicate keys in an object are refused (nlohmann keeps the last, simdjson the first: a
 //     record must not mean two things);
 //   - numbers beyond the range of a double are refused, naming the field;
-//   - syntax errors name the byte offset (nlohmann's message) and the field being read.
+//   - syntax errors name the byte offset (nlohmann's message) and the field being read;
+//   - nesting deeper than 256 levels, strings over 1 MiB and numbers over 128 characters are
+//     refused, naming the field (common/json_bounds.h).
 // All failures are InputError("<source>", "...").
 #include <cstddef>
 #include <string>

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.h"
+#include "common/json_input.h"
 #include "model/dataset.h"
 #include "model/mix.h"
 #include "model/model_json.h"
@@ -106,15 +107,8 @@ void feed_record(std::string_view in) {
 }
 
 // As model::load_model does after reading the file.
-void feed_model(std::string_view in) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(kSource, std::string("not valid JSON (") + e.what() + ")");
-  }
-  model::model_from_json(j, kSource);
-}
+// As model::load_model reads a file: strict and bounded JSON, then the model's fields.
+void feed_model(std::string_view in) { model::model_from_json(json_input::parse_strict(in, kSource), kSource); }
 
 // An Open MPI appfile: parsed, then rewritten with a setting in front of every context.
 void feed_appfile(std::string_view in) {

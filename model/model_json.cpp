@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "common/errors.h"
+#include "common/json_input.h"
 #include "common/safe_file.h"
 #include "model/number_format.h"
 
@@ -343,13 +344,8 @@ ModelReport model_from_json(const json& j, const std::string& src) {
 
 ModelReport load_model(const std::string& path) {
   const std::string text = safe_file::read_input_file(path, kMaxInputBytes);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(path, std::string("not valid JSON (") + e.what() + ")");
-  }
-  return model_from_json(j, path);
+  // Strict and bounded (depth, string and number length: common/json_input.h).
+  return model_from_json(json_input::parse_strict(text, path), path);
 }
 
 }  // namespace hpcsens::model

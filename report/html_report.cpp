@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/errors.h"
+#include "common/json_input.h"
 #include "common/safe_file.h"
 #include "report/html_page.h"
 #include "report/record_reader.h"
@@ -15,9 +16,9 @@ namespace {
 // are parsed a second time for them. Larger ones are jobs too big for rank x rank pictures.
 constexpr std::uintmax_t kRawRecordMax = 64u << 20;
 
+// Strict and bounded (common/json_input.h): the pages copy and walk what they are given.
 nlohmann::json parse_json(const std::string& path, const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) throw InputError(path, "is not valid JSON");
+  nlohmann::json j = json_input::parse_strict(text, path);
   if (!j.is_object()) throw InputError(path, "is not a JSON object");
   return j;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/json_bounds.h"
+
 namespace hpcsens::report::od {
 namespace {
 
@@ -13,15 +15,27 @@ using simdjson::ondemand::json_type;
   throw Doubt{std::string(where), "field '" + std::string(key) + "' " + what};
 }
 
+// The bounds of the careful reader (common/json_bounds.h), so the scan never accepts what it
+// refuses: a number token longer than it reads is handed over to it.
+void check_number_length(value& v, std::string_view where, std::string_view key) {
+  std::string_view raw = v.raw_json_token();
+  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
+    raw.remove_suffix(1);
+  if (raw.size() > json_input::kMaxNumberChars) doubt(where, key, "is a number longer than hpcsens reads");
+}
+
 }  // namespace
 
 std::string_view key_of(field& f) {
   const char* p = f.key().raw();
   const char* q = p;
   while (*q != '"' && *q != '\\') ++q;  // stage 1 checked every string is closed
+  if (*q == '"' && static_cast<std::size_t>(q - p) > json_input::kMaxStringBytes)
+    throw Doubt{"", "a key is longer than hpcsens reads"};
   if (*q == '"') return {p, static_cast<std::size_t>(q - p)};
   std::string_view k;
   if (f.unescaped_key().get(k) != SUCCESS) throw Doubt{"", "a key cannot be read"};
+  if (k.size() > json_input::kMaxStringBytes) throw Doubt{"", "a key is longer than hpcsens reads"};
   return k;
 }
 
@@ -39,12 +53,14 @@ bool is_null(value& v) {
 }
 
 double to_double(value v, std::string_view where, std::string_view key) {
+  check_number_length(v, where, key);
   double d;
   if (v.get_double().get(d) != SUCCESS) doubt(where, key, "is not a number");
   return d;
 }
 
 std::int64_t to_int64(value v, std::string_view where, std::string_view key, std::int64_t lo, std::int64_t hi) {
+  check_number_length(v, where, key);
   std::int64_t i;
   if (v.get_int64().get(i) == SUCCESS) {
     if (i < lo || i > hi) doubt(where, key, "is out of range");
@@ -58,6 +74,7 @@ std::int64_t to_int64(value v, std::string_view where, std::string_view key, std
 }
 
 std::uint64_t to_u64(value v, std::string_view where, std::string_view key) {
+  check_number_length(v, where, key);
   std::uint64_t u;
   if (v.get_uint64().get(u) == SUCCESS) return u;
   double d;
@@ -75,6 +92,7 @@ bool to_bool(value v, std::string_view where, std::string_view key) {
 std::string_view to_string(value v, std::string_view where, std::string_view key) {
   std::string_view s;
   if (v.get_string().get(s) != SUCCESS) doubt(where, key, "is not a string");
+  if (s.size() > json_input::kMaxStringBytes) doubt(where, key, "is a string longer than hpcsens reads");
   return s;
 }
 
@@ -90,7 +108,12 @@ simdjson::ondemand::array to_array(value v, std::string_view where, std::string_
   return a;
 }
 
-void walk(value v, std::string_view where) {
+namespace {
+
+// Recursion bounded by the careful reader's depth limit: deeper input is handed to it, and its
+// message (file, field, limit) is the one users see. 20,000 nested arrays overflowed the stack.
+void walk_at(value v, std::string_view where, std::size_t depth) {
+  if (depth >= json_input::kMaxDepth) throw Doubt{std::string(where), "nested deeper than hpcsens reads"};
   json_type t;
   if (v.type().get(t) != SUCCESS) throw Doubt{std::string(where), "not valid JSON"};
   switch (t) {
@@ -100,7 +123,7 @@ void walk(value v, std::string_view where) {
         field fl;
         if (std::move(f).get(fl) != SUCCESS) throw Doubt{std::string(where), "not valid JSON"};
         keys.add(key_of(fl), where);
-        walk(fl.value(), where);
+        walk_at(fl.value(), where, depth + 1);
       }
       return;
     }
@@ -108,7 +131,7 @@ void walk(value v, std::string_view where) {
       for (auto e : to_array(v, where, "")) {
         value x;
         if (std::move(e).get(x) != SUCCESS) throw Doubt{std::string(where), "not valid JSON"};
-        walk(x, where);
+        walk_at(x, where, depth + 1);
       }
       return;
     case json_type::number: (void)to_double(v, where, ""); return;
@@ -119,5 +142,9 @@ void walk(value v, std::string_view where) {
       return;
   }
 }
+
+}  // namespace
+
+void walk(value v, std::string_view where) { walk_at(v, where, 0); }
 
 }  // namespace hpcsens::report::od
