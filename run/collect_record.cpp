@@ -115,13 +115,14 @@ json assemble(const std::vector<std::string>& files, const JobFacts& facts, std:
 
 }  // namespace
 
-std::string record_write_problem(const std::string& out_dir, const std::string& run_id) {
+std::string record_write_problem(const std::string& out_dir, const std::string& run_id,
+                                 const std::set<std::string>& earlier) {
   const std::string record = (fs::path(out_dir) / (run_id + ".*" + env::kRecordSuffix)).string();
   safe_file::Dir d;
   if (std::string err = safe_file::open_dir(out_dir, false, &d); !err.empty())
     return "cannot write the run record " + record + ": " + err;
   std::string said;  // the preload's own words, when it could leave them
-  for (const auto& name : run_files(d, run_id, RunFile::kNote)) {
+  for (const auto& name : run_files(d, run_id, RunFile::kNote, earlier)) {
     try {
       std::string note = safe_file::read_own_file(d.child(name), 4096);
       while (!note.empty() && (note.back() == '\n' || note.back() == '\r')) note.pop_back();
@@ -146,10 +147,11 @@ std::string record_write_problem(const std::string& out_dir, const std::string& 
   return "";
 }
 
-std::vector<std::string> partial_rank_files(const std::string& out_dir, const std::string& run_id) {
+std::vector<std::string> partial_rank_files(const std::string& out_dir, const std::string& run_id,
+                                            const std::set<std::string>& earlier) {
   safe_file::Dir d;
   if (!safe_file::open_dir(out_dir, false, &d).empty()) return {};
-  std::vector<std::string> out = run_files(d, run_id, RunFile::kPartial);
+  std::vector<std::string> out = run_files(d, run_id, RunFile::kPartial, earlier);
   for (auto& name : out) name = d.child(name);
   return out;
 }
@@ -158,8 +160,8 @@ namespace {
 
 // Temporaries of ranks killed while writing (".<run_id>.rankN.partial.json.tmp.PID..." from
 // safe_file) hold nothing usable; only our own are removed.
-void remove_partial_leftovers(const safe_file::Dir& d, const std::string& run_id) {
-  for (const auto& f : run_files(d, run_id, RunFile::kPartial)) ::unlinkat(d.fd(), f.c_str(), 0);
+void remove_partial_leftovers(const safe_file::Dir& d, const std::string& run_id, const std::set<std::string>& earlier) {
+  for (const auto& f : run_files(d, run_id, RunFile::kPartial, earlier)) ::unlinkat(d.fd(), f.c_str(), 0);
   const std::string prefix = "." + run_id + ".rank";
   std::error_code ec;
   for (fs::directory_iterator it(d.path(), ec), end; !ec && it != end; it.increment(ec)) {
@@ -172,8 +174,16 @@ void remove_partial_leftovers(const safe_file::Dir& d, const std::string& run_id
   }
 }
 
+// The start time a record names (job.start_utc), or "" when it names none.
+std::string start_of(const json& j) {
+  const auto job = j.find("job");
+  if (job == j.end() || !job->is_object()) return "";
+  const auto t = job->find("start_utc");
+  return t != job->end() && t->is_string() ? t->get<std::string>() : "";
+}
+
 // The preload's full record, validated; "" name when there is none.
-bool read_full_record(const safe_file::Dir& d, const std::string& name, json* j, Collected* c) {
+bool read_full_record(const safe_file::Dir& d, const std::string& name, const JobFacts& facts, json* j, Collected* c) {
   const std::string path = d.child(name);
   try {
     *j = read_json(path);
@@ -181,6 +191,13 @@ bool read_full_record(const safe_file::Dir& d, const std::string& name, json* j,
   } catch (const InputError& e) {
     c->error = std::string("the run record is unreadable: ") + e.what();
     c->record_path = path;
+    return false;
+  }
+  // The ranks got this run's start time: a record naming another is another job's (a reused id).
+  if (const std::string start = start_of(*j); !facts.start_utc.empty() && !start.empty() && start != facts.start_utc) {
+    c->error = "no record of this run: " + path + " has this run's id but names the start time '" + start +
+               "', not this run's (" + facts.start_utc + "): another job's record (a reused run id); not taken "
+               "for this one";
     return false;
   }
   c->complete = j->value("complete", true);
@@ -198,12 +215,12 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
     c.no_ranks = true;
     return c;
   }
-  std::string name = find_record_name(d, run_id);
+  std::string name = find_record_name(d, run_id, facts.earlier);
   json j;
   if (!name.empty()) {
-    if (!read_full_record(d, name, &j, &c)) return c;
+    if (!read_full_record(d, name, facts, &j, &c)) return c;
   } else {
-    const auto files = partial_rank_files(out_dir, run_id);
+    const auto files = partial_rank_files(out_dir, run_id, facts.earlier);
     if (files.empty()) {
       c.error = "no MPI ranks reported (was this an MPI program?)";
       c.no_ranks = true;
@@ -236,7 +253,7 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
     }
   }
   c.record_path = d.child(name);
-  if (c.partial_ranks > 0) remove_partial_leftovers(d, run_id);
+  if (c.partial_ranks > 0) remove_partial_leftovers(d, run_id, facts.earlier);
   return c;
 }
 
@@ -244,7 +261,7 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
 // writing partial records. They need not be in the job's process group (Open MPI gives ranks
 // groups of their own), so watch the files instead: without a full record, wait until the
 // partial files (and their temporaries) stop changing, 300 ms of quiet, 3 s at most.
-void settle_partial_files(const std::string& out_dir, const std::string& run_id) {
+void settle_partial_files(const std::string& out_dir, const std::string& run_id, const std::set<std::string>& earlier) {
   using clock = std::chrono::steady_clock;
   safe_file::Dir d;
   if (!safe_file::open_dir(out_dir, false, &d).empty()) return;
@@ -263,7 +280,7 @@ void settle_partial_files(const std::string& out_dir, const std::string& run_id)
   const auto give_up = clock::now() + std::chrono::seconds(3);
   auto last = snapshot();
   auto quiet_since = clock::now();
-  while (find_record_name(d, run_id).empty() && clock::now() < give_up &&
+  while (find_record_name(d, run_id, earlier).empty() && clock::now() < give_up &&
          clock::now() - quiet_since < std::chrono::milliseconds(300)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     auto now = snapshot();

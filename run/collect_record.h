@@ -1,6 +1,7 @@
 #pragma once
 // After the job: find the run record the preload wrote, or assemble an incomplete one from the
 // per-rank partial files that ranks leave when they never reach MPI_Finalize.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,8 @@ namespace hpcsens::run {
 struct JobFacts {
   std::vector<std::string> command;
   std::string launcher;
-  std::string start_utc;
+  std::string start_utc;  // HPCSENS_START_UTC as handed to the ranks: a record naming another is not ours
+  std::set<std::string> earlier;  // files of the run id that were there before the job (earlier_run_files)
 };
 
 struct Collected {
@@ -27,19 +29,24 @@ struct Collected {
 
 // Waits (3 s at most) until the partial files of a run without a full record stop changing:
 // the launcher can exit while ranks it tears down are still writing them.
-void settle_partial_files(const std::string& out_dir, const std::string& run_id);
+void settle_partial_files(const std::string& out_dir, const std::string& run_id,
+                          const std::set<std::string>& earlier = {});
 
 // Partial files of this run: "<out_dir>/<run_id>.rank<N>.<random>.partial.json" that are ours
 // (run/run_files.h), sorted by name.
-std::vector<std::string> partial_rank_files(const std::string& out_dir, const std::string& run_id);
+std::vector<std::string> partial_rank_files(const std::string& out_dir, const std::string& run_id,
+                                            const std::set<std::string>& earlier = {});
 
 // Why no record can have been written into out_dir, naming the record and the cause: the
 // preload's note ("<run_id>.<random>.write-error": one line, the file and the cause; small, so it
 // often fits where the record did not; removed once read), a full file system (statvfs) or a
 // failing probe write (EIO, EROFS). Empty when writing there works.
-std::string record_write_problem(const std::string& out_dir, const std::string& run_id);
+std::string record_write_problem(const std::string& out_dir, const std::string& run_id,
+                                 const std::set<std::string>& earlier = {});
 
-// Looks for the run's record (<out_dir>/<run_id>.<random>.json, ours); if absent, assembles one
+// Looks for the run's record (<out_dir>/<run_id>.<random>.json, ours, not one of facts.earlier,
+// and naming facts.start_utc when that is given: an earlier job's record under a reused id is
+// never taken for this one's); if absent, assembles one
 // from the partial files (marked complete=false, written under a fresh name, partial files removed
 // afterwards). `config` is merged into the record's config (its keys win) and the file is
 // rewritten atomically, keeping every other key as is.

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -69,17 +70,61 @@ bool is_run_file(std::string_view name, std::string_view run_id, RunFile kind) {
   return false;
 }
 
-std::vector<std::string> run_files(const safe_file::Dir& dir, const std::string& run_id, RunFile kind) {
+std::vector<std::string> run_files(const safe_file::Dir& dir, const std::string& run_id, RunFile kind,
+                                   const std::set<std::string>& earlier) {
   std::vector<std::string> out;
-  each_run_file(dir, run_id, kind, [&](std::string name, const struct stat&) { out.push_back(std::move(name)); });
+  each_run_file(dir, run_id, kind, [&](std::string name, const struct stat&) {
+    if (!earlier.count(name)) out.push_back(std::move(name));
+  });
   std::sort(out.begin(), out.end());
   return out;
 }
 
-std::string find_record_name(const safe_file::Dir& dir, const std::string& run_id) {
+std::set<std::string> earlier_run_files(const safe_file::Dir& dir, const std::string& run_id) {
+  std::set<std::string> out;
+  for (const RunFile kind : {RunFile::kRecord, RunFile::kPartial, RunFile::kNote})
+    for (auto& name : run_files(dir, run_id, kind)) out.insert(std::move(name));
+  return out;
+}
+
+std::string RunIdLock::take(const safe_file::Dir& dir, const std::string& run_id) {
+  release();
+  name_ = "." + run_id + ".run-lock";
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    if (auto err = safe_file::open_private(dir, name_, O_RDWR | O_CREAT, 0600, &fd_); !err.empty()) return err;
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+      return "run id '" + run_id + "' is in use by another hpcsens run in " + dir.path() +
+             " right now; give each run its own id (HPCSENS_RUN_ID) or output directory";
+    }
+    // Still the file under that name (its last holder removes it when done)?
+    struct stat held {}, named {};
+    if (::fstat(fd_, &held) == 0 && ::fstatat(dir.fd(), name_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+        held.st_ino == named.st_ino && held.st_dev == named.st_dev) {
+      dir_fd_ = ::fcntl(dir.fd(), F_DUPFD_CLOEXEC, 0);  // the caller's Dir may close first
+      return "";
+    }
+    ::close(fd_);
+    fd_ = -1;
+  }
+  return dir.child(name_) + ": replaced while being locked, again and again; try again";
+}
+
+void RunIdLock::release() noexcept {
+  if (fd_ < 0) return;
+  // Removed while still held: a run that opens it afterwards makes and locks a new one.
+  if (dir_fd_ >= 0) ::unlinkat(dir_fd_, name_.c_str(), 0), ::close(dir_fd_);
+  ::close(fd_);
+  fd_ = -1;
+  dir_fd_ = -1;
+}
+
+std::string find_record_name(const safe_file::Dir& dir, const std::string& run_id, const std::set<std::string>& earlier) {
   std::string best;
   timespec newest{};
   each_run_file(dir, run_id, RunFile::kRecord, [&](std::string name, const struct stat& st) {
+    if (earlier.count(name)) return;
     const bool newer = st.st_mtim.tv_sec > newest.tv_sec ||
                        (st.st_mtim.tv_sec == newest.tv_sec && st.st_mtim.tv_nsec > newest.tv_nsec);
     if (best.empty() || newer) {

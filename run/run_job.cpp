@@ -15,6 +15,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "common/checked_path.h"
@@ -29,6 +30,7 @@
 #include "run/appfile_job.h"
 #include "run/collect_record.h"
 #include "run/job_control.h"
+#include "run/run_files.h"
 
 namespace hpcsens::run {
 namespace fs = std::filesystem;
@@ -138,6 +140,25 @@ bool plan_measured(const RunRequest& req, mpi::LauncherKind kind, AppfileJob& ap
     result.error_warned = true;
     return false;
   }
+  return true;
+}
+
+// Takes the run id's lock in out_dir and notes the files the id already names there (a reused
+// HPCSENS_RUN_ID): false, with the run refused (exit 2), when another run holds the id now.
+bool claim_run_id(const std::string& out_dir, const std::string& run_id, RunIdLock& lock, std::set<std::string>* earlier,
+                  RunResult& result) {
+  safe_file::Dir d;
+  if (!safe_file::open_dir(out_dir, false, &d).empty()) return true;  // checked just before; the job says the rest
+  if (auto err = lock.take(d, run_id); !err.empty()) {
+    result.exit_status = kExitBadInput;
+    result.refused = true;
+    result.error = err;
+    return false;
+  }
+  *earlier = earlier_run_files(d, run_id);
+  if (const auto old = find_record_name(d, run_id); !old.empty())
+    warn(result, false, "run id '" + run_id + "' already names a record in " + out_dir + " (" + old +
+                            "); this run's record gets a name of its own, and that one is never taken for it");
   return true;
 }
 
@@ -261,6 +282,10 @@ RunResult run_job(const RunRequest& req) {
     result.write_failed = true;
     measure = false;
   }
+  // One run per id and directory at a time, and what the id already names there is not this run's.
+  RunIdLock id_lock;
+  std::set<std::string> earlier;
+  if (measure && !claim_run_id(out_dir, run_id, id_lock, &earlier, result)) return result;
   mpi::LaunchPlan plan;
   if (measure) measure = plan_measured(req, kind, appfile, run_id, start_utc, out_dir, result, &plan);
   if (result.refused) return result;
@@ -297,16 +322,17 @@ RunResult run_job(const RunRequest& req) {
   if (result.timed_out)
     warn(result, req.quiet, fmt::format("the job exceeded its time limit of {} s and was stopped", req.timeout_s));
   if (!measure) return result;
-  settle_partial_files(out_dir, run_id);
+  settle_partial_files(out_dir, run_id, earlier);
 
-  const Collected c = collect_record(out_dir, run_id, {encoded(req.argv), result.launcher, start_utc}, req.config);
+  const Collected c =
+      collect_record(out_dir, run_id, {encoded(req.argv), result.launcher, start_utc, earlier}, req.config);
   result.record_path = c.record_path;
   result.complete = c.complete;
   if (!c.error.empty()) result.error = c.error;
   result.write_failed = c.write_failed;
   if (c.no_ranks) {
     // A full or failing disk looks like "no ranks" from here: say what it is, naming the file.
-    const std::string write_problem = record_write_problem(out_dir, run_id);
+    const std::string write_problem = record_write_problem(out_dir, run_id, earlier);
     result.error = write_problem.empty() ? explain_no_ranks(raw_status, result.timed_out, req.timeout_s)
                                          : write_problem;
     result.write_failed = !write_problem.empty();
