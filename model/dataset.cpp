@@ -182,8 +182,8 @@ void check_clocks(const std::vector<Observation>& obs, Dataset& d) {
   std::set<std::string> said;
   d.clock_measured = !obs.empty();
   for (const auto& o : obs) {
-    const bool measured = o.cpu_measured || o.cpu_source == "measured" || o.cpu_source == "counters" ||
-                          o.cpu_source == "emulated";
+    // The clock the fit uses is a measurement (not the request beside a measurement that disagrees).
+    const bool measured = o.cpu_source == "measured" || o.cpu_source == "counters" || o.cpu_source == "emulated";
     d.clock_measured = d.clock_measured && measured;
     if (o.cpu_source == "requested" || (o.cpu_requested && !o.cpu_measured && o.cpu_source != "emulated"))
       ++d.requested_clock_runs;
@@ -357,7 +357,12 @@ Dataset load_dataset(const std::vector<std::string>& inputs, const LoadOptions& 
     if (from_dir) {
       // Directories may also hold model files or other JSON: only run records are data.
       const nlohmann::json j = nlohmann::json::parse(safe_file::read_input_file(s, kMaxInputBytes), nullptr, false);
-      if (j.is_discarded() || !j.is_object() || j.value("schema", std::string()) != record::kRunSchema) {
+      // A `schema` that is there but not a string is a damaged file, not some other JSON: exit 2
+      // naming it (j.value() would throw a type error, an internal error).
+      if (j.is_object() && j.contains("schema") && !j.at("schema").is_string())
+        throw InputError(s, "field 'schema' must be a string (\"" + std::string(record::kRunSchema) + "\" for a run record), not " +
+                                std::string(j.at("schema").type_name()));
+      if (j.is_discarded() || !j.is_object() || !j.contains("schema") || j.at("schema") != record::kRunSchema) {
         notes.push_back("skipped " + s + " (not a " + record::kRunSchema + " run record)");
         return;
       }
