@@ -26,7 +26,7 @@ void add_resctrl_join(CLI::App& app, Registry& reg) {
   auto o = std::make_shared<Opts>();
   sub->add_option("--dir", o->r.dir, "The sweep's output directory")->required();
   sub->add_option("--token", o->r.token, "The sweep's token")->required();
-  sub->add_option("--group", o->r.group, "The point's resctrl group (hpcsens-TOKEN-pNN)")->required();
+  sub->add_option("--group", o->r.group, "The sweep's resctrl group (hpcsens-TOKEN)")->required();
   sub->add_option("--run", o->r.run, "The run the join is noted for")->required();
   sub->add_option("command", o->command, "The daemon and its arguments, after --")->required();
   reg.add(sub, [o] {

@@ -15,6 +15,7 @@
 #include "sweep/execute/executor.h"
 #include "sweep/execute/machine.h"
 #include "sweep/execute/point_group.h"
+#include "sweep/knobs/resctrl_groups.h"
 #include "sweep/journal/session.h"
 #include "sweep/array/slurm_array.h"
 #include "sweep/process/subprocess.h"
@@ -242,7 +243,10 @@ int apply_point_here(const SweepSpec& spec, int point, const std::string& dir) {
   }
   // The launch agent (hpcsens resctrl-join) puts this node's daemon, and so its ranks, in it.
   if (const auto schemata = knobs.resctrl_schemata(p))
-    enter_point_group(journal, s.state, knobs.resctrl_root(), p.index, *schemata);
+    enter_point_group(journal, s.state, knobs.resctrl_root(), p.index, *schemata, [&](long kernel_max) {
+      if (auto why = mb_values_over_max(spec.mem_bw, kernel_max, knobs.set_values(p).value("mem_bw_unit", "")); !why.empty())
+        throw InputError(spec_line(spec, spec.mem_bw_line), why);
+    });
   return 0;
 }
 

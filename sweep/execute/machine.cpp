@@ -142,7 +142,12 @@ void Machine::apply_or_undo(const Point& p) {
 // node's `--apply-point` makes its own, and the launcher started here joins this node's one.
 void Machine::enter_group(const Point& p, Journal& journal) {
   const auto schemata = resctrl_root_.empty() ? std::nullopt : knobs_.resctrl_schemata(p);
-  if (schemata) set_job_tasks_file(enter_point_group(journal, session_.state, resctrl_root_, p.index, *schemata));
+  if (!schemata) return;
+  const auto check_max = [&](long kernel_max) {
+    if (auto why = mb_values_over_max(spec_.mem_bw, kernel_max, knobs_.set_values(p).value("mem_bw_unit", "")); !why.empty())
+      throw InputError(spec_line(spec_, spec_.mem_bw_line), why);
+  };
+  set_job_tasks_file(enter_point_group(journal, session_.state, resctrl_root_, p.index, *schemata, check_max));
 }
 
 void Machine::leave_group(Journal& journal) {
@@ -155,7 +160,7 @@ void Machine::leave_group(Journal& journal) {
 void Machine::join_local_group(const Point& p) {
   set_job_tasks_file("");
   if (resctrl_root_.empty() || !knobs_.resctrl_schemata(p)) return;
-  const std::string group = resctrl_root_ + "/" + resctrl_group_name(session_.state.token, p.index);
+  const std::string group = resctrl_root_ + "/" + resctrl_group_name(session_.state.token);
   struct stat sb {};
   if (::lstat(group.c_str(), &sb) == 0 && S_ISDIR(sb.st_mode)) set_job_tasks_file(group + "/tasks");
 }

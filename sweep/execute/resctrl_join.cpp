@@ -1,9 +1,12 @@
 #include "sweep/execute/resctrl_join.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +15,7 @@
 
 #include "common/errors.h"
 #include "common/safe_file.h"
+#include "common/text_escape.h"
 #include "sweep/knobs/knob_backend.h"
 #include "mpi/launcher.h"
 #include "record/run_record.h"
@@ -97,14 +101,48 @@ std::string join_node_group(const JoinRequest& r) {
   return safe_file::write_atomic(d, host + "." + pid, note.dump() + "\n");
 }
 
+std::string join_note_problem(int dir_fd, const std::string& name, uid_t euid, std::string* host) {
+  const auto dot = name.rfind('.');
+  if (dot == std::string::npos || dot == 0 || !file_name_ok(name)) return "not a note's name (<host>.<pid>)";
+  // Never blocks (a FIFO) and never follows a link; owner and type are checked on the descriptor.
+  const int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::string("cannot open: ") + std::strerror(errno);
+  struct stat st {};
+  std::string why;
+  char buf[1024];
+  ssize_t n = -1;
+  if (::fstat(fd, &st) != 0) why = std::strerror(errno);
+  else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+  else if (st.st_uid != euid) why = "owned by uid " + std::to_string(st.st_uid) + ", not by the sweep's user";
+  else if (st.st_nlink != 1 || (st.st_mode & (S_IWGRP | S_IWOTH))) why = "has other links or is writable by others";
+  else if ((n = ::read(fd, buf, sizeof buf)) <= 0 || std::size_t(n) == sizeof buf) why = "empty, unreadable or too long";
+  ::close(fd);
+  if (!why.empty()) return why;
+  const auto note = nlohmann::json::parse(std::string(buf, std::size_t(n)), nullptr, false);
+  const std::string want_host = name.substr(0, dot), want_pid = name.substr(dot + 1);
+  if (!note.is_object() || !note.contains("host") || !note["host"].is_string() || note["host"] != want_host ||
+      !note.contains("pid") || !note["pid"].is_number_integer() || std::to_string(note["pid"].get<long>()) != want_pid)
+    return "its host and pid are not those of its name";
+  *host = want_host;
+  return "";
+}
+
 std::vector<std::string> hosts_outside_group(const std::string& dir, const std::string& run,
                                              const std::vector<std::string>& hosts, const std::string& this_host,
                                              bool launcher_joined) {
   std::vector<std::string> noted;
+  safe_file::Dir d;
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(joins_dir(dir, run), ec)) {
-    const auto name = e.path().filename().string();
-    noted.push_back(name.substr(0, name.rfind('.')));
+  // The notes' directory is reached by the checked walk: one another user controls is not read.
+  if (std::filesystem::is_directory(joins_dir(dir, run), ec) && safe_file::open_dir(joins_dir(dir, run), false, &d).empty()) {
+    for (const auto& e : std::filesystem::directory_iterator(joins_dir(dir, run), ec)) {
+      const auto name = e.path().filename().string();
+      std::string host;
+      if (auto why = join_note_problem(d.fd(), name, ::geteuid(), &host); !why.empty())
+        fmt::print(stderr, "hpcsens sweep: ignoring join note {}: {}\n", text::escape_for_message(d.child(name)), why);
+      else
+        noted.push_back(host);
+    }
   }
   std::vector<std::string> out;
   for (const auto& h : hosts) {
@@ -129,7 +167,7 @@ GroupJoins::GroupJoins(const SweepSpec& spec, const KnobSet& knobs, const std::s
 Argv GroupJoins::launch(const Argv& argv, const Point& p, const std::string& key) const {
   if (openmpi_major_ == 0 || argv.empty() || !knobs_.resctrl_schemata(p)) return argv;
   const auto& token = session_.state.token;
-  const JoinRequest r{session_.abs_dir, token, resctrl_group_name(token, p.index), key};
+  const JoinRequest r{session_.abs_dir, token, resctrl_group_name(token), key};
   return with_openmpi_launch_agent(argv, join_agent_words(hpcsens_, r), openmpi_major_);
 }
 
@@ -141,7 +179,7 @@ std::vector<std::string> GroupJoins::check(const std::string& record_path, const
   throw InputError(where_, fmt::format(
       "knobs.memory_backend: resctrl: at point {} the ranks on {} ran outside the point's resctrl group {}, so their "
       "memory rate is not the point's; the sweep stops (the record stays in attempts/, not records/). {}",
-      p.label, fmt::join(outside, ", "), resctrl_group_name(session_.state.token, p.index),
+      p.label, fmt::join(outside, ", "), resctrl_group_name(session_.state.token),
       openmpi_major_ == 0 ? "A resctrl sweep makes its group on this node only: run every rank on this node, or "
                             "run the sweep inside a Slurm allocation of all the job's nodes (salloc -N)"
                           : "Their daemon did not start through the launch agent hpcsens named (hpcsens "

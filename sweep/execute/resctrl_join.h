@@ -6,6 +6,8 @@
 // notes the join in the sweep directory, and execs the daemon, so the daemon and every rank it
 // forks are in the group. After each run the sweep checks that every host of the record either
 // ran its ranks under the launcher here (in this node's group) or noted a join.
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -17,7 +19,7 @@ namespace hpcsens::sweep {
 struct JoinRequest {
   std::string dir;    // the sweep's output directory (absolute, shared by the nodes)
   std::string token;  // the sweep's token: the group must carry it
-  std::string group;  // the point's group, hpcsens-<token>-pNN
+  std::string group;  // the sweep's group, hpcsens-<token>
   std::string run;    // the run (or calibration) the join is noted for
 };
 
@@ -31,6 +33,12 @@ std::vector<std::string> join_agent_words(const std::string& hpcsens, const Join
 // journalled root, its tasks file no symlink; then our pid goes into G's tasks and the join is
 // noted in D/resctrl-joins/K/<host>.<pid>. "" when joined, else why not (nothing was written).
 std::string join_node_group(const JoinRequest& r);
+
+// Why the join note `name` in the notes' directory `dir_fd` is not one of ours ("" when it is;
+// then *host is the note's host): opened without blocking or following a link, it must be a
+// regular file of `euid` with one link, not writable by others, naming the host and pid of its
+// name. A note another user planted in a shared sweep directory counts for no host.
+std::string join_note_problem(int dir_fd, const std::string& name, uid_t euid, std::string* host);
 
 // The hosts among `hosts` whose ranks ran outside the point's group for run `run`: neither
 // `this_host` with the launcher in its group (`launcher_joined`) nor a host whose agent noted

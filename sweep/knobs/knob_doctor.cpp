@@ -113,12 +113,18 @@ KnobCheck resctrl_check(const SysfsIo& io, const std::string& root) {
   }
   const bool pct = info.unit == MbUnit::kPercent;
   const long g = info.bandwidth_gran;
-  const long mid = pct ? (50 + g - 1) / g * g : 400, low = pct ? std::max(info.min_bandwidth, (20 + g - 1) / g * g) : 100;
+  // AMD's maximum shows only in a new group; the default group's value is one the kernel took.
+  long top = info.max;
+  for (const auto& d : info.domains) top = info.max > 0 ? top : std::max(top, d.value);
+  const long mid = pct ? (50 + g - 1) / g * g : top / 2, low = pct ? std::max(info.min_bandwidth, (20 + g - 1) / g * g) : top / 5;
+  const std::string unit = pct ? "%" : info.unit == MbUnit::kMiBps ? "MiB/s per domain (mounted with mba_MBps)"
+                                                                    : "x 1/8 GB/s per L3 domain";
   k.detail = fmt::format("Memory Bandwidth Allocation at {}: {} domains, MB: {}-{} {} in steps of {}{} (a throttle, not "
-                         "GB/s: the sweep measures STREAM inside each point's group); spec: knobs: {{memory_backend: "
+                         "GB/s: the sweep measures STREAM inside its group); spec: knobs: {{memory_backend: "
                          "resctrl, mem_bw: [{}, {}, {}]}}",
-                         rc, info.domains.size(), info.min_bandwidth, info.max, pct ? "%" : "x 1/8 GB/s per L3 domain",
-                         g, pct ? " %" : "", info.max, mid, low);
+                         rc, info.domains.size(), info.min_bandwidth,
+                         info.max > 0 ? std::to_string(info.max) : "the part's maximum (a new group's value)", unit,
+                         info.unit == MbUnit::kMiBps ? 1 : g, pct ? " %" : "", top, mid, low);
   return k;
 }
 

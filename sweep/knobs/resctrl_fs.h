@@ -23,6 +23,12 @@ class ResctrlFs {
   // mkdir/rmdir of root/name (name: one path component). Throw ResctrlError.
   virtual void make_group(const std::string& root, const std::string& name) = 0;
   virtual void remove_group(const std::string& root, const std::string& name) = 0;
+  // The mount table (the /proc/mounts format) whose options say how `root` is mounted
+  // (mba_MBps: the MB: unit is MiB/s). A double names its own fake table.
+  virtual std::string mounts_file(const std::string& root) const {
+    (void)root;
+    return "/proc/self/mounts";
+  }
 };
 
 class RealResctrlFs : public ResctrlFs {

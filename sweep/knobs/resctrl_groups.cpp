@@ -1,10 +1,12 @@
 #include "sweep/knobs/resctrl_groups.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 
-#include "sweep/knobs/resctrl_mb.h"
+#include "common/text_escape.h"
 
 namespace hpcsens::sweep {
 namespace {
@@ -18,41 +20,52 @@ void drop_new_group(ResctrlFs& fs, const std::string& root, const std::string& n
   }
 }
 
-std::string kernel_reason(const SysfsIo& io, const std::string& root) {
-  const auto s = io.read(root + "/info/last_cmd_status");
-  return s && !s->empty() && *s != "ok" ? " (kernel: " + *s + ")" : "";
+bool all_digits(const std::string& s, std::size_t from) {
+  return s.size() > from && s.find_first_not_of("0123456789", from) == std::string::npos;
 }
 
 }  // namespace
 
-std::string resctrl_group_name(const std::string& token, int point) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "-p%02d", point);
-  return "hpcsens-" + token + buf;
+std::string resctrl_kernel_reason(const SysfsIo& io, const std::string& root) {
+  auto s = io.read(root + "/info/last_cmd_status");
+  if (!s) return "";
+  while (!s->empty() && (s->back() == '\n' || s->back() == ' ')) s->pop_back();
+  return !s->empty() && *s != "ok" ? " (kernel: " + text::escape_for_message(*s) + ")" : "";
 }
+
+std::string resctrl_group_name(const std::string& token) { return "hpcsens-" + token; }
 
 std::string resctrl_group_problem(const std::string& root, const std::string& name, const std::string& token) {
   if (root.empty() || root[0] != '/' || std::filesystem::path(root).lexically_normal().string() != root)
     return "the journal's resctrl root '" + root + "' is not a plain absolute path";
-  const std::string prefix = "hpcsens-" + token + "-p";
-  if (token.empty() || name.rfind(prefix, 0) != 0 || name.size() == prefix.size() ||
-      name.find_first_not_of("0123456789", prefix.size()) != std::string::npos)
-    return "'" + name + "' is not a group this sweep makes (hpcsens-" + token + "-pNN)";
+  const std::string own = resctrl_group_name(token), per_point = own + "-p";
+  const bool ours = name == own || (name.rfind(per_point, 0) == 0 && all_digits(name, per_point.size()));
+  if (token.empty() || !ours) return "'" + name + "' is not a group this sweep makes (hpcsens-" + token + ")";
   return "";
 }
 
-void create_resctrl_group(ResctrlFs& fs, const SysfsIo& io, const std::string& root, const std::string& name,
+std::vector<MbDomain> make_resctrl_group(ResctrlFs& fs, const SysfsIo& io, const std::string& root,
+                                         const std::string& name) {
+  try {
+    fs.make_group(root, name);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(e.what() + resctrl_kernel_reason(io, root));
+  }
+  try {
+    const auto fresh = io.read(root + "/" + name + "/schemata");
+    return fresh ? parse_mb_line(*fresh) : std::vector<MbDomain>{};
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+void write_group_schemata(ResctrlFs& fs, const SysfsIo& io, const std::string& root, const std::string& name,
                           const std::string& schemata) {
-  fs.make_group(root, name);
   try {
     fs.write(root + "/" + name + "/schemata", schemata);
   } catch (const std::exception& e) {
-    const std::string why = e.what() + kernel_reason(io, root);
-    drop_new_group(fs, root, name);
-    throw std::runtime_error(why);
+    throw std::runtime_error(e.what() + resctrl_kernel_reason(io, root));
   }
-  // What the group holds now is what the record calls set: a kernel that keeps another value
-  // (another granularity than info/MB says) stops the point instead of being recorded wrongly.
   const auto now = io.read(root + "/" + name + "/schemata");
   std::vector<MbDomain> got, want = parse_mb_line(schemata);
   try {
@@ -61,11 +74,30 @@ void create_resctrl_group(ResctrlFs& fs, const SysfsIo& io, const std::string& r
   }
   bool same = got.size() == want.size();
   for (std::size_t i = 0; same && i < got.size(); ++i) same = got[i].id == want[i].id && got[i].value == want[i].value;
-  if (!same) {
+  if (!same)
+    throw std::runtime_error("resctrl group " + root + "/" + name + " holds '" +
+                             text::escape_for_message(now.value_or("(unreadable)")) + "' after writing '" + schemata +
+                             "'; the kernel keeps other values than hpcsens expects");
+}
+
+void create_resctrl_group(ResctrlFs& fs, const SysfsIo& io, const std::string& root, const std::string& name,
+                          const std::string& schemata) {
+  make_resctrl_group(fs, io, root, name);
+  try {
+    write_group_schemata(fs, io, root, name, schemata);
+  } catch (const std::exception&) {
     drop_new_group(fs, root, name);
-    throw std::runtime_error("resctrl group " + root + "/" + name + " holds '" + now.value_or("(unreadable)") +
-                             "' after writing '" + schemata + "'; the kernel keeps other values than hpcsens expects");
+    throw;
   }
+}
+
+std::string mb_values_over_max(const std::vector<long>& values, long kernel_max, const std::string& unit) {
+  long top = 0;
+  for (long v : values) top = std::max(top, v);
+  if (kernel_max <= 0 || top <= kernel_max) return "";
+  return "knobs.mem_bw: " + std::to_string(top) + " is above this node's maximum MB: value " +
+         std::to_string(kernel_max) + " (" + unit + "; the value the kernel gives a new resctrl group: " +
+         "unthrottled); use values up to " + std::to_string(kernel_max);
 }
 
 std::string remove_resctrl_group(ResctrlFs& fs, const std::string& root, const std::string& name, bool* was_there) {

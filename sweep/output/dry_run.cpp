@@ -80,9 +80,9 @@ bool print_point_change(const SweepSpec& spec, const KnobSet& knobs, const Point
                set.value("cpu_above_base", false) ? " (ABOVE BASE: turbo point)" : "");
   for (const auto& w : io.take_writes()) fmt::print("        write {} <- {}\n", w.path, w.value);
   if (const auto mb = knobs.resctrl_schemata(p))
-    fmt::print("        resctrl group {}/hpcsens-TOKEN-p{:02d}: schemata <- {} (requested {}, {}); the calibrator and the "
-               "job's launcher join it; removed when the point ends\n",
-               knobs.resctrl_root(), p.index, *mb, p.mem_bw.value_or(0), set.value("mem_bw_unit", ""));
+    fmt::print("        resctrl group {}/hpcsens-TOKEN (one for the sweep, made at its first point): schemata <- {} "
+               "(requested {}, {}); the calibrator and the job's launcher join it; removed when the sweep ends\n",
+               knobs.resctrl_root(), *mb, p.mem_bw.value_or(0), set.value("mem_bw_unit", ""));
   if (knobs.resctrl_schemata(p) && slurm_nnodes() > 1)
     fmt::print("        the same group on each of the allocation's {} nodes (--apply-point); the job's Open MPI launcher "
                "gets the launch agent '{} resctrl-join ... -- orted' (5.x: prted), so the other nodes' ranks join it\n",

@@ -14,8 +14,9 @@ std::string resctrl_root_of(const SweepSpec& spec) {
 
 namespace hpcsens::sweep::spec_detail {
 
-// The largest MB value any kernel takes (AMD: 2048 = unlimited); the backend checks the node's.
-inline constexpr long kMaxMbValue = 2048;
+// The largest MB value any kernel takes (mounted with mba_MBps: MiB/s up to 2^32 - 1); the
+// backend checks the node's own range and unit (sweep/knobs/resctrl_mb.h).
+inline constexpr long kMaxMbValue = 4294967295L;
 
 void parse_memory_backend(const Reader& r, const YAML::Node& n, SweepSpec& s) {
   if (n["memory_backend"]) {

@@ -12,6 +12,7 @@
 #include "fake_sysfs.h"
 #include "sweep/knobs/knob_backend.h"
 #include "sweep/knobs/knobs.h"
+#include "sweep/knobs/resctrl_fs.h"
 #include "sweep/spec/plan.h"
 #include "sweep/knobs/restore.h"
 
@@ -19,6 +20,12 @@ namespace fs = std::filesystem;
 
 namespace hpcsens::sweep {
 namespace {
+
+// The real resctrl filesystem calls, with a fake tree's own mount table.
+struct FakeMountTable : RealResctrlFs {
+  std::string mounts_file(const std::string& root) const override { return root + "/.mounts"; }
+};
+
 
 struct BackendCase {
   std::function<void(const std::string& root)> make_tree;
@@ -58,7 +65,12 @@ const std::map<std::string, BackendCase>& cases() {
           testing::put(r + "/fs/resctrl/info/last_cmd_status", "ok");
           testing::put(r + "/fs/resctrl/info/MB/min_bandwidth", "10");
           testing::put(r + "/fs/resctrl/info/MB/bandwidth_gran", "10");
+          testing::put(r + "/fs/resctrl/info/MB/delay_linear", "1");
           testing::put(r + "/fs/resctrl/schemata", "L3:0=fff\nMB:0=100");
+          // The unit comes from the mount options: this tree's own mount table.
+          testing::put(r + "/fs/resctrl/.mounts", "resctrl " + r + "/fs/resctrl resctrl rw,relatime 0 0\n");
+          static FakeMountTable table;
+          set_machine_resctrl(&table);
         },
         [](const std::string& r) {
           return "job: {command: [mpirun, ./app]}\nknobs: {memory_backend: resctrl, mem_bw: [100, 40]}\n"

@@ -89,6 +89,8 @@ TEST(KnobDoctorNoCpufreq, AdviceNeverPointsAtARefusedBackend) {
 
 TEST(KnobDoctorResctrl, SaysWhetherMemoryBandwidthAllocationIsMountedAndGivesASpecTheSweepAccepts) {
   TempDir t;
+  ResctrlModel resctrl;  // its tree's mount table says how it is mounted
+  set_machine_resctrl(&resctrl);
   const std::string root = t.path() + "/sys";
   KernelModel io;
   auto c = find(knob_checks(io, root, false), "resctrl MBA");
@@ -113,6 +115,7 @@ TEST(KnobDoctorResctrl, SaysWhetherMemoryBandwidthAllocationIsMountedAndGivesASp
   EXPECT_EQ(spec.mem_bw, (std::vector<long>{100, 50, 20}));
   const KnobSet knobs(spec, io);
   EXPECT_EQ(knobs.resctrl_root(), root + "/fs/resctrl");
+  set_machine_resctrl(nullptr);
 }
 
 }  // namespace

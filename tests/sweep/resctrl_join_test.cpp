@@ -4,6 +4,9 @@
 // only then becomes the daemon; refused, it runs nothing. The multi-node sweep itself is
 // tested on the namespace cluster (tests/cluster/multinode_resctrl_test.cpp).
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/safe_file.h"
 
 #include "resctrl_model.h"
 #include "sweep/execute/resctrl_join.h"
@@ -61,6 +64,37 @@ TEST_F(ResctrlJoin, JoinsTheJournalledGroupNotesItAndBecomesTheDaemon) {
   EXPECT_EQ(hosts_outside_group(dir, "p00-r1-a1", {host, "node9"}, "elsewhere", false), std::vector<std::string>{"node9"});
   EXPECT_EQ(hosts_outside_group(dir, "p00-r1-a2", {host}, "elsewhere", false), std::vector<std::string>{host});
   EXPECT_TRUE(hosts_outside_group(dir, "p00-r1-a2", {host}, host, true).empty());
+}
+
+// A note counts only when it is the sweep user's own regular file naming its host and pid: one
+// planted by another user (in a shared sweep directory), a FIFO (never opened blocking), a
+// symlink or a note whose content names another host counts for no host.
+TEST_F(ResctrlJoin, PlantedJoinNotesCountForNoHost) {
+  const std::string notes = dir + "/resctrl-joins/p00-r2-a1";
+  fs::create_directories(notes);
+  auto note = [&](const std::string& host, int pid) {
+    const std::string path = notes + "/" + host + "." + std::to_string(pid);
+    std::ofstream(path) << R"({"host":")" << host << R"(","pid":)" << pid << R"(,"group":"/x"})" << "\n";
+    return path;
+  };
+  note("node6", 77);
+  ASSERT_EQ(::chown(note("node7", 123).c_str(), 4242, 4242), 0);  // another user's
+  ASSERT_EQ(::mkfifo((notes + "/node8.5").c_str(), 0644), 0);
+  const std::string elsewhere = t.path() + "/node9.6";
+  std::ofstream(elsewhere) << R"({"host":"node9","pid":6})" << "\n";
+  ASSERT_EQ(::symlink(elsewhere.c_str(), (notes + "/node9.6").c_str()), 0);
+  std::ofstream(notes + "/node5.8") << R"({"host":"node6","pid":8})" << "\n";  // names another host
+  const std::vector<std::string> hosts = {"node5", "node6", "node7", "node8", "node9"};
+  EXPECT_EQ(hosts_outside_group(dir, "p00-r2-a1", hosts, "elsewhere", false),
+            (std::vector<std::string>{"node5", "node7", "node8", "node9"}));
+  std::string host;
+  safe_file::Dir d;
+  ASSERT_EQ(safe_file::open_dir(notes, false, &d), "");
+  EXPECT_NE(join_note_problem(d.fd(), "node7.123", ::geteuid(), &host).find("owned by uid 4242"), std::string::npos);
+  EXPECT_EQ(join_note_problem(d.fd(), "node8.5", ::geteuid(), &host), "not a regular file");
+  EXPECT_NE(join_note_problem(d.fd(), "node9.6", ::geteuid(), &host), "");
+  EXPECT_EQ(join_note_problem(d.fd(), "node6.77", ::geteuid(), &host), "");
+  EXPECT_EQ(host, "node6");
 }
 
 TEST_F(ResctrlJoin, AGroupOfAnotherTokenIsRefusedAndNothingRuns) {

@@ -37,6 +37,13 @@ void write_text(const std::string& p, const std::string& text) { std::ofstream(p
 
 bool all_decimal(const std::string& s) { return !s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos; }
 
+// kstrtou32: decimal digits that fit 32 bits.
+bool u32_decimal(const std::string& s) {
+  return !s.empty() && s.size() <= 10 && s.find_first_not_of("0123456789") == std::string::npos && std::stoull(s) <= 4294967295ull;
+}
+
+bool mounted_mbps(const std::string& root) { return read_text(root + "/.model/mounts").find(",mba_MBps") != std::string::npos; }
+
 std::vector<std::string> groups_of(const std::string& root) {
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(root)) {
@@ -98,8 +105,12 @@ void write_schemata(const std::string& root, const std::string& path, const std:
       if (eq == std::string::npos || !all_decimal(dom)) refuse_cmd(root, path, "Missing '=' or non-numeric domain", EINVAL);
       if (!cur[res].count(dom)) refuse_cmd(root, path, "Unknown domain " + dom, EINVAL);
       if (res == "MB") {
-        if (!all_decimal(v)) refuse_cmd(root, path, "Non-decimal digit in MB value " + v, EINVAL);
+        if (!u32_decimal(v)) refuse_cmd(root, path, "Invalid MB value " + v, EINVAL);
         const long bw = std::stol(v);
+        if (mounted_mbps(root)) {  // the software controller takes any value as it is
+          cur[res][dom] = std::to_string(bw);
+          continue;
+        }
         if (bw < min_bw || bw > max_bw)
           refuse_cmd(root, path, "MB value " + v + " out of range [" + std::to_string(min_bw) + "," + std::to_string(max_bw) + "]", EINVAL);
         cur[res][dom] = std::to_string((bw + gran - 1) / gran * gran);
@@ -144,12 +155,20 @@ void build_resctrl(const std::string& root, const ResctrlLayout& l) {
   write_text(root + "/info/last_cmd_status", "ok\n");
   write_text(root + "/info/L3/cbm_mask", "fff\n");
   write_text(root + "/info/L3/num_closids", std::to_string(l.num_closids) + "\n");
-  const long max = l.amd ? 2048 : 100;
+  const long max = l.mba_mbps ? 4294967295L : l.amd ? l.amd_max : 100;
   write_text(root + "/.model/mb_max", std::to_string(max) + "\n");
+  write_text(root + "/.model/mounts", "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\nresctrl " + root +
+                                          " resctrl rw,relatime" + (l.mba_mbps ? ",mba_MBps" : "") + " 0 0\n");
+  write_text(root + "/.model/rmid_limbo", "0\n");
   std::string l3 = "L3:", mb = "MB:";
   for (std::size_t i = 0; i < l.domains.size(); ++i) {
     l3 += (i ? ";" : "") + l.domains[i] + "=fff";
-    mb += (i ? ";" : "") + l.domains[i] + "=" + std::to_string(max);
+    mb += (i ? ";" : "") + l.domains[i] + "=" + std::to_string(l.default_mb >= 0 ? l.default_mb : max);
+  }
+  if (l.num_rmids == 0) fs::remove_all(root + "/info/L3_MON");
+  if (l.num_rmids > 0) {
+    fs::create_directories(root + "/info/L3_MON");
+    write_text(root + "/info/L3_MON/num_rmids", std::to_string(l.num_rmids) + "\n");
   }
   if (l.mba) {
     fs::create_directories(root + "/info/MB");
@@ -157,6 +176,8 @@ void build_resctrl(const std::string& root, const ResctrlLayout& l) {
     write_text(root + "/info/MB/bandwidth_gran", std::to_string(l.amd ? 1 : l.bandwidth_gran) + "\n");
     write_text(root + "/info/MB/num_closids", std::to_string(l.num_closids) + "\n");
     write_text(root + "/info/MB/delay_linear", l.amd ? "0\n" : "1\n");
+    if (!l.amd) write_text(root + "/info/MB/thread_throttle_mode", "max\n");  // Intel only (Linux 5.10)
+    else fs::remove(root + "/info/MB/thread_throttle_mode");  // a tree rebuilt with another layout
   }
   write_text(root + "/schemata", l3 + "\n" + (l.mba ? mb + "\n" : ""));
   write_text(root + "/tasks", "1\n");
@@ -181,6 +202,12 @@ void ResctrlModel::make_group(const std::string& root, const std::string& name) 
   if (name == "info" || fs::exists(g)) refuse_errno("mkdir " + g, EEXIST);
   if (int(groups_of(root).size()) + 1 >= std::stoi(read_text(root + "/info/L3/num_closids")))
     refuse_cmd(root, "mkdir " + g, "Out of CLOSIDs", ENOSPC);
+  if (fs::exists(root + "/info/L3_MON/num_rmids")) {
+    const int limbo = std::stoi(read_text(root + "/.model/rmid_limbo"));
+    const int in_use = int(groups_of(root).size()) + 1 + limbo;  // the default group holds RMID 0
+    if (in_use >= std::stoi(read_text(root + "/info/L3_MON/num_rmids")))
+      refuse_cmd(root, "mkdir " + g, "Out of RMIDs", limbo > 0 ? EBUSY : ENOSPC);
+  }
   fs::create_directory(g);
   // A new group starts at every resource's default: the full mask, the maximum bandwidth.
   Schemata s = parse(read_text(root + "/schemata"));
@@ -203,6 +230,9 @@ void ResctrlModel::remove_group(const std::string& root, const std::string& name
   for (std::string t; std::getline(in, t);)
     if (all_decimal(t) && ::kill(std::stoi(t), 0) == 0) std::ofstream(root + "/tasks", std::ios::app) << t << "\n";
   fs::remove_all(g);
+  // Its RMID is dirty until its cache occupancy drains (longer than any test here).
+  const std::string limbo = root + "/.model/rmid_limbo";
+  if (fs::exists(root + "/info/L3_MON/num_rmids")) write_text(limbo, std::to_string(std::stoi(read_text(limbo)) + 1) + "\n");
 }
 
 }  // namespace hpcsens::sweep::testing

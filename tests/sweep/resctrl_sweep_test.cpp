@@ -81,9 +81,10 @@ TEST_F(ResctrlSweep, EachPointRunsStreamAndTheJobInsideItsGroupAndNothingIsLeft)
   expect_restored();
   const auto token = journal(out).front()["token"].get<std::string>();
   // Point 0 at 100 %, point 1 asked 15 %, which the kernel runs at 20 % (granularity 10).
+  // One group for the sweep, its MB: line rewritten per point.
   const std::vector<std::string> want = {
-      "cal hpcsens-" + token + "-p00 MB:0=100;1=100", "job hpcsens-" + token + "-p00 MB:0=100;1=100",
-      "cal hpcsens-" + token + "-p01 MB:0=20;1=20", "job hpcsens-" + token + "-p01 MB:0=20;1=20"};
+      "cal hpcsens-" + token + " MB:0=100;1=100", "job hpcsens-" + token + " MB:0=100;1=100",
+      "cal hpcsens-" + token + " MB:0=20;1=20", "job hpcsens-" + token + " MB:0=20;1=20"};
   EXPECT_EQ(lines(), want) << r.err;
   const long set[] = {100, 20}, asked[] = {100, 15};
   for (int i = 0; i < 2; ++i) {
@@ -97,15 +98,74 @@ TEST_F(ResctrlSweep, EachPointRunsStreamAndTheJobInsideItsGroupAndNothingIsLeft)
     EXPECT_GT(c["mem_gbs"].get<double>(), 0);  // measured inside the group, not the percentage
   }
   const auto j = journal(out);
-  EXPECT_EQ(count_type(j, "resctrl_group"), 2);
-  EXPECT_EQ(count_type(j, "resctrl_removed"), 2);
+  EXPECT_EQ(count_type(j, "resctrl_group"), 1);
+  EXPECT_EQ(count_type(j, "resctrl_removed"), 1);
+}
+
+// Each mkdir takes an RMID and an rmdir'd group's RMID stays in limbo: with one RMID left
+// beside the default group's, a group per point failed at the second point (EBUSY, "Out of
+// RMIDs"); the sweep's one group serves all three.
+TEST_F(ResctrlSweep, WhereRmidsAreScarceOneGroupServesEveryPoint) {
+  build_resctrl(root, {.num_rmids = 3});  // the default group and `batch` hold two
+  const auto r = sweep(job(), "[100, 50, 20]");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const long set[] = {100, 50, 20};
+  for (int i = 0; i < 3; ++i) {
+    std::ifstream in(out + "/records/p0" + std::to_string(i) + "-r1.json");
+    EXPECT_EQ(json::parse(in)["config"]["mem_bw_set"], set[i]) << i;
+  }
+  EXPECT_EQ(count_type(journal(out), "resctrl_group"), 1);
+  for (const auto& e : fs::directory_iterator(root))
+    EXPECT_NE(e.path().filename().string().rfind("hpcsens-", 0), 0u) << "left behind: " << e.path();
+}
+
+// The kernel's reason for a refused mkdir reaches the user: here every CLOSID is taken.
+TEST_F(ResctrlSweep, AMkdirTheKernelRefusesSaysTheKernelsReason) {
+  build_resctrl(root, {.num_closids = 2});  // the default group and `batch` hold both
+  before = snapshot(root);
+  const auto r = sweep(job(), "[100]");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("No space left on device (kernel: Out of CLOSIDs)"), std::string::npos) << r.err;
+  before["info/last_cmd_status"] = "Out of CLOSIDs\n";  // the kernel's last word stays
+  expect_restored();
+}
+
+// Mounted with mba_MBps the kernel keeps MiB/s: a default group an admin capped at 2000 MiB/s
+// is not an AMD part, and the records say MiB/s.
+TEST_F(ResctrlSweep, AnMbaMBpsMountRecordsMiBPerSecond) {
+  build_resctrl(root, {.mba_mbps = true, .default_mb = 2000});
+  before = snapshot(root);
+  const auto r = sweep(job(), "[2000, 555]");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const long set[] = {2000, 555};
+  for (int i = 0; i < 2; ++i) {
+    std::ifstream in(out + "/records/p0" + std::to_string(i) + "-r1.json");
+    const auto c = json::parse(in)["config"];
+    EXPECT_EQ(c["mem_bw_unit"], "MiB/s");
+    EXPECT_EQ(c["mem_bw_set"], set[i]);  // the software controller keeps the value as it is
+  }
+  expect_restored();
+}
+
+// AMD's maximum is in no info file: the sweep reads it from its new group (the kernel starts a
+// group at it) and stops before any point runs when a value is above it (exit 2).
+TEST_F(ResctrlSweep, AnAmdMaximumIsReadFromTheNewGroupNotAssumed) {
+  build_resctrl(root, {.amd = true, .amd_max = 1024});
+  before = snapshot(root);
+  const auto r = sweep(job(), "[1024, 2000]");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("knobs.mem_bw: 2000 is above this node's maximum MB: value 1024 (1/8 GB/s"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out + "/records/p00-r1.json"));
+  expect_restored();
 }
 
 TEST_F(ResctrlSweep, TheDryRunShowsEachPointsGroupAndMakesNothing) {
   put(t.path() + "/spec.yaml", spec(job()));
   const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", out, "--dry-run"}, t.path());
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("resctrl group " + root + "/hpcsens-TOKEN-p01: schemata <- MB:0=20;1=20 (requested 15, percent)"),
+  EXPECT_NE(r.out.find("resctrl group " + root + "/hpcsens-TOKEN (one for the sweep, made at its first point): "
+                       "schemata <- MB:0=20;1=20 (requested 15, percent)"),
             std::string::npos) << r.out;
   expect_restored();
   EXPECT_FALSE(fs::exists(out + "/journal.jsonl"));

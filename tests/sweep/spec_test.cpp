@@ -184,7 +184,7 @@ TEST(SweepSpec, ResctrlMemoryBandwidthAndItsRules) {
   EXPECT_NE(error_of(job + "knobs: {memory_backend: rdt, mem_bw: [5]}\n").find("must be declared or resctrl"), std::string::npos);
   EXPECT_NE(error_of(job + "knobs: {memory_backend: resctrl, mem_bw: [50, 50]}\n").find("knobs.mem_bw[1]: duplicate"),
             std::string::npos);
-  EXPECT_NE(error_of(job + "knobs: {memory_backend: resctrl, mem_bw: [5000]}\n").find("knobs.mem_bw[0]"), std::string::npos);
+  EXPECT_NE(error_of(job + "knobs: {memory_backend: resctrl, mem_bw: [4294967296]}\n").find("knobs.mem_bw[0]"), std::string::npos);
   EXPECT_NE(error_of("job: {command: [srun, ./app]}\nknobs: {memory_backend: resctrl, mem_bw: [50]}\n")
                 .find("srun's tasks are started by slurmstepd"), std::string::npos);
   EXPECT_NE(error_of(job + "knobs: {memory_backend: resctrl, mem_bw: [50]}\ncalibration: {stream: false}\n")
