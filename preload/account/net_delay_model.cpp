@@ -5,8 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <string_view>
 
 #include "common/preload_env.h"
+#include "common/text_escape.h"
 
 namespace hpcsens::preload {
 
@@ -55,19 +58,40 @@ NetCost net_cost(NetShape shape, std::int64_t p, std::uint64_t n) noexcept {
 
 namespace {
 
-// One variable: unset is 0; otherwise 0 or a finite number in [min, max].
+// A plain decimal number as a person or the sweep writes it: digits, one sign, a point, an
+// exponent. strtod alone also takes hex ("0x10"), leading blanks, "inf" and "nan".
+bool plain_decimal(const char* text) {
+  std::size_t n = 0;
+  for (const char* p = text; *p; ++p, ++n) {
+    const char c = *p;
+    if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')) return false;
+  }
+  return n > 0 && n <= 64;
+}
+
+// At most 64 characters of a bad value, escaped (an environment is anyone's to fill).
+std::string shown(const char* text) {
+  const std::string_view v(text);
+  constexpr std::size_t kShown = 64;
+  std::string s = text::escape_for_message(v.substr(0, kShown));
+  if (v.size() > kShown) s += "... (" + std::to_string(v.size()) + " characters)";
+  return s;
+}
+
+// One variable: unset is 0; otherwise 0 or a finite plain decimal number in [min, max].
 bool parse_one(const char* text, const char* name, double min, double max, double* out,
                std::string* error) {
   *out = 0;
   if (text == nullptr || *text == '\0') return true;
   errno = 0;
   char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (end == text || *end != '\0' || errno == ERANGE || !std::isfinite(v) || (v != 0 && (v < min || v > max))) {
+  const double v = plain_decimal(text) ? std::strtod(text, &end) : 0;
+  if (end == nullptr || end == text || *end != '\0' || errno == ERANGE || !std::isfinite(v) ||
+      (v != 0 && (v < min || v > max))) {
     if (error) {
       char range[96];
-      std::snprintf(range, sizeof range, "0 or a number in [%g, %g]", min, max);
-      *error = std::string(name) + "='" + text + "' is not " + range;
+      std::snprintf(range, sizeof range, "0 or a decimal number in [%g, %g]", min, max);
+      *error = std::string(name) + "='" + shown(text) + "' is not " + range;
     }
     return false;
   }

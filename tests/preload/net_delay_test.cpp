@@ -130,6 +130,24 @@ TEST(NetDelayEnv, UnusableValuesNameTheVariable) {
   }
 }
 
+// Only plain decimal numbers: strtod alone takes hex, leading blanks and more; a bad value is
+// echoed escaped and cut to 64 characters (the environment is anyone's to fill, 100 KB included).
+TEST(NetDelayEnv, HexBlanksAndHugeValuesAreRefusedAndEchoedShortAndEscaped) {
+  for (const char* bad : {"0x10", " 5", "5 ", "\t5", "5\n", "0x1p3", "1,5", "+-1"}) {
+    std::string err;
+    EXPECT_FALSE(parse_net_delay(bad, nullptr, &err)) << "'" << bad << "' was taken";
+    EXPECT_NE(err.find("HPCSENS_NET_LATENCY_US"), std::string::npos) << err;
+  }
+  std::string err;
+  EXPECT_FALSE(parse_net_delay(nullptr, ("\x1b[31m" + std::string(100000, '9')).c_str(), &err));
+  EXPECT_LT(err.size(), 200u) << err.substr(0, 300);
+  EXPECT_EQ(err.find('\x1b'), std::string::npos) << "an escape sequence reached the message";
+  EXPECT_NE(err.find("\\x1b[31m999"), std::string::npos) << err;
+  EXPECT_NE(err.find("(100005 characters)"), std::string::npos) << err;
+  EXPECT_TRUE(parse_net_delay("1e-3", "2.5E+1", &err)) << err;
+  EXPECT_TRUE(parse_net_delay("-0", "0.5", &err)) << err;
+}
+
 // The generated wrappers for a small table: the delay sits after the start tick and before the
 // real call, behind one branch; receives and persistent inits have none.
 std::string generated_c(const std::string& table) {
