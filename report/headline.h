@@ -59,9 +59,8 @@ RunFacts run_facts(const RunScan& scan);
 Dominant dominant(const RunFacts& f);
 Answer run_answer(const RunFacts& f);
 
-// Model (hpcsens.model.v1) JSON. A prediction's and a mix's answer is built by `hpcsens predict`
-// (model/predict_answer.h) and carried in its JSON, which the pages render.
-Answer model_answer(const nlohmann::json& model);
+// A model's and a sweep's answer is in report/model_view.h; a prediction's and a mix's is built by
+// `hpcsens predict` (model/predict_answer.h) and carried in its JSON, which the pages render.
 
 // The model's own formula: "T = W_cpu / R_cpu + T_fixed" for cpu+fixed, and so on.
 std::string model_formula(const std::string& model_name);

@@ -7,6 +7,7 @@
 #include "common/json_input.h"
 #include "common/safe_file.h"
 #include "report/html_page.h"
+#include "report/model_view.h"
 #include "report/record_reader.h"
 
 namespace hpcsens::report {
@@ -23,7 +24,28 @@ nlohmann::json parse_json(const std::string& path, const std::string& text) {
   return j;
 }
 
+constexpr const char* kModelSchema = "hpcsens.model.v1";
+
+std::string render_view(const nlohmann::json& view, const std::string& format) {
+  if (format == "json") return view.dump(1) + "\n";
+  return view_text(view, parse_format(format == "text" ? "table" : format));
+}
+
 }  // namespace
+
+std::optional<std::string> sweep_or_model_report(const std::string& input, const std::string& format) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(input, ec)) return render_view(sweep_view(input), format);
+  const auto size = fs::file_size(input, ec);
+  if (ec || size > kRawRecordMax) return std::nullopt;  // only run records get that large
+  const std::string text = safe_file::read_input_file(input);
+  // A model names its schema; a run record is left to its own fast reader unparsed.
+  if (text.find(std::string("\"") + kModelSchema + "\"") == std::string::npos) return std::nullopt;
+  const nlohmann::json j = parse_json(input, text);
+  if (j.value("schema", std::string()) != kModelSchema) return std::nullopt;
+  return render_view(model_view(j, input), format);
+}
 
 std::string html_report(const std::string& input) {
   namespace fs = std::filesystem;
@@ -39,7 +61,7 @@ std::string html_report(const std::string& input) {
     throw InputError(input, "field 'schema' is missing or not a string (not an hpcsens file?)");
   const std::string schema = found->get<std::string>();
   if (schema == record::kRunSchema) return html::document(run_page(read_run_record(input), j));
-  if (schema == "hpcsens.model.v1") return html::document(model_page(j, input));
+  if (schema == kModelSchema) return html::document(model_page(j, input));
   if (schema == "hpcsens.prediction.v1") return html::document(prediction_page(j, input));
   if (schema == "hpcsens.mix.v1") return html::document(mix_page(j, input));
   throw InputError(input, "field 'schema': '" + schema +

@@ -3,6 +3,7 @@
 // prediction or mix (from `predict --format json`) or a sweep directory. The kind is detected
 // from the JSON's `schema` (a directory is a sweep). Page builders are pure functions of their
 // input so tests can check what a page says without a browser.
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,10 @@ namespace hpcsens::report {
 
 // The HTML text for INPUT; throws InputError naming the file and field for bad input.
 std::string html_report(const std::string& input);
+
+// `report INPUT --format table|md|json` of a sweep directory or a model file: its answer object
+// (report/model_view.h) as text, Markdown or JSON; nullopt for any other input (a run record...).
+std::optional<std::string> sweep_or_model_report(const std::string& input, const std::string& format);
 
 // Pages as JSON (see html_page.h). `raw` is the record file parsed as JSON when it is small
 // enough to hold twice (for per-rank sections the typed record does not carry), else null.

@@ -147,27 +147,6 @@ TEST(RunAnswer, TextFormListsTheAdviceUnderTheAnswer) {
   EXPECT_NE(t.find("\n  - Balance the work"), std::string::npos) << t;
 }
 
-TEST(ModelAnswer, VerdictSentenceAndNextStep) {
-  json m = {{"model", "cpu+mem+io"}, {"verdict", "ok"}, {"verdict_reasons", json::array()},
-            {"sensitivity", "at 3 GHz / 120 GB/s, 10 % more core clock saves 6.1% (5.9%-6.3%) of run time"},
-            {"selection", {{"reason", "cpu+mem+io: the io term is significant"}}}, {"notes", {"fixed is I/O"}}};
-  Answer a = model_answer(m);
-  EXPECT_EQ(a.tone, "ok");
-  EXPECT_EQ(a.headline, "Verdict: ok. At 3 GHz / 120 GB/s, 10 % more core clock saves 6.1% (5.9%-6.3%) of run time.");
-  ASSERT_EQ(a.advice.size(), 3u);
-  EXPECT_NE(a.advice[0].find("hpcsens predict MODEL.json --system"), std::string::npos);
-  EXPECT_EQ(a.advice[1], "Model choice: cpu+mem+io: the io term is significant.");
-  m["verdict"] = "unreliable";
-  m["verdict_reasons"] = {"the core clock had no effect on the time"};
-  a = model_answer(m);
-  EXPECT_EQ(a.tone, "bad");
-  EXPECT_EQ(a.headline, "Verdict: unreliable, do not use this model for projections (the core clock had no effect on "
-                        "the time).");
-  EXPECT_NE(a.advice[0].find("Sweep again"), std::string::npos);
-  EXPECT_EQ(model_formula("cpu+fixed"), "T = W_cpu / R_cpu + T_fixed");
-  EXPECT_EQ(model_formula("mem+fixed"), "T = W_mem / R_mem + T_fixed");
-}
-
 // The prediction and mix answers are built by `hpcsens predict` (tests/model/predict_answer_test.cpp).
 
 }  // namespace

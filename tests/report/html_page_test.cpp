@@ -175,15 +175,17 @@ TEST(ModelPage, OneRateModelWithVerdictAndFixedTerm) {
                       {"points", points}};
   const json page = model_page(model, "m.json");
   const auto titles = chart_titles(page);
-  EXPECT_EQ(titles.size(), 4u);  // terms per configuration, observed vs modelled, residuals vs CPU, bounds
-  EXPECT_TRUE(has_title(titles, "Residuals against the CPU rate"));
-  EXPECT_FALSE(has_title(titles, "Residuals against the memory rate"));  // not varied
+  EXPECT_EQ(titles.size(), 4u);  // terms per configuration, observed vs modelled, residuals vs the clock, bounds
+  EXPECT_TRUE(has_title(titles, "Residuals against the core clock"));
+  EXPECT_FALSE(has_title(titles, "Residuals against the memory bandwidth"));  // held at 100 GB/s
   const auto& verdict = page["sections"][0];
   EXPECT_EQ(verdict["verdict"]["word"], "caution");  // drawn first in the section, coloured by the word
   EXPECT_EQ(verdict["verdict"]["text"], "Verdict: caution");
   EXPECT_EQ(verdict["text"][0], "Reason: the memory rate was not varied");
   EXPECT_EQ(page["answer"]["tone"], "caution");
-  EXPECT_EQ(page["answer"]["headline"], "Verdict: caution (the memory rate was not varied).");
+  EXPECT_EQ(page["answer"]["headline"], "Verdict: caution (the memory rate was not varied). The sweep varied core "
+                                        "clock 1.2 to 3 GHz.");
+  EXPECT_EQ(page["answer"]["caveats"][0], "Memory bandwidth held at 100 GB/s: the model states no sensitivity to it.");
   EXPECT_EQ(page["notes"][0].get<std::string>().rfind("Model cpu+fixed: T = W_cpu / R_cpu + T_fixed", 0), 0u);
   const auto& bars = page["sections"][1]["charts"][0];
   EXPECT_EQ(bars["series"][0]["data"][0], 50.0);  // T_cpu = 60 Gcycles / 1.2 GHz
