@@ -76,8 +76,8 @@ struct Dataset {
   std::vector<std::string> warnings;           // rate spreads, clock disagreements, mixed apps
   std::vector<std::string> clock_problems;     // measured clock disagreeing with the request
   int requested_clock_runs = 0;                // runs whose cpu_ghz is the requested, unmeasured clock
-  // Every run's cpu_ghz was measured (calibration.clock, counters, the emulator's own): a clock that
-  // moved did move. False for CSV rows and requested clocks.
+  // Every run's cpu_ghz, the clock the fit uses, was measured (calibration.clock, counters, the
+  // emulator's own): a clock that moved did move. False for CSV rows and requested clocks.
   bool clock_measured = false;
   std::string app;                             // the application (first one when mixed)
   std::vector<std::string> apps;               // every distinct application, input order

@@ -107,7 +107,8 @@ TEST_F(MixCli, BadMixFilesExitTwoNamingFileLineAndField) {
   }
   const auto zero = run("predict --mix /dev/zero --system " + path("systems.yaml"));
   EXPECT_EQ(zero.exit_status, 2);
-  EXPECT_NE(zero.err.find("/dev/zero: is not a regular file"), std::string::npos) << zero.err;
+  EXPECT_NE(zero.err.find("/dev/zero: "), std::string::npos) << zero.err;
+  EXPECT_NE(zero.err.find("not a regular file"), std::string::npos) << zero.err;
   EXPECT_EQ(run("predict --mix " + path("mix.yaml")).exit_status, 2);  // no systems
   EXPECT_EQ(run("predict " + path("core.model.json") + " --mix " + path("mix.yaml") + " --system " +
                 path("systems.yaml")).exit_status, 2);

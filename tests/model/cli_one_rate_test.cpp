@@ -202,7 +202,8 @@ TEST_F(CliTest, MalformedModelFilesExitTwoNamingTheField) {
   EXPECT_EQ(overflow.exit_status, 2) << overflow.err;
   const auto zero = run("predict /dev/zero --cpu-ghz 1");
   EXPECT_EQ(zero.exit_status, 2);
-  EXPECT_NE(zero.err.find("/dev/zero: is not a regular file"), std::string::npos) << zero.err;
+  EXPECT_NE(zero.err.find("/dev/zero: "), std::string::npos) << zero.err;
+  EXPECT_NE(zero.err.find("not a regular file"), std::string::npos) << zero.err;
 }
 
 TEST_F(CliTest, MalformedSystemFilesExitTwoNamingFileLineAndField) {
@@ -229,7 +230,8 @@ TEST_F(CliTest, MalformedSystemFilesExitTwoNamingFileLineAndField) {
   }
   const auto zero = run("predict " + path("m.json") + " --system /dev/zero");
   EXPECT_EQ(zero.exit_status, 2);
-  EXPECT_NE(zero.err.find("/dev/zero: is not a regular file"), std::string::npos) << zero.err;
+  EXPECT_NE(zero.err.find("/dev/zero: "), std::string::npos) << zero.err;
+  EXPECT_NE(zero.err.find("not a regular file"), std::string::npos) << zero.err;
 }
 
 }  // namespace
