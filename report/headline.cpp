@@ -187,8 +187,9 @@ std::string topdown_state(const RunScan& s) {
     if (status != "ok") return status.empty() ? "not counted" : status;
     state = "ok";
   }
-  if (state.empty() && s.header.counters_status != "ok" && s.header.counters_status.find("topdown") != std::string::npos)
-    return s.header.counters_status;
+  const std::string& job = s.header.counters_status;  // "Top-Down unavailable: ..." with no rank's event set
+  if (state.empty() && job != "ok" && (job.find("Top-Down") != std::string::npos || job.find("topdown") != std::string::npos))
+    return job;
   return state;
 }
 

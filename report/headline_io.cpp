@@ -80,10 +80,14 @@ const char* io_op_name(IoOp op) {
   switch (op) {
     case IoOp::kRead: return "reads";
     case IoOp::kWrite: return "writes";
-    case IoOp::kSync: return "syncs (fsync, fdatasync, fflush)";
+    case IoOp::kSync: return "syncs";
     case IoOp::kMeta: break;
   }
-  return "metadata (open, close, seek)";
+  return "metadata";
+}
+
+const char* io_op_calls(IoOp op) {
+  return op == IoOp::kSync ? "fsync, fdatasync, fflush" : op == IoOp::kMeta ? "open, close, seek" : "";
 }
 
 void IoOps::add(std::string_view call, std::uint64_t count, double s, std::uint64_t b) {
@@ -107,8 +111,10 @@ Answer io_answer(const RunFacts& f) {
   std::string of_io;  // what the I/O time went to, over all ranks
   if (o.total() > 0) {
     const IoOp top = o.top();
-    of_io = fmt::format(". Of the {} of I/O over all ranks, {} are {} ({})", human::seconds(o.total()),
-                        pct(o.seconds[at(top)] / o.total()), io_op_name(top), human::seconds(o.seconds[at(top)]));
+    const std::string calls = io_op_calls(top);
+    of_io = fmt::format(". Of the {} of I/O over all ranks, {} are {} ({}{})", human::seconds(o.total()),
+                        pct(o.seconds[at(top)] / o.total()), io_op_name(top), calls.empty() ? "" : calls + ": ",
+                        human::seconds(o.seconds[at(top)]));
   }
   if (!f.top_io_class.empty())
     of_io += fmt::format("{} {} calls hold {} of {}", of_io.empty() ? ". Over all ranks," : ";", f.top_io_class,

@@ -19,7 +19,8 @@ inline constexpr int kIoOps = 4;
 // fsync, fdatasync, fflush, MPI_File_sync: sync; read/get/scanf calls: read; write/put/printf
 // calls: write; the rest (opens, closes, seeks, MPI-IO's other calls): meta.
 IoOp io_op_of(std::string_view call);
-const char* io_op_name(IoOp op);  // "reads", "writes", "syncs (fsync, fdatasync, fflush)", "metadata (...)"
+const char* io_op_name(IoOp op);   // "reads", "writes", "syncs", "metadata"
+const char* io_op_calls(IoOp op);  // the calls a sync or metadata operation is ("" for reads and writes)
 
 // I/O time, calls and bytes by operation over all ranks.
 struct IoOps {
