@@ -18,19 +18,6 @@ namespace {
 // Symlinks followed on the way, at most (the kernel's own limit).
 constexpr int kMaxLinks = 40;
 
-std::deque<std::string> components_of(std::string_view path) {
-  std::deque<std::string> out;
-  std::size_t i = 0;
-  while (i < path.size()) {
-    const std::size_t slash = path.find('/', i);
-    const std::size_t end = slash == std::string_view::npos ? path.size() : slash;
-    const std::string_view c = path.substr(i, end - i);
-    if (!c.empty() && c != ".") out.emplace_back(c);
-    i = end + 1;
-  }
-  return out;
-}
-
 std::string joined(const std::string& shown, const std::string& name) {
   if (shown.empty()) return name;
   return shown.back() == '/' ? shown + name : shown + "/" + name;
@@ -76,7 +63,7 @@ std::string follow_link(Walk& w, const std::string& name, const struct stat& lst
   const ssize_t n = ::readlinkat(w.fd, name.c_str(), target, sizeof target - 1);
   if (n <= 0) return with_errno("cannot read symlink", here, n < 0 ? errno : ENOENT);
   const std::string_view t(target, static_cast<std::size_t>(n));
-  auto more = components_of(t);
+  auto more = path_components(t);
   todo.insert(todo.begin(), more.begin(), more.end());
   if (t.front() == '/') {
     const int root = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -100,6 +87,19 @@ int open_below(const Walk& w, const std::string& name, bool create) {
 
 }  // namespace
 
+std::deque<std::string> path_components(std::string_view path) {
+  std::deque<std::string> out;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    const std::size_t slash = path.find('/', i);
+    const std::size_t end = slash == std::string_view::npos ? path.size() : slash;
+    const std::string_view c = path.substr(i, end - i);
+    if (!c.empty() && c != ".") out.emplace_back(c);
+    i = end + 1;
+  }
+  return out;
+}
+
 int open_checked_dir(const std::string& path, bool create, std::string* why, bool* untrusted) {
   bool refused_here = false;
   if (untrusted == nullptr) untrusted = &refused_here;
@@ -121,7 +121,7 @@ int open_checked_dir(const std::string& path, bool create, std::string* why, boo
     *untrusted = true;
     return -1;
   }
-  std::deque<std::string> todo = components_of(path);
+  std::deque<std::string> todo = path_components(path);
   while (!todo.empty()) {
     const std::string name = todo.front();
     todo.pop_front();

@@ -17,10 +17,14 @@
 // Never throws (the preload uses it).
 #include <sys/types.h>
 
+#include <deque>
 #include <string>
 #include <string_view>
 
 namespace hpcsens::safe_file {
+
+// The components of `path` in order: empty ones and "." dropped, ".." kept (walked like a name).
+std::deque<std::string> path_components(std::string_view path);
 
 // An open descriptor (O_RDONLY|O_DIRECTORY|O_CLOEXEC) of the checked directory, or -1 with *why:
 // one line naming the offending prefix of `path` and the cause. `create`: missing components are

@@ -25,6 +25,7 @@ class UncoreBackend : public KnobBackend {
   std::optional<UncoreSetting> uncore_set(const UncoreSetting& requested) const override {
     return UncoreSysfs::set_value(requested);
   }
+  std::string limit_problem(const UncoreSetting& u) const { return sysfs_.limit_problem(u); }
 
  private:
   UncoreSysfs sysfs_;
@@ -36,6 +37,8 @@ std::unique_ptr<KnobBackend> make_uncore_backend(const SweepSpec& spec, const Sy
   if (spec.uncore.empty() || spec.emulation || spec.cpu_backend == CpuBackend::kLikwid) return nullptr;
   try {
     auto b = std::make_unique<UncoreBackend>(io, spec);
+    for (const auto& u : spec.uncore)
+      if (auto why = b->limit_problem(u); !why.empty()) throw std::runtime_error(why);
     if (!spec.cpu_round_to_table)
       for (const auto& u : spec.uncore) {
         const auto set = UncoreSysfs::set_value(u);

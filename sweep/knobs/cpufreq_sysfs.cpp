@@ -1,6 +1,7 @@
 #include "sweep/knobs/cpufreq_sysfs.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -57,16 +58,12 @@ long CpufreqSysfs::ghz_to_khz(double ghz) { return std::lround(ghz * 1e6); }
 CpufreqSysfs::CpufreqSysfs(const SysfsIo& io, const std::string& root) {
   const std::string cpu = root + "/devices/system/cpu", dir = cpu + "/cpufreq";
   for (const auto& p : list_subdirs(dir, "policy")) {
-    if (io.read(p + "/scaling_driver")) {
-      policies_.push_back(p);
-      continue;
-    }
-    // Every attribute of a policy whose CPUs are all offline answers EBUSY.
-    const std::string online = cpu + "/cpu" + policy_cpu(p) + "/online";
-    if (io.read(online).value_or("") != "0")
-      throw std::runtime_error("cannot read " + p + "/scaling_driver, and " + online +
-                               " does not say the CPU is offline; check the policy's permissions");
-    offline_.push_back(p);
+    const SysfsRead r = io.read_file(p + "/scaling_driver");
+    if (r.value) policies_.push_back(p);
+    // Every attribute of a policy whose CPUs are all offline opens but answers EBUSY to read().
+    else if (r.error == EBUSY) offline_.push_back(p);
+    else throw std::runtime_error(r.why + " (not EBUSY, the answer of a policy whose CPUs are all offline; "
+                                          "check the policy's permissions)");
   }
   if (policies_.empty())
     throw std::runtime_error("no cpufreq policies under " + dir +
@@ -79,8 +76,10 @@ CpufreqSysfs::CpufreqSysfs(const SysfsIo& io, const std::string& root) {
   min_khz_ = read_khz(io, p0 + "/cpuinfo_min_freq");
   max_khz_ = read_khz(io, p0 + "/cpuinfo_max_freq");
   listed_khz_ = read_list(io, p0 + "/scaling_available_frequencies");
-  if (auto b = read_number(io, p0 + "/base_frequency")) base_khz_ = b;
-  else if (auto mhz = read_number(io, cpu + "/cpu" + policy_cpu(p0) + "/acpi_cppc/nominal_freq")) base_khz_ = *mhz * 1000;
+  if (auto b = read_number(io, p0 + "/base_frequency"); b && *b > 0) base_khz_ = b;
+  // nominal_freq 0: the firmware left the register out (seen on Arm servers): unknown, not 0 GHz.
+  else if (auto mhz = read_number(io, cpu + "/cpu" + policy_cpu(p0) + "/acpi_cppc/nominal_freq"); mhz && *mhz > 0)
+    base_khz_ = *mhz * 1000;
   else if (!listed_khz_.empty()) base_khz_ = listed_khz_.back();  // boost entries are listed apart
   else if (intel_driver(driver_)) {
     const auto n = read_number(io, cpu + "/intel_pstate/num_pstates"), t = read_number(io, cpu + "/intel_pstate/turbo_pct");

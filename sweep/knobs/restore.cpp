@@ -1,6 +1,7 @@
 #include "sweep/knobs/restore.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -14,14 +15,23 @@ bool is_number(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
+// A cpufreq policy whose CPUs are all offline answers EBUSY to every read: nothing in it can be
+// written back until a CPU of it is online again.
+bool policy_offline(const SysfsIo& io, const std::string& dir, const std::map<std::string, std::string>& files) {
+  return !files.empty() && io.read_file(dir + "/" + files.begin()->first).error == EBUSY;
+}
+
 }  // namespace
 
 std::vector<FileWrite> save_files(const SysfsIo& io, const std::vector<std::string>& paths) {
   std::vector<FileWrite> out;
   for (const auto& p : paths) {
-    auto v = io.read(p);
-    if (!v) throw std::runtime_error("cannot read " + p + " to save its value before the sweep changes it");
-    out.push_back({p, *v});
+    const SysfsRead r = io.read_file(p);
+    if (!r.value) throw std::runtime_error(r.why + "; its value cannot be saved before the sweep changes it" +
+                                           (r.error == EBUSY ? " (its CPUs went offline since the sweep looked)" : ""));
+    // An empty value could never be written back: saying so now beats a restore that fails forever.
+    if (r.value->empty()) throw std::runtime_error(p + " reads empty; there is no value to restore it to");
+    out.push_back({p, *r.value});
   }
   return out;
 }
@@ -33,7 +43,10 @@ std::vector<RestoreSkip> restore_skips(const std::vector<FileWrite>& saved) {
   std::vector<RestoreSkip> out;
   for (const auto& f : saved) {
     const bool placeholder = !f.value.empty() && f.value.front() == '<';  // sysfs "<unsupported>"
-    if (base_of(f.path) == "scaling_setspeed") {
+    if (f.value.empty()) {
+      out.push_back({f.path, "was saved empty (an older hpcsens read an offline policy's EBUSY as ''); "
+                             "there is no value to write back"});
+    } else if (base_of(f.path) == "scaling_setspeed") {
       const auto g = governor_of.find(dir_of(f.path));
       if (g != governor_of.end() && g->second == "userspace" && is_number(f.value)) continue;
       if (g != governor_of.end())
@@ -72,6 +85,14 @@ RestoreResult restore_files(SysfsIo& io, const std::vector<FileWrite>& saved) {
   };
   for (const auto& d : dirs) {
     auto files = by_dir[d];
+    if (policy_offline(io, d, files)) {
+      for (const auto& [name, value] : files) {
+        r.skipped.push_back({d + "/" + name, "its policy is offline (every CPU of it; the kernel answers EBUSY): "
+                                             "not written; run --restore again once its CPUs are online"});
+        skip.insert(d + "/" + name);
+      }
+      continue;
+    }
     for (const auto& [lo, hi] : {std::pair{"scaling_min_freq", "scaling_max_freq"},
                                  std::pair{"min_freq_khz", "max_freq_khz"}}) {
       if (files.count(lo) && files.count(hi) && is_number(files[lo]) && is_number(files[hi])) {

@@ -33,7 +33,8 @@ std::string restore_target_problem(const FileWrite& f, const std::string& root) 
   const std::string dir = resolved(p.substr(0, p.rfind('/'))), real_root = resolved(root);
   if (dir.empty() || real_root.empty() || !below(dir, real_root) )
     return "its directory does not resolve to a place under " + root;
-  if (f.value.empty() || f.value.size() > 64 ||
+  // An empty value (older journals: an offline policy read as '') is skipped, never written.
+  if (f.value.size() > 64 ||
       f.value.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.<> ") != std::string::npos)
     return "has a saved value that is not a plain sysfs value";
   return "";

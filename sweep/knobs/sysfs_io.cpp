@@ -7,36 +7,74 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "sweep/knobs/knob_root.h"
 
 namespace hpcsens::sweep {
 
-std::optional<std::string> RealSysfs::read(const std::string& path) const {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
+int SysfsCalls::openat(int dirfd, const char* name, int flags) { return ::openat(dirfd, name, flags); }
+ssize_t SysfsCalls::read(int fd, void* buf, std::size_t n) { return ::read(fd, buf, n); }
+ssize_t SysfsCalls::write(int fd, const void* buf, std::size_t n) { return ::write(fd, buf, n); }
+int SysfsCalls::ftruncate(int fd, off_t size) { return ::ftruncate(fd, size); }
+int SysfsCalls::close(int fd) { return ::close(fd); }
+
+namespace {
+SysfsCalls* g_sysfs_calls = nullptr;
+// A sysfs attribute is at most a page; resctrl's schemata a few lines per domain. A file beyond
+// this is not a knob file.
+constexpr std::size_t kMaxKnobFile = 1 << 20;
+}  // namespace
+
+SysfsCalls& sysfs_calls() {
+  static SysfsCalls real;
+  return g_sysfs_calls ? *g_sysfs_calls : real;
+}
+
+void set_sysfs_calls(SysfsCalls* calls) { g_sysfs_calls = calls; }
+
+SysfsRead RealSysfs::read_file(const std::string& path) const {
+  SysfsRead r;
+  const int fd = open_knob_file(path, O_RDONLY, &r.why);
+  if (fd < 0) {
+    r.error = errno;
+    return r;
+  }
+  std::string s;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = sysfs_calls().read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || s.size() + std::size_t(n) > kMaxKnobFile) {
+      r.error = n < 0 ? errno : EFBIG;
+      r.why = "cannot read " + path + ": " + std::strerror(r.error);
+      sysfs_calls().close(fd);
+      return r;
+    }
+    s.append(buf, std::size_t(n));
+  }
+  sysfs_calls().close(fd);
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
+  r.value = std::move(s);
+  return r;
 }
 
 void RealSysfs::write(const std::string& path, const std::string& value) {
   // One write(2) of the whole value: sysfs attributes take a value per write call. Never
-  // created, never through a symlink. No O_TRUNC: sysfs ignores it, and on a fake tree (tests)
-  // a sweep killed between truncate and write would leave an empty file; the ftruncate after
-  // the write trims a longer old value there and is a no-op on sysfs.
-  const int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error("cannot open " + path + " for writing: " + std::strerror(errno));
+  // created, never through a symlink (knob_root.h). No O_TRUNC: sysfs ignores it, and on a fake
+  // tree (tests) a sweep killed between truncate and write would leave an empty file; the
+  // ftruncate after the write trims a longer old value there and is a no-op on sysfs.
+  std::string why;
+  const int fd = open_knob_file(path, O_WRONLY, &why);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + " for writing: " + why);
   const std::string line = value + "\n";
-  const ssize_t n = ::write(fd, line.data(), line.size());
+  const ssize_t n = sysfs_calls().write(fd, line.data(), line.size());
   const int err = errno;
-  if (n == ssize_t(line.size())) (void)!::ftruncate(fd, off_t(line.size()));
-  ::close(fd);
+  if (n == ssize_t(line.size())) (void)!sysfs_calls().ftruncate(fd, off_t(line.size()));
+  sysfs_calls().close(fd);
   if (n != ssize_t(line.size()))
-    throw std::runtime_error("cannot write '" + value + "' to " + path + ": " + std::strerror(err));
+    throw std::runtime_error("cannot write '" + value + "' to " + path + ": " + std::strerror(n < 0 ? err : EIO));
 }
 
 namespace {
@@ -50,10 +88,10 @@ SysfsIo& machine_sysfs() {
 
 void set_machine_sysfs(SysfsIo* io) { g_machine_sysfs = io; }
 
-std::optional<std::string> DryRunSysfs::read(const std::string& path) const {
+SysfsRead DryRunSysfs::read_file(const std::string& path) const {
   auto it = overlay_.find(path);
-  if (it != overlay_.end()) return it->second;
-  return machine_sysfs().read(path);
+  if (it != overlay_.end()) return {it->second, 0, ""};
+  return machine_sysfs().read_file(path);
 }
 
 void DryRunSysfs::write(const std::string& path, const std::string& value) {
@@ -89,8 +127,9 @@ bool write_max_first(long current_min, long current_max, long new_min, long new_
 void write_min_max(SysfsIo& io, const std::string& min_path, const std::string& max_path,
                    long new_min, long new_max) {
   auto as_long = [&](const std::string& p) -> long {
-    auto v = io.read(p);
-    if (!v) throw std::runtime_error("cannot read " + p);
+    const auto r = io.read_file(p);
+    const auto& v = r.value;
+    if (!v) throw std::runtime_error(r.why.empty() ? "cannot read " + p : r.why);
     try {
       return std::stol(*v);
     } catch (const std::exception&) {

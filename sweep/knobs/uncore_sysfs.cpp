@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/core.h>
+
 namespace hpcsens::sweep {
 namespace {
 
@@ -16,6 +18,13 @@ bool compute_cluster(const SysfsIo& io, const std::string& dir) {
   for (std::string a; in >> a;)
     if (a == "core" || a == "cache" || a == "memory") return true;
   return false;
+}
+
+// A kHz value the driver shows, or nullopt when the file is absent or not a number.
+std::optional<long> read_khz(const SysfsIo& io, const std::string& path) {
+  const auto v = io.read(path);
+  if (!v || v->empty() || v->size() > 12 || v->find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stol(*v);
 }
 
 }  // namespace
@@ -33,6 +42,25 @@ UncoreSysfs::UncoreSysfs(const SysfsIo& io, const std::string& root, bool all_do
   if (domains_.empty())
     throw std::runtime_error("no uncore frequency domains under " + dir +
                              " (load the intel_uncore_frequency module, or drop knobs.uncore_ghz)");
+  for (const auto& d : domains_)
+    limits_.push_back({read_khz(io, d + "/initial_min_freq_khz"), read_khz(io, d + "/initial_max_freq_khz")});
+}
+
+std::string UncoreSysfs::limit_problem(const UncoreSetting& s) const {
+  const long lo = to_khz(s.min_ghz), hi = to_khz(s.max_ghz);
+  for (std::size_t i = 0; i < domains_.size(); ++i) {
+    const auto& l = limits_[i];
+    const std::string name = domains_[i].substr(domains_[i].rfind('/') + 1);
+    if (l.max_khz && hi > *l.max_khz)
+      return fmt::format("{:g} GHz is above {}'s initial_max_freq_khz {} ({:g} GHz), the highest clock its hardware "
+                         "takes; use values up to {:g} GHz (hpcsens doctor lists the domains)",
+                         hi / 1e6, name, *l.max_khz, *l.max_khz / 1e6, *l.max_khz / 1e6);
+    if (l.min_khz && lo < *l.min_khz)
+      return fmt::format("{:g} GHz is below {}'s initial_min_freq_khz {} ({:g} GHz), the lowest clock its hardware "
+                         "takes; use values from {:g} GHz", lo / 1e6, name, *l.min_khz, *l.min_khz / 1e6,
+                         *l.min_khz / 1e6);
+  }
+  return "";
 }
 
 std::vector<std::string> UncoreSysfs::files_to_save() const {

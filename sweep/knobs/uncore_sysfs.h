@@ -24,12 +24,21 @@ class UncoreSysfs {
   std::vector<std::string> files_to_save() const;
   // What the driver keeps for a request: each bound truncated to 100 MHz.
   static UncoreSetting set_value(const UncoreSetting& s);
+  // Why the driver would not hold `s` on some domain, or "": each bound (as set) must lie within
+  // the domain's initial_min_freq_khz..initial_max_freq_khz, the range the hardware booted with
+  // (the driver clamps or refuses outside it). Checked for every value when the spec is read, so a
+  // bad value is exit 2 before the first point runs, not a failure after earlier points ran.
+  std::string limit_problem(const UncoreSetting& s) const;
   // Writes the set value to every domain in the safe order, then reads it back. Throws naming
   // the domain when the value is outside its initial range or the driver shows another.
   void apply(SysfsIo& io, const UncoreSetting& s) const;
 
  private:
+  struct Limits {
+    std::optional<long> min_khz, max_khz;  // initial_{min,max}_freq_khz; absent when not shown
+  };
   std::vector<std::string> domains_;
+  std::vector<Limits> limits_;  // one per domain
   bool tpmi_ = false;
 };
 

@@ -290,6 +290,7 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
   }
   spec_detail::parse_execution(r, root, s);
   spec_detail::check_resctrl_spec(r, root, s);
+  spec_detail::check_knob_roots(r, root, s);
   return s;
 }
 

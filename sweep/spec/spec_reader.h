@@ -139,5 +139,8 @@ void parse_execution(const Reader& r, const YAML::Node& root, SweepSpec& s);
 void parse_memory_backend(const Reader& r, const YAML::Node& knobs, SweepSpec& s);
 // The rules a resctrl sweep must meet, once the whole spec is read.
 void check_resctrl_spec(const Reader& r, const YAML::Node& root, const SweepSpec& s);
+// backends.sysfs_root and backends.resctrl_root (and the resctrl tree under a given sysfs_root)
+// held to the owner rules of output paths (sweep/knobs/knob_root.h), at their line.
+void check_knob_roots(const Reader& r, const YAML::Node& root, const SweepSpec& s);
 
 }  // namespace hpcsens::sweep::spec_detail

@@ -1,5 +1,6 @@
 // knobs.memory_backend: resctrl and knobs.mem_bw (docs/spec-format.md, "Live memory
 // bandwidth"), and the rules a resctrl sweep must meet.
+#include "sweep/spec/knob_root_rule.h"
 #include "sweep/spec/launch_argv.h"
 #include "sweep/spec/spec_reader.h"
 
@@ -63,6 +64,26 @@ void check_resctrl_spec(const Reader& r, const YAML::Node& root, const SweepSpec
   if (!s.command.empty() && is_srun(s.command))
     r.fail(where, f, "resctrl puts the launcher in the group and its ranks inherit it, but srun's tasks are "
                      "started by slurmstepd, outside the group: run the job with mpirun/mpiexec on this node");
+}
+
+namespace {
+
+void check_root(const Reader& r, const YAML::Node& where, const std::string& field, const std::string& path) {
+  if (auto why = knob_root_problem(path); !why.empty())
+    r.fail(where, field, "'" + path + "' cannot be a knob tree: " + why + ". hpcsens writes knob files there as you; " +
+                         "another user who owns or can write a directory of it could redirect those writes. Use a " +
+                         "tree only you (or root) own and can write, e.g. the kernel's /sys");
+}
+
+}  // namespace
+
+void check_knob_roots(const Reader& r, const YAML::Node& root, const SweepSpec& s) {
+  const auto b = root["backends"];
+  if (!b) return;  // the defaults are the kernel's own /sys and /sys/fs/resctrl
+  if (b["sysfs_root"]) check_root(r, b["sysfs_root"], "backends.sysfs_root", s.sysfs_root);
+  if (b["resctrl_root"]) check_root(r, b["resctrl_root"], "backends.resctrl_root", s.resctrl_root);
+  else if (s.memory_resctrl && b["sysfs_root"])
+    check_root(r, b["sysfs_root"], "backends.sysfs_root", resctrl_root_of(s));
 }
 
 }  // namespace hpcsens::sweep::spec_detail

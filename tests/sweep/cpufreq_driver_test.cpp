@@ -7,6 +7,7 @@
 #include "common/errors.h"
 #include "fake_sysfs.h"
 #include "kernel_model.h"
+#include "model_node.h"
 #include "sweep/knobs/cpufreq_sysfs.h"
 #include "sweep/knobs/knobs.h"
 #include "sweep/spec/spec.h"
@@ -14,27 +15,7 @@
 namespace hpcsens::sweep::testing {
 namespace {
 
-struct Node {
-  TempDir t;
-  std::string root = t.path() + "/sys";
-  KernelModel io;
-  explicit Node(const std::string& name) {
-    for (const auto& l : all_layouts())
-      if (l.name == name) build_layout(root, l);
-  }
-  SweepSpec spec(const std::string& knobs) const {
-    return parse_spec_text("job: {command: [./app]}\nknobs: " + knobs + "\nbackends: {sysfs_root: '" + root + "'}\n",
-                           "s.yaml");
-  }
-  std::string error(const std::string& knobs) const {
-    try {
-      KnobSet k(spec(knobs), io);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "";
-  }
-};
+using Node = ModelNode;
 
 TEST(CpufreqDriver, AllStopsAtTheBaseClockUnlessTurboIsAskedFor) {
   Node n("acpi_cpufreq");

@@ -2,11 +2,16 @@
 // kernel_model_layouts.cpp.
 #include "kernel_model.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
+#include <mutex>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -19,9 +24,12 @@ namespace fs = std::filesystem;
 namespace hpcsens::sweep::testing {
 namespace {
 
-[[noreturn]] void refuse(const std::string& path, const std::string& value, int err) {
-  throw std::runtime_error("cannot write '" + value + "' to " + path + ": " + std::strerror(err));
-}
+// The errno a driver answers a write(2) with.
+struct Refused {
+  int err;
+};
+
+[[noreturn]] void refuse(const std::string&, const std::string&, int err) { throw Refused{err}; }
 
 bool parse_khz(const std::string& v, long* out) {
   if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9) return false;
@@ -80,31 +88,95 @@ void write_uncore(ModelTree& t, const std::string& dir, const std::string& name,
   }
 }
 
-}  // namespace
-
-std::optional<std::string> KernelModel::read(const std::string& path) const {
-  const auto t = ModelTree::of(path);
-  if (t && t->inactive_policy_of(path)) return std::nullopt;  // EBUSY
-  return RealSysfs().read(path);
-}
-
-void KernelModel::write(const std::string& path, const std::string& value) {
-  auto t = ModelTree::of(path);
-  if (!t) throw std::runtime_error("kernel model: " + path + " is not below a modelled tree");
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) refuse(path, value, ENOENT);
-  if (t->inactive_policy_of(path)) refuse(path, value, EBUSY);
+// A write(2) to a modelled attribute: the driver's rules, applied to the tree.
+void model_write(ModelTree& t, const std::string& path, std::string value) {
+  if (!value.empty() && value.back() == '\n') value.pop_back();  // kstrto* accept one newline
+  if (t.inactive_policy_of(path)) refuse(path, value, EBUSY);
   const std::string dir = path.substr(0, path.rfind('/')), name = path.substr(path.rfind('/') + 1);
-  if (!kWritable.count(name)) refuse(path, value, EACCES);
   if (name == "no_turbo" || name == "boost") {
     if (value != "0" && value != "1") refuse(path, value, EINVAL);
-    t->set(t->rel(path), value);
+    t.set(t.rel(path), value);
   } else if (name == "min_freq_khz" || name == "max_freq_khz") {
-    write_uncore(*t, t->rel(dir), name, value, path);
+    write_uncore(t, t.rel(dir), name, value, path);
   } else {
-    write_policy(*t, t->rel(dir), name, value, path);
+    write_policy(t, t.rel(dir), name, value, path);
   }
-  t->refresh();
+  t.refresh();
+}
+
+// The system calls under RealSysfs: files of a modelled tree answer as the kernel's attributes
+// do, every other file (resctrl trees, plain test trees) as itself.
+class KernelCalls : public SysfsCalls {
+ public:
+  int openat(int dirfd, const char* name, int flags) override {
+    const int fd = ::openat(dirfd, name, flags);
+    if (fd < 0) return fd;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return fd;
+    char buf[4096];
+    const ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf, sizeof buf - 1);
+    const std::string path = n > 0 ? std::string(buf, std::size_t(n)) : "";
+    if (!ModelTree::of(path)) return fd;
+    // kernfs refuses a write open of an attribute without a store method.
+    if ((flags & O_ACCMODE) != O_RDONLY && !kWritable.count(path.substr(path.rfind('/') + 1))) {
+      ::close(fd);
+      errno = EACCES;
+      return -1;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    files_[fd] = path;
+    return fd;
+  }
+  ssize_t read(int fd, void* buf, std::size_t n) override {
+    const std::string path = modelled(fd);
+    if (!path.empty() && ModelTree::of(path)->inactive_policy_of(path)) {
+      errno = EBUSY;
+      return -1;
+    }
+    return ::read(fd, buf, n);
+  }
+  ssize_t write(int fd, const void* buf, std::size_t n) override {
+    const std::string path = modelled(fd);
+    if (path.empty()) return ::write(fd, buf, n);
+    try {
+      auto t = ModelTree::of(path);
+      model_write(*t, path, std::string(static_cast<const char*>(buf), n));
+    } catch (const Refused& r) {
+      errno = r.err;
+      return -1;
+    }
+    return ssize_t(n);
+  }
+  int ftruncate(int fd, off_t size) override { return modelled(fd).empty() ? ::ftruncate(fd, size) : 0; }
+  int close(int fd) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      files_.erase(fd);
+    }
+    return ::close(fd);
+  }
+
+ private:
+  std::string modelled(int fd) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = files_.find(fd);
+    return it == files_.end() ? "" : it->second;
+  }
+  std::mutex mu_;
+  std::map<int, std::string> files_;  // descriptor -> attribute path
+};
+
+KernelCalls g_calls;
+int g_models = 0;
+
+}  // namespace
+
+KernelModel::KernelModel() {
+  if (g_models++ == 0) set_sysfs_calls(&g_calls);
+}
+
+KernelModel::~KernelModel() {
+  if (--g_models == 0) set_sysfs_calls(nullptr);
 }
 
 std::map<std::string, std::string> snapshot(const std::string& root) {

@@ -3,15 +3,20 @@
 // driver applies to a write (Documentation/admin-guide/pm/{cpufreq,intel_pstate,amd-pstate,
 // intel_uncore_frequency_scaling}.rst, drivers/cpufreq/*.c).
 //
-// Why this shape: a plain directory cannot refuse a write, clamp it or round it, so a fake tree
-// alone lets the sweep believe whatever it wrote. Here every read and write the sweep makes goes
-// through KernelModel (the SysfsIo the sweep takes; a test binary installs it process-wide with
-// set_machine_sysfs before running the CLI). The model is stateless between calls: the state is
+// Why this shape: a plain directory cannot refuse a write, clamp it or round it, or fail a read,
+// so a fake tree alone lets the sweep believe whatever it wrote. The model sits BELOW the real
+// reader and writer, at the system calls (SysfsCalls in sweep/knobs/sysfs_io.h): RealSysfs's own
+// open/read/write code runs, and the model answers each call as the kernel would (an open
+// refused, a read(2) that fails with EBUSY, a write(2) refused or clamped). A KernelModel object
+// installs it process-wide for its life (hpcsens-kernel-model makes one before running the CLI).
+// The model is stateless between calls: the state is
 // the tree itself plus the driver's hidden state (QoS requests, the userspace governor's target)
 // in <root>/.model/, so a sweep killed with -9 and a later `--restore` in a new process see one
 // consistent kernel. Rules enforced:
-// - files that do not exist: ENOENT; read-only attributes: EACCES; garbage: EINVAL;
-// - every attribute of a policy whose CPUs are all offline: EBUSY (reads too);
+// - files that do not exist: ENOENT; read-only attributes opened for writing: EACCES (at open,
+//   as kernfs does); garbage: EINVAL;
+// - every attribute of a policy whose CPUs are all offline opens, but each read(2) and write(2)
+//   fails with EBUSY;
 // - scaling_setspeed only under the userspace governor; a governor not listed: EINVAL;
 // - scaling_min/max_freq are requests: shown clamped to cpuinfo_min..the turbo ceiling
 //   (intel_pstate/no_turbo, cpufreq/boost), resolved to the frequency table (acpi-cpufreq) or
@@ -51,10 +56,14 @@ std::vector<KernelLayout> all_layouts();
 // Writes the tree of `l` under `root` as the kernel shows it after boot.
 void build_layout(const std::string& root, const KernelLayout& l);
 
-class KernelModel : public SysfsIo {
+// The real reader and writer (RealSysfs) over the model's system calls, installed while any
+// KernelModel lives.
+class KernelModel : public RealSysfs {
  public:
-  std::optional<std::string> read(const std::string& path) const override;
-  void write(const std::string& path, const std::string& value) override;
+  KernelModel();
+  ~KernelModel() override;
+  KernelModel(const KernelModel&) = delete;
+  KernelModel& operator=(const KernelModel&) = delete;
 };
 
 // The model's state for a tree: every file under root (the hidden .model/ state included),

@@ -1,5 +1,5 @@
-// hpcsens with the kernel model installed: the very same command line as bin/hpcsens, every
-// sysfs read and write of the sweep going through KernelModel (kernel_model.h), every resctrl
+// hpcsens with the kernel model installed: the very same command line as bin/hpcsens, the real
+// sysfs reader and writer making their system calls to KernelModel (kernel_model.h), every resctrl
 // mkdir, rmdir and write through ResctrlModel (resctrl_model.h). Tests run it
 // where they would run hpcsens against a fake tree, so the tree answers like a kernel.
 #include "cli/commands.h"
@@ -9,7 +9,6 @@
 int main(int argc, char** argv) {
   static hpcsens::sweep::testing::KernelModel model;
   static hpcsens::sweep::testing::ResctrlModel resctrl;
-  hpcsens::sweep::set_machine_sysfs(&model);
   hpcsens::sweep::set_machine_resctrl(&resctrl);
   return hpcsens::cli::run_cli(argc, argv);
 }
