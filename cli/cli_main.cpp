@@ -12,6 +12,7 @@
 #include "cli/usage.h"
 #include "common/errors.h"
 #include "common/text_escape.h"
+#include "common/text_terminal.h"
 
 int hpcsens::cli::run_cli(int argc, char** argv) {
   CLI::App app{"hpcsens: MPI performance sensitivity — wrap jobs, sweep frequencies, fit models"};
@@ -40,7 +41,9 @@ int hpcsens::cli::run_cli(int argc, char** argv) {
   } catch (const hpcsens::InputError& e) {
     std::string sub;
     for (const auto* s : app.get_subcommands()) sub = s->get_name();
-    fmt::print(stderr, "hpcsens: error: {}{}\n", e.what(), hpcsens::cli::advice_for(sub, e.what()));
+    // Input errors quote the input (spec values, file contents): no escape sequence reaches the terminal.
+    fmt::print(stderr, "hpcsens: error: {}{}\n", hpcsens::text::escape_for_terminal(e.what()),
+               hpcsens::cli::advice_for(sub, e.what()));
     return hpcsens::kExitBadInput;
   } catch (const std::exception& e) {
     fmt::print(stderr, "hpcsens: internal error: {}\n", hpcsens::text::escape_for_message(e.what()));

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "common/text_escape.h"
 #include "sweep/output/dry_run.h"
 #include "sweep/execute/executor.h"
 #include "sweep/execute/machine.h"
@@ -34,7 +35,7 @@ std::string output_dir(const SweepSpec& spec, const SweepOptions& opt) {
 void announce(const SweepSpec& spec, const KnobSet* knobs = nullptr) {
   // Once, before the first change: how each knob is set here (driver, turbo, skipped policies).
   if (knobs && !spec.emulation && knobs->changes_machine())
-    fmt::print(stderr, "hpcsens sweep: knobs: {}\n", knobs->describe());
+    fmt::print(stderr, "hpcsens sweep: knobs: {}\n", text::escape_for_message(knobs->describe()));
   if (spec.emulation)
     fmt::print(stderr, "hpcsens sweep: EMULATED launcher: records are computed from the spec's ground truth, not measured\n");
   else if (!spec.calibration.stream)
@@ -47,7 +48,7 @@ void journal_try(Journal& journal, const nlohmann::json& line) {
   try {
     journal.append(line);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "hpcsens sweep: warning: {}\n", e.what());
+    fmt::print(stderr, "hpcsens sweep: warning: {}\n", text::escape_for_message(e.what()));
   }
 }
 
@@ -73,13 +74,13 @@ int finish(const SweepSpec& spec, const Plan& plan, const SweepOptions& opt, Ses
   if (!failure.empty()) {
     journal_try(journal, {{"type", "error"}, {"utc", utc_now()}, {"error", failure}});
     if (input_error) std::rethrow_exception(input_error);
-    fmt::print(stderr, "hpcsens sweep: error: {}\n", failure);
+    fmt::print(stderr, "hpcsens sweep: error: {}\n", text::escape_for_message(failure));
     return 1;
   }
   journal_try(journal, {{"type", "finished"}, {"utc", utc_now()}, {"done", s.state.done.size()},
                         {"skipped", s.state.skipped.size()}});
   const std::string csv_error = write_summary(spec, plan, s);
-  if (!csv_error.empty()) fmt::print(stderr, "hpcsens sweep: error: {}\n", csv_error);
+  if (!csv_error.empty()) fmt::print(stderr, "hpcsens sweep: error: {}\n", text::escape_for_message(csv_error));
   run_fit(opt, s, spec.emulation.has_value());
   return s.state.skipped.empty() && csv_error.empty() && restored ? 0 : 1;
 }
@@ -159,7 +160,7 @@ int restore_dir(const std::string& dir, bool machine_wide) {
   if (const auto kind = journal_file(s.fd, &why); kind != JournalFile::kOurs && machine_wide)
     return restore_without_journal(s, kind, why);
   const auto lines = read_journal(s.fd);
-  if (auto w = unparsable_warning(lines); !w.empty()) fmt::print(stderr, "hpcsens sweep: warning: {}\n", w);
+  if (auto w = unparsable_warning(lines); !w.empty()) fmt::print(stderr, "hpcsens sweep: warning: {}\n", text::escape_for_message(w));
   s.state = replay_journal(lines);
   // The directory lock is ours, so the sweep that started these is dead: its job must not run on.
   // Not for a node's part: its journal carries the token of a sweep that may be the one
@@ -168,7 +169,7 @@ int restore_dir(const std::string& dir, bool machine_wide) {
     fmt::print(stderr, "hpcsens sweep: ended {} process(es) the stopped sweep left running (pid {})\n", ended.size(),
                fmt::join(ended, ", "));
   if (!s.state.has_originals) {
-    fmt::print(stderr, "hpcsens sweep: {} saved no knob values; nothing to restore\n", dir);
+    fmt::print(stderr, "hpcsens sweep: {} saved no knob values; nothing to restore\n", text::escape_for_message(dir));
     return 0;
   }
   FileLock machine_lock;
@@ -177,8 +178,8 @@ int restore_dir(const std::string& dir, bool machine_wide) {
     machine_lock = lock_machine(s.state.sysfs_root, {s.abs_dir, s.state.token});
   Journal journal(s.fd);
   const auto r = restore_journalled(s.state, journal, s.abs_dir);
-  for (const auto& f : r.restored) fmt::print(stderr, "restored {} = {}\n", f.path, f.value);
-  for (const auto& k : r.skipped) fmt::print(stderr, "skipped {}: {}\n", k.path, k.reason);
+  for (const auto& f : r.restored) fmt::print(stderr, "restored {} = {}\n", text::escape_for_message(f.path), text::escape_for_message(f.value));
+  for (const auto& k : r.skipped) fmt::print(stderr, "skipped {}: {}\n", text::escape_for_message(k.path), text::escape_for_message(k.reason));
   print_restore(r);
   if (r.errors.empty() && machine_lock.held()) release_machine(machine_lock);
   return r.errors.empty() ? 0 : 1;

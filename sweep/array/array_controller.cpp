@@ -19,6 +19,7 @@
 
 #include <fmt/core.h>
 
+#include "common/text_escape.h"
 #include "common/errors.h"
 #include "common/private_dir.h"
 #include "record/run_record.h"
@@ -207,7 +208,7 @@ class Controller {
     journal_.append({{"type", "run"}, {"id", id}, {"status", "ok"}, {"record", path}, {"utc", utc_now()},
                      {"node", rec.config.value("node", "")}, {"array_job", sub.job_id}, {"array_task", task}});
     s_.state.done.insert(id);
-    fmt::print(stderr, "hpcsens sweep: {} arrived from {}\n", id, rec.config.value("node", "?"));
+    fmt::print(stderr, "hpcsens sweep: {} arrived from {}\n", id, text::escape_for_message(rec.config.value("node", "?")));
   }
   bool task_gave_up(const Submission& sub, int task, const std::string& id) {
     const std::string name = array_outcome_name(sub.number, task);
@@ -232,7 +233,7 @@ class Controller {
   void skip(const std::string& id, const std::string& why, int attempts) {
     journal_.append({{"type", "skipped"}, {"id", id}, {"attempts", attempts}, {"reason", why}, {"utc", utc_now()}});
     s_.state.skipped.insert(id);
-    fmt::print(stderr, "hpcsens sweep: {} skipped: {}\n", id, why);
+    fmt::print(stderr, "hpcsens sweep: {} skipped: {}\n", id, text::escape_for_message(why));
   }
   // A run whose task left the queue with neither record nor outcome: one failed attempt.
   void lost(const Submission& sub, const std::string& id) {
@@ -240,7 +241,7 @@ class Controller {
     journal_.append({{"type", "run"}, {"id", id}, {"status", "failed"}, {"lost", true}, {"error", why},
                      {"array_job", sub.job_id}, {"utc", utc_now()}});
     ++s_.state.failed_attempts[id];
-    fmt::print(stderr, "hpcsens sweep: {}: {}\n", id, why);
+    fmt::print(stderr, "hpcsens sweep: {}: {}\n", id, text::escape_for_message(why));
   }
 
   void watch(const Submission& sub) {

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "common/errors.h"
+#include "common/text_escape.h"
 #include "record/run_record.h"
 #include "sweep/calibrate/calibrate.h"
 #include "sweep/calibrate/clock_watch.h"
@@ -55,7 +56,7 @@ void journal_child(Journal* journal, int pid) {
   try {
     journal->append({{"type", "child"}, {"pid", id.pid}, {"start", id.start_ticks}, {"boot", id.boot_id}});
   } catch (const std::exception& e) {
-    fmt::print(stderr, "hpcsens sweep: warning: {} (the run module's pid {} is not journalled)\n", e.what(), pid);
+    fmt::print(stderr, "hpcsens sweep: warning: {} (the run module's pid {} is not journalled)\n", text::escape_for_message(e.what()), pid);
   }
 }
 
@@ -124,12 +125,12 @@ class MeasuredExecutor : public Executor {
       return;
     const auto note = clock_watch_.add(p.label, c[set_key].get<double>(), c["cpu_ghz_measured"].get<double>());
     if (note.empty()) return;
-    fmt::print(stderr, "\nhpcsens sweep: WARNING (checked on this node after point {}): {}\n", p.label, note);
+    fmt::print(stderr, "\nhpcsens sweep: WARNING (checked on this node after point {}): {}\n", text::escape_for_message(p.label), text::escape_for_message(note));
     if (journal_ == nullptr) return;
     try {
       journal_->append({{"type", "warning"}, {"utc", utc_now()}, {"point", p.index}, {"text", note}});
     } catch (const std::exception& e) {
-      fmt::print(stderr, "hpcsens sweep: warning: {}\n", e.what());
+      fmt::print(stderr, "hpcsens sweep: warning: {}\n", text::escape_for_message(e.what()));
     }
   }
   // Puts the sweep's configuration into the record (whatever the run module already merged),

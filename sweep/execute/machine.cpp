@@ -9,6 +9,8 @@
 #include <fmt/core.h>
 
 #include "common/errors.h"
+#include "common/text_escape.h"
+#include "common/text_terminal.h"
 #include "sweep/execute/point_group.h"
 #include "sweep/knobs/resctrl_groups.h"
 #include "sweep/process/subprocess.h"
@@ -47,7 +49,8 @@ void apply_on_every_node(const Argv& cmd, int point) {
 
 void manual_step(const MemoryConfig& m) {
   fmt::print(stderr, "\nhpcsens sweep: manual step for memory configuration '{}': {}\n"
-                     "press Enter when done (end of input stops the sweep)\n", m.name, m.manual);
+                     "press Enter when done (end of input stops the sweep)\n", text::escape_for_message(m.name),
+             text::escape_for_terminal(m.manual));
   std::string line;
   if (!std::getline(std::cin, line)) throw std::runtime_error("manual step for '" + m.name + "' was not confirmed");
 }
@@ -66,11 +69,11 @@ void remove_journalled_groups(const JournalState& st, Journal& journal, RestoreR
     }
     if (was_there)
       fmt::print(stderr, "hpcsens sweep: removed resctrl group {}/{} (its tasks went back to the default group)\n",
-                 st.resctrl_root, g);
+                 text::escape_for_message(st.resctrl_root), text::escape_for_message(g));
     try {
       journal.append({{"type", "resctrl_removed"}, {"utc", utc_now()}, {"group", g}});
     } catch (const std::exception& e) {
-      fmt::print(stderr, "hpcsens sweep: warning: {}\n", e.what());
+      fmt::print(stderr, "hpcsens sweep: warning: {}\n", text::escape_for_message(e.what()));
     }
   }
 }
@@ -133,7 +136,7 @@ void Machine::apply_or_undo(const Point& p) {
     run_commands(knobs_.apply(io_, p));
   } catch (const std::exception&) {
     const auto r = restore_files(io_, session_.state.originals);
-    for (const auto& e : r.errors) fmt::print(stderr, "hpcsens sweep: RESTORE FAILED: {}\n", e);
+    for (const auto& e : r.errors) fmt::print(stderr, "hpcsens sweep: RESTORE FAILED: {}\n", text::escape_for_message(e));
     throw;
   }
 }
@@ -218,14 +221,15 @@ RestoreResult restore_journalled(const JournalState& st, Journal& journal, const
     // The knobs are back; only the note is missing. The journal still says "changed", so the
     // machine stays marked until a --restore can write it: safe, and said.
     fmt::print(stderr, "hpcsens sweep: warning: {} (the knobs are restored, but the journal cannot say so; "
-                       "run hpcsens sweep --restore {} when there is space)\n", e.what(), abs_dir);
+                       "run hpcsens sweep --restore {} when there is space)\n", text::escape_for_message(e.what()),
+               text::escape_for_message(abs_dir));
   }
   return r;
 }
 
 void print_restore(const RestoreResult& r) {
-  fmt::print(stderr, "hpcsens sweep: {}\n", restore_summary(r));
-  for (const auto& e : r.errors) fmt::print(stderr, "hpcsens sweep: RESTORE FAILED: {}\n", e);
+  fmt::print(stderr, "hpcsens sweep: {}\n", text::escape_for_message(restore_summary(r)));
+  for (const auto& e : r.errors) fmt::print(stderr, "hpcsens sweep: RESTORE FAILED: {}\n", text::escape_for_message(e));
 }
 
 }  // namespace hpcsens::sweep

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "common/text_escape.h"
 #include "sweep/spec/sweep_common.h"
 
 namespace hpcsens::sweep {
@@ -35,7 +36,8 @@ std::string Progress::render(int done, int total, double elapsed_s, int done_thi
 void Progress::update(int done, const std::string& what, bool finished) {
   if (!tty_ && !finished) return;
   const std::string line = std::string(emulated_ ? "EMULATED " : "") +
-                           render(done, total_, monotonic_s() - start_s_, done - start_done_, 30) + "  " + what;
+                           render(done, total_, monotonic_s() - start_s_, done - start_done_, 30) + "  " +
+                           text::escape_for_message(what);  // labels come from the spec
   if (tty_) std::fprintf(stderr, "\r\033[K%s", line.c_str());
   else std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);

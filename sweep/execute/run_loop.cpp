@@ -2,6 +2,7 @@
 // succeeds or the retries are used up, a journal line for each attempt.
 #include <fmt/core.h>
 
+#include "common/text_escape.h"
 #include "common/errors.h"
 #include "sweep/execute/executor.h"
 #include "sweep/execute/progress.h"
@@ -84,7 +85,7 @@ class Loop {
         return true;
       }
       ++s_.state.failed_attempts[run.id];
-      fmt::print(stderr, "\nhpcsens sweep: {} attempt {} failed: {}\n", run.id, attempt, out.error);
+      fmt::print(stderr, "\nhpcsens sweep: {} attempt {} failed: {}\n", run.id, attempt, text::escape_for_message(out.error));
     }
     return false;
   }

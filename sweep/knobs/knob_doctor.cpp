@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include "common/text_escape.h"
 #include "sweep/knobs/cpufreq_sysfs.h"
 #include "sweep/knobs/knob_backend.h"
 #include "sweep/knobs/resctrl_mb.h"
@@ -167,6 +168,8 @@ std::vector<KnobCheck> knob_checks(const SysfsIo& io, const std::string& sys_roo
   out.push_back(uncore);
   out.push_back(resctrl_check(io, sys_root));
   if (c) out.push_back(spec_check(*c, uncore.status == Status::kOk));
+  // Details quote the kernel (driver names, status files, paths): no escape sequence reaches the screen.
+  for (auto& k : out) k.detail = text::escape_for_message(k.detail);
   return out;
 }
 
