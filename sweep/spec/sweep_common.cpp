@@ -29,8 +29,10 @@ nlohmann::json point_json(const Point& p, const SweepSpec& spec) {
   nlohmann::json j = {{"point", p.index}, {"label", p.label}};
   if (p.cpu_ghz) j["cpu_ghz_requested"] = *p.cpu_ghz;
   if (p.uncore) {
-    j["uncore_min_ghz"] = p.uncore->min_ghz;
-    j["uncore_max_ghz"] = p.uncore->max_ghz;
+    // One scheme for every knob: <name>_requested, <name>_set, and the measured/used value.
+    // uncore_{min,max}_ghz (also the request) stay for the tools that read them.
+    j["uncore_min_ghz_requested"] = j["uncore_min_ghz"] = p.uncore->min_ghz;
+    j["uncore_max_ghz_requested"] = j["uncore_max_ghz"] = p.uncore->max_ghz;
   }
   if (p.memory) j["memory_config"] = spec.memory[std::size_t(*p.memory)].name;
   if (p.mem_bw) j["mem_bw_requested"] = *p.mem_bw;

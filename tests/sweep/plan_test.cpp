@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sweep/spec/plan.h"
+#include "sweep/spec/sweep_common.h"
 
 namespace hpcsens::sweep {
 namespace {
@@ -88,6 +89,20 @@ TEST(SweepPlan, NoKnobsIsOneDefaultPoint) {
   ASSERT_EQ(p.points.size(), 1u);
   EXPECT_EQ(p.points[0].label, "default");
   EXPECT_EQ(p.runs.size(), 3u);
+}
+
+// Records name a knob's request <knob>_requested for every knob; the older uncore keys stay.
+TEST(PointJson, EveryKnobNamesItsRequestByOneScheme) {
+  SweepSpec s = grid_spec();
+  s.uncore = {{1.2, 2.0}};
+  const Plan p = make_plan(s, s.cpu_ghz);
+  const auto j = point_json(p.points[0], s);
+  EXPECT_EQ(j["cpu_ghz_requested"], 1.2);
+  EXPECT_EQ(j["uncore_min_ghz_requested"], 1.2);
+  EXPECT_EQ(j["uncore_max_ghz_requested"], 2.0);
+  EXPECT_EQ(j["uncore_min_ghz"], 1.2);
+  EXPECT_EQ(j["uncore_max_ghz"], 2.0);
+  EXPECT_EQ(j["memory_config"], "m1");
 }
 
 }  // namespace
