@@ -62,7 +62,8 @@ class MultiNodeResctrl : public ClusterTest {
     out = work_ + "/sweep", spec = work_ + "/spec.yaml", log = work_ + "/where.log";
     for (const auto& n : kNodes) {
       fs::remove_all(Cluster::dir() + "/hosts.d/" + n + "/sys");
-      sweep::testing::build_resctrl(node_root(n), {});
+      // Built from outside, mounted (as its mount table says) where the node sees it.
+      sweep::testing::build_resctrl(node_root(n), {.mount_point = Cluster::dir() + "/local/sys/fs/resctrl"});
       before[n] = sweep::testing::snapshot(node_root(n));
     }
     // Each rank says its host and the group its process or an ancestor was put in (the double

@@ -157,7 +157,8 @@ void build_resctrl(const std::string& root, const ResctrlLayout& l) {
   write_text(root + "/info/L3/num_closids", std::to_string(l.num_closids) + "\n");
   const long max = l.mba_mbps ? 4294967295L : l.amd ? l.amd_max : 100;
   write_text(root + "/.model/mb_max", std::to_string(max) + "\n");
-  write_text(root + "/.model/mounts", "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\nresctrl " + root +
+  write_text(root + "/.model/mounts", "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\nresctrl " +
+                                          (l.mount_point.empty() ? root : l.mount_point) +
                                           " resctrl rw,relatime" + (l.mba_mbps ? ",mba_MBps" : "") + " 0 0\n");
   write_text(root + "/.model/rmid_limbo", "0\n");
   std::string l3 = "L3:", mb = "MB:";

@@ -36,6 +36,7 @@ struct ResctrlLayout {
   long amd_max = 2048;    // 1 << CPUID 0x80000020 EAX: shown by no info file, only by a new group
   long default_mb = -1;   // the default group's MB: value (-1: the maximum; else capped by an admin)
   int num_rmids = 0;      // info/L3_MON/num_rmids (0: no monitoring)
+  std::string mount_point;  // where the mount table says it is ("": where it is built)
 };
 
 // Writes a freshly mounted resctrl tree under `root`.
