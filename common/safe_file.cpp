@@ -193,7 +193,7 @@ std::string file_type_problem(mode_t mode) {
   if (S_ISDIR(mode)) return "is a directory, not a file";
   if (S_ISFIFO(mode)) return "is a FIFO (named pipe), not a regular file";
   if (S_ISSOCK(mode)) return "is a socket, not a regular file";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device, not a regular file";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "is not a regular file (a device)";
   if (S_ISLNK(mode)) return "is a symlink; refusing to follow it";
   return "is not a regular file";
 }

@@ -158,7 +158,7 @@ int restore_dir(const std::string& dir, bool machine_wide) {
   // under its name): it changed nothing, and only the machine-wide lock it may have left is cleared.
   std::string why;
   if (const auto kind = journal_file(s.fd, &why); kind != JournalFile::kOurs && machine_wide)
-    return restore_without_journal(s, kind, why);
+    return restore_without_journal(dir, kind, why);
   const auto lines = read_journal(s.fd);
   if (auto w = unparsable_warning(lines); !w.empty()) fmt::print(stderr, "hpcsens sweep: warning: {}\n", text::escape_for_message(w));
   s.state = replay_journal(lines);
@@ -203,8 +203,10 @@ int restore_from_journal(const std::string& dir) {
   const int node_status = has_node_journal ? restore_dir(node_dir, false) : 0;
   // lstat: a planted FIFO or dangling link under the journal's name goes to restore_dir, which
   // says what it is and clears a machine-wide lock the sweep left.
+  // None at all: nothing to lock or read here, only a machine-wide lock the sweep left to clear.
   struct stat st {};
-  if (::lstat((dir + "/" + kJournalName).c_str(), &st) != 0 && std::filesystem::exists(node_dir, ec)) return node_status;
+  if (::lstat((dir + "/" + kJournalName).c_str(), &st) != 0)
+    return std::filesystem::exists(node_dir, ec) ? node_status : restore_without_journal(dir, JournalFile::kMissing, "");
   return restore_dir(dir, true) == 0 && node_status == 0 ? 0 : 1;
 }
 

@@ -103,12 +103,14 @@ JournalFile journal_file(const safe_file::Dir& dir, std::string* why) {
     return errno == ENOENT ? JournalFile::kMissing : JournalFile::kOurs;  // unreadable: the reader says why
   const std::string path = dir.child(kJournalName);
   const std::string uid = std::to_string(st.st_uid);
-  if (!S_ISREG(st.st_mode))
+  if (!S_ISREG(st.st_mode)) {
     *why = path + ": " + safe_file::file_type_problem(st.st_mode) + (st.st_uid != ::geteuid() ? " (owned by uid " + uid + ")" : "");
-  else if (st.st_uid != ::geteuid()) *why = path + ": is owned by another user (uid " + uid + ")";
+    return JournalFile::kForeign;
+  }
+  if (st.st_uid != ::geteuid()) *why = path + ": is owned by another user (uid " + uid + ")";
   else if (st.st_nlink != 1) *why = path + ": has several hard links";
   else return JournalFile::kOurs;
-  return JournalFile::kForeign;
+  return JournalFile::kUntrusted;
 }
 
 JournalLines read_journal(const safe_file::Dir& dir) {

@@ -81,12 +81,14 @@ JournalLines read_journal(const safe_file::Dir& dir);
 JournalLines read_journal_lines(const std::string& path);
 
 // What a sweep directory holds under the journal's name. A sweep writes its journal only into a
-// regular file of its own with one link (it refuses anything else before the first line, and in
-// a directory it accepts nobody else can replace its file), so kForeign (a FIFO, a symlink,
-// another user's file) and kMissing both mean: no knob value was ever saved there, and since
-// values are saved before the first change, that sweep changed no knob.
-enum class JournalFile { kMissing, kForeign, kOurs };
-// *why: for kForeign, what the file is ("<path>: is a FIFO (named pipe), ... (owned by uid N ...)").
+// regular file of its own with one link (it refuses anything else before the first line), and in
+// a directory it accepts nobody else can replace its file or turn it into another type. So
+// kForeign (not a regular file: a FIFO, a symlink, a device) and kMissing both mean: no knob value
+// was ever saved there, and since values are saved before the first change, that sweep changed no
+// knob. kUntrusted (a regular file of another user, or with several links: another user may have
+// linked the real one) says nothing either way, and is not read.
+enum class JournalFile { kMissing, kForeign, kUntrusted, kOurs };
+// *why: for kForeign and kUntrusted, what the file is ("<path>: is a FIFO (named pipe), ...").
 JournalFile journal_file(const safe_file::Dir& dir, std::string* why);
 
 // Throws InputError("<journal>:<line>", "<field>: ...") for a line with a wrong type.

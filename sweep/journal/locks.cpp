@@ -165,14 +165,14 @@ bool same_sweep(const nlohmann::json& note, const SweepIdentity& who) {
 }
 
 // Whether the sweep in `dir` has knobs changed and not restored (its journal says so, or it
-// cannot be read: then we must assume so). No journal of its own (none, or a file planted under
-// its name) means it never saved a value and so changed nothing (journal.h, JournalFile).
+// cannot be read: then we must assume so). No journal at all (none, or something not a file
+// planted under its name) means it never saved a value and so changed nothing (journal.h).
 bool knobs_left_changed(const std::string& dir) {
   try {
     safe_file::Dir od;
     if (!safe_file::open_dir(dir, false, &od).empty()) return true;
     std::string why;
-    if (journal_file(od, &why) != JournalFile::kOurs) return false;
+    if (const auto f = journal_file(od, &why); f == JournalFile::kMissing || f == JournalFile::kForeign) return false;
     const auto st = replay_journal(read_journal(od));
     return (st.knobs_dirty && (!st.originals.empty() || !st.restore_actions.empty() || st.per_node_nnodes)) ||
            !st.resctrl_groups.empty();

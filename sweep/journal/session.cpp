@@ -42,7 +42,8 @@ std::vector<std::string> plan_ids(const Plan& plan) {
 bool journal_exists(const safe_file::Dir& d) {
   std::string why;
   const JournalFile f = journal_file(d, &why);
-  if (f == JournalFile::kForeign) throw InputError(why + "; not a sweep journal of this user, refusing it (another user may have planted it: remove it)");
+  if (f == JournalFile::kForeign || f == JournalFile::kUntrusted)
+    throw InputError(why + "; not a sweep journal of this user, refusing it (another user may have planted it: remove it)");
   return f == JournalFile::kOurs;
 }
 
@@ -87,17 +88,23 @@ Session lock_directory(const std::string& dir, bool create) {
   return s;
 }
 
-int restore_without_journal(const Session& s, JournalFile kind, const std::string& why) {
+int restore_without_journal(const std::string& dir, JournalFile kind, const std::string& why) {
+  // Another user's file (or a linked one) says nothing either way: neither read nor evidence.
+  if (kind == JournalFile::kUntrusted)
+    throw InputError(why + "; refusing to read it: it cannot say what to restore. If another user planted it (a sweep "
+                           "refuses such a file before its first change), remove it and run hpcsens sweep --restore " +
+                     dir + " again");
   std::vector<std::string> busy;
-  const auto cleared = clear_machine_locks_of(s.abs_dir, &busy);
+  const std::string abs_dir = fs::absolute(dir).lexically_normal().string();
+  const auto cleared = clear_machine_locks_of(abs_dir, &busy);
   const std::string what = kind == JournalFile::kMissing
-                               ? s.fd.child(kJournalName) + " does not exist"
+                               ? (fs::path(dir) / kJournalName).string() + " does not exist"
                                : why + "; it is not a journal this sweep wrote (another user may have planted it: "
                                        "remove it)";
   for (const auto& b : busy) fmt::print(stderr, "hpcsens sweep: warning: cannot clear {}\n", b);
   if (cleared.empty() && busy.empty()) {
-    if (kind == JournalFile::kMissing) throw InputError(s.dir, "has no sweep journal (" + std::string(kJournalName) + ")");
-    throw InputError(why + "; not a journal this sweep wrote, and no machine-wide lock names " + s.abs_dir +
+    if (kind == JournalFile::kMissing) throw InputError(dir, "has no sweep journal (" + std::string(kJournalName) + ")");
+    throw InputError(why + "; not a journal this sweep wrote, and no machine-wide lock names " + abs_dir +
                      ": nothing to restore; remove it (another user may have planted it)");
   }
   fmt::print(stderr, "hpcsens sweep: {}: the sweep saved no knob values, so it changed none (values are saved "

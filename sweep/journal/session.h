@@ -31,11 +31,12 @@ struct Session {
 // Throws InputError naming the directory and the problem.
 Session lock_directory(const std::string& dir, bool create);
 
-// `--restore` of a locked directory with no journal of its own (journal_file() is kMissing or
-// kForeign, `why` says what is there): that sweep saved no knob value and so changed none; every
-// machine-wide lock still naming it is marked clean, and said. Returns the exit status (0 when a
-// lock was cleared or none was left); throws InputError when the directory names no sweep at all.
-int restore_without_journal(const Session& s, JournalFile kind, const std::string& why);
+// `--restore` of a directory with no journal of its own (journal_file() is kMissing or kForeign,
+// `why` says what is there): that sweep saved no knob value and so changed none; every
+// machine-wide lock still naming it is marked clean (a lock a live sweep holds is left), and said.
+// Returns the exit status (0 when a lock was cleared); throws InputError when no lock names it,
+// and for kUntrusted (another user's regular file: not evidence either way), saying what to do.
+int restore_without_journal(const std::string& dir, JournalFile kind, const std::string& why);
 
 // Starts (resume false: the directory must hold no journal) or resumes (the journal's plan
 // must equal `plan`) the sweep in `dir`. `retry_skipped` makes runs skipped after their

@@ -156,12 +156,44 @@ TEST_F(PlantedFifo, ALockItsSweepLeftIsClearedByRestore) {
   expect_knobs_free("out3");
 }
 
+// Another user's regular file under the journal's name is no evidence either way (a real journal
+// could have been hard-linked by them): the lock keeps refusing, --restore says what to do, and
+// once the file is removed --restore clears the lock.
+TEST_F(PlantedFifo, AnotherUsersRegularFileIsNoEvidenceAndRestoreSaysWhatToDo) {
+  const std::string out = shared_dir(t, "out");
+  ASSERT_EQ(run(u.as({"/usr/bin/touch", out + "/journal.jsonl"}), t.path()).status, 0);
+  { const FileLock dead = lock_machine(root, {out, "token-of-the-dead-sweep"}); }
+  auto r = run({kHpcsens, "sweep", spec, "-o", t.path() + "/out2", "--no-fit"}, t.path(), 60);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("were left changed by a sweep that died"), std::string::npos) << r.err;
+  r = run({kHpcsens, "sweep", "--restore", out}, t.path(), 60);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("journal.jsonl: is owned by another user (uid " + std::to_string(u.uid()) + ")"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("remove it and run hpcsens sweep --restore " + out + " again"), std::string::npos) << r.err;
+  fs::remove(out + "/journal.jsonl");
+  r = run({kHpcsens, "sweep", "--restore", out}, t.path(), 60);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("cleared the machine-wide lock"), std::string::npos) << r.err;
+  expect_knobs_free("out3");
+}
+
 // A sweep killed after taking the machine lock but before creating its journal changed nothing:
 // its lock does not refuse the next sweep (it did: an unreadable journal was taken as knobs changed).
 TEST_F(PlantedFifo, ALockWhoseSweepDiedBeforeItsJournalDoesNotRefuseTheNext) {
-  fs::create_directories(t.path() + "/died");
-  { const FileLock dead = lock_machine(root, {t.path() + "/died", "token-of-the-dead-sweep"}); }
+  const std::string died = t.path() + "/died";
+  fs::create_directories(died);
+  { const FileLock dead = lock_machine(root, {died, "token-of-the-dead-sweep"}); }
   expect_knobs_free("out2");
+  // --restore there clears such a lock and says why, creating nothing in the directory.
+  { const FileLock dead = lock_machine(root, {died, "token-of-the-dead-sweep"}); }
+  auto r = run({kHpcsens, "sweep", "--restore", died}, t.path(), 60);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find(died + "/journal.jsonl does not exist: the sweep saved no knob values"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cleared the machine-wide lock"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(died));
+  r = run({kHpcsens, "sweep", "--restore", died}, t.path(), 60);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(died + ": has no sweep journal (journal.jsonl)"), std::string::npos) << r.err;
 }
 
 // The sweep's token is in the journal, which others may read: a process of another user started
