@@ -110,12 +110,15 @@ simdjson::ondemand::array to_array(value v, std::string_view where, std::string_
 
 namespace {
 
-// Recursion bounded by the careful reader's depth limit: deeper input is handed to it, and its
+// Recursion bounded by the careful reader's depth limit, counted from the document's root as it
+// counts (a container at depth d is the d-th one open): deeper input is handed to it, and its
 // message (file, field, limit) is the one users see. 20,000 nested arrays overflowed the stack.
 void walk_at(value v, std::string_view where, std::size_t depth) {
-  if (depth >= json_input::kMaxDepth) throw Doubt{std::string(where), "nested deeper than hpcsens reads"};
   json_type t;
   if (v.type().get(t) != SUCCESS) throw Doubt{std::string(where), "not valid JSON"};
+  const bool container = t == json_type::object || t == json_type::array;
+  if (container && (depth >= json_input::kMaxDepth || v.current_depth() > static_cast<int32_t>(json_input::kMaxDepth)))
+    throw Doubt{std::string(where), "nested deeper than hpcsens reads"};
   switch (t) {
     case json_type::object: {
       KeySet keys;

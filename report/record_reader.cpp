@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/json_bounds.h"
 #include "common/json_input.h"
 
 
@@ -166,8 +167,10 @@ bool has_duplicate_keys(element e) {
 
 record::RunRecord fast_read(const simdjson::padded_string& text) {
   simdjson::dom::parser parser;
+  // The careful reader's depth limit (simdjson counts one more): deeper goes to it, for its message.
   element doc;
-  if (parser.parse(text).get(doc) != simdjson::SUCCESS) throw NotFast{};
+  if (parser.allocate(text.size(), json_input::kMaxDepth + 1) != simdjson::SUCCESS || parser.parse(text).get(doc) != simdjson::SUCCESS)
+    throw NotFast{};
   if (has_duplicate_keys(doc)) throw NotFast{};
   const object top = to_object(doc);
   record::RunRecord rec;
@@ -229,6 +232,10 @@ record::RankRecord read_rank_text(std::string_view object, std::size_t padding, 
     thread_local simdjson::dom::parser parser;  // one per report, not one per rank
     element e;
     try {
+      // The careful reader's depth limit on the same bytes (simdjson counts one more).
+      if (parser.max_depth() != json_input::kMaxDepth + 1 &&
+          parser.allocate(std::max<std::size_t>(object.size(), 1), json_input::kMaxDepth + 1) != simdjson::SUCCESS)
+        throw NotFast{};
       if (parser.parse(object.data(), object.size(), false).get(e) == simdjson::SUCCESS && !has_duplicate_keys(e))
         return rank_of(e);
     } catch (const NotFast&) {
