@@ -3,14 +3,13 @@
 // directory (its answer object, report/model_view.h); HTML also a prediction or mix JSON.
 #include <fmt/core.h>
 
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/report_input.h"
 #include "cli/usage.h"
 #include "common/errors.h"
 #include "common/safe_file.h"
@@ -86,20 +85,17 @@ void add_report(CLI::App& app, Registry& reg) {
   sub->add_option("--format", args->format, "table (or text), md, csv, json or html")
       ->capture_default_str()
       ->transform(format_in({"table", "md", "csv", "json", "html"}));
-  sub->add_option("--table", args->table, "with --format csv: ranks, summary, calls, counters, topdown, timeline, callsites or files");
+  std::string tables;
+  for (const auto& t : report_csv_tables()) tables += (tables.empty() ? "" : " | ") + t;
+  sub->add_option("--table", args->table, "with --format csv: " + tables)
+      ->check(CLI::IsMember(report_csv_tables()).name("TABLE"));
   sub->add_option("-o,--output", args->out, "write to this file instead of standard output");
   sub->add_flag("--all", args->all, "List every rank (default: summarise jobs with many ranks)");
   sub->add_flag("--summary", args->summary, "Only the answer and the advice (text and Markdown)");
   reg.add(sub, [args] {
-    const std::string text = render(*args);
-    if (args->out.empty()) {
-      const std::string shown = text::escape_for_terminal(text);  // names from the record reach a terminal
-      std::fwrite(shown.data(), 1, shown.size(), stdout);
-      return 0;
-    }
-    const std::string err = safe_file::write_file_atomic(args->out, text);
-    if (!err.empty()) throw InputError(args->out, err);
-    fmt::print(stderr, "hpcsens: report: {}\n", args->out);
+    check_report_options(args->format, args->table, args->summary);
+    args->path = report_input(args->path);  // a run's -o directory with one record: that record
+    write_output(render(*args), args->out, "report");
     return 0;
   });
 }

@@ -21,6 +21,7 @@
 #include "report/run_report.h"
 #include "report/run_report_file.h"
 #include "run/run_job.h"
+#include "topdown/event_plan.h"
 
 namespace hpcsens::cli {
 
@@ -35,11 +36,18 @@ struct RunOptions {
   std::vector<std::string> command;
 };
 
+// "default | none | topdown | topdown-l1 | a comma list of PAPI event names", from the planner's list.
+std::string events_choices() {
+  std::string o;
+  for (const char* p : topdown::kEventPresets) o += std::string(p) + " | ";
+  return o + "a comma list of PAPI event names (e.g. PAPI_TOT_CYC,PAPI_TOT_INS)";
+}
+
 // Refuses specs the preload would misread: an empty spec, empty items ("a,,b", ","), and names
 // with blanks inside ("a b" is not a PAPI name). Checked before the job starts.
 void check_events_spec(const std::string& spec) {
   if (spec.find_first_not_of(" \t") == std::string::npos)
-    throw InputError("--events", "empty (use default, none, topdown, topdown-l1 or a comma list of PAPI event names)");
+    throw InputError("--events", "empty (use " + events_choices() + ")");
   size_t start = 0;
   while (true) {
     const size_t comma = spec.find(',', start);
@@ -133,7 +141,7 @@ void add_run(CLI::App& app, Registry& reg) {
   auto* sub = app.add_subcommand("run", "Run an MPI job with per-rank measurement (no recompiling)");
   sub->add_option("-o,--output,--out", opt->request.out_dir, "Directory for the run record (--out: the older name)")
       ->capture_default_str();
-  sub->add_option("--events", opt->request.events, "Counter events: 'default' or a comma list of PAPI names")
+  sub->add_option("--events", opt->request.events, "Counter events: " + events_choices())
       ->capture_default_str()
       ->each([opt](const std::string&) { opt->events_given = true; });
   sub->add_flag("--callsites", opt->request.callsites,

@@ -49,7 +49,10 @@ struct EventPlan {
 inline constexpr char kEventsNone[] = "none";
 inline constexpr char kEventsNoneNote[] = "counters disabled (--events none)";
 
-// spec: "default", "none", "topdown", "topdown-l1", or a comma-separated list of event names.
+// The named event sets plan_events knows (the CLI's --events help and messages list these).
+inline constexpr const char* kEventPresets[] = {"default", "none", "topdown", "topdown-l1"};
+
+// spec: one of kEventPresets, or a comma-separated list of event names.
 // "topdown" always returns a plan for a known microarchitecture even on a VM without PMU: the
 // preload finds out at run time that PAPI refuses the events and records unavailable_status().
 EventPlan plan_events(std::string_view spec, const CpuId& cpu);

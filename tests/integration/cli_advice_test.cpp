@@ -39,6 +39,10 @@ class CliAdvice : public ::testing::Test {
     rec.ranks.push_back(r);
     rec.timing.job_s = 1;
     std::ofstream(dir_ / "plain" / "run.json") << record::to_json(rec).dump();
+    fs::create_directories(dir_ / "two");
+    fs::create_directories(dir_ / "empty");
+    std::ofstream(dir_ / "two" / "a.json") << record::to_json(rec).dump();
+    std::ofstream(dir_ / "two" / "b.json") << record::to_json(rec).dump();
     std::ofstream(dir_ / "model.json") << R"({"schema": "hpcsens.model.v1", "model": "cpu+fixed"})";
     std::ofstream(dir_ / "runs.csv") << "label,cpu_ghz,mem_gbs,time_s\na,2.0,100,10\nb,3.0,100,8\n";
     std::ofstream(dir_ / "one.csv") << "label,cpu_ghz,mem_gbs,time_s\na,2.0,100,10\na,2.0,100,10.1\n";
@@ -74,8 +78,15 @@ TEST_F(CliAdvice, FifteenCommonMistakesSayWhatToDoNext) {
       {"report of a CSV file", {"report", "@/runs.csv"}, {"runs.csv", "hpcsens fit FILE.csv"}},
       {"report of a missing file", {"report", "@/nope.json"}, {"nope.json", "check the path"}},
       {"report of a directory in text", {"report", "@"}, {"--format html -o sweep.html"}},
-      {"html of a directory that is not a sweep", {"report", "@/plain", "--format", "html"},
-       {"is not a sweep directory", "the directory hpcsens sweep wrote"}},
+      {"a directory of two run records", {"report", "@/two", "--format", "html"},
+       {"holds 2 run records (a.json, b.json)", "name the one to report"}},
+      {"a directory without a run record", {"report", "@/empty"}, {"without a run record", "give a record file"}},
+      {"--summary with json", {"report", "@/plain/run.json", "--summary", "--format", "json"},
+       {"--summary", "only with --format table or md", "its 'answer' object"}},
+      {"--table with html", {"report", "@/plain/run.json", "--table", "ranks", "--format", "html"},
+       {"--table", "only with --format csv"}},
+      {"an unknown csv table", {"report", "@/plain/run.json", "--format", "csv", "--table", "bogus"},
+       {"--table", "bogus", "msg_sizes"}},
       {"an unknown option of run", {"run", "--bogus", "--", "true"},
        {"unknown option --bogus", "usage: hpcsens run [-o DIR]"}},
       {"an unknown option of fit", {"fit", "@/runs.csv", "--bogus"},

@@ -4,6 +4,7 @@
 // (1.2-3 GHz x 15-60 GB/s), candidates inside and far outside it.
 #include <gtest/gtest.h>
 
+#include "common/errors.h"
 #include "model/analysis.h"
 #include "model/fit_output.h"
 #include "model/mix.h"
@@ -106,6 +107,60 @@ TEST(PredictionAnswer, AModelWithoutNetworkTermsSaysSoOnceForInterconnectCandida
   EXPECT_NE(table.find("net_bandwidth_gbs (not in model)"), std::string::npos) << table;
   EXPECT_NE(table.find("12.5"), std::string::npos) << table;  // as typed, not 0.08 ns per byte
   EXPECT_EQ(table.find("net_ns_per_byte"), std::string::npos) << table;
+}
+
+// A network sweep (latency added 0-400 us, the link's bandwidth cut to 0.25 and 0.125 GB/s) fitted
+// as net_lat+fixed and net_lat+net_bw+fixed: exact times from known work.
+ModelReport network_model(const std::string& name) {
+  Dataset d;
+  for (auto [lat, bw] : {std::pair{0.0, 0.0}, {200.0, 0.0}, {400.0, 0.0}, {0.0, 0.25}, {0.0, 0.125}, {200.0, 0.25},
+                         {400.0, 0.125}}) {
+    Point p;
+    p.label = "l" + std::to_string(int(lat)) + "b" + std::to_string(bw);
+    p.cpu_ghz = 2.4, p.mem_gbs = 20;
+    p.net_latency_us = 1.5 + lat;
+    p.net_ns_per_byte = 0.1 + (bw > 0 ? 1 / bw : 0);
+    p.time_s = 0.002 * *p.net_latency_us + (name == "net_lat+fixed" ? 0.0 : 0.5 * *p.net_ns_per_byte) + 3.0;
+    p.min_s = p.max_s = p.time_s;
+    d.points.push_back(p);
+  }
+  AnalyzeOptions o;
+  o.model = name;
+  return analyze(d, o);
+}
+
+// A system file that changes only the network: the node's rates come from the baseline (not
+// "field 'cpu_ghz': missing"), a net_lat+fixed model needs no bandwidth, and the columns are the
+// rates the user typed, bandwidth in GB/s.
+TEST(PredictionRates, ANetworkOnlyCandidateNeedsOnlyTheRatesTheModelHasTermsFor) {
+  const auto systems = parse_systems("systems:\n  - {name: fast-net, net_latency_us: 1.0}\n"
+                                     "  - {name: fat-net, net_latency_us: 1.5, net_bandwidth_gbs: 20}\n",
+                                     "net.yaml");
+  const ModelReport lat = network_model("net_lat+fixed");
+  ASSERT_EQ(lat.spec.name(), "net_lat+fixed");
+  const Prediction p = predict(lat, systems[0]);
+  EXPECT_NEAR(p.predicted_s, 0.002 * 1.0 + 3.0, 1e-6);
+  EXPECT_DOUBLE_EQ(p.system.cpu_ghz, 2.4);  // the baseline's, not 0
+  const std::string table = render_predictions(lat, {p}, "table");
+  EXPECT_NE(table.find("net_latency_us"), std::string::npos) << table;
+  EXPECT_EQ(table.find("cpu_ghz"), std::string::npos) << "a rate neither used nor given has no column:\n" << table;
+  const ModelReport both = network_model("net_lat+net_bw+fixed");
+  try {
+    predict(both, systems[0]);
+    FAIL() << "net_lat+net_bw+fixed has a bandwidth term";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("net.yaml:2: field 'net_bandwidth_gbs': missing"), std::string::npos)
+        << e.what();
+  }
+  const Prediction q = predict(both, systems[1]);
+  EXPECT_NEAR(q.predicted_s, 0.002 * 1.5 + 0.5 / 20 + 3.0, 1e-6);
+  const std::string bw = render_predictions(both, {q}, "table");
+  EXPECT_NE(bw.find("net_bandwidth_gbs"), std::string::npos) << bw;
+  EXPECT_EQ(bw.find("net_ns_per_byte"), std::string::npos) << bw;
+  const auto j = nlohmann::json::parse(render_predictions(both, {q}, "json"));
+  EXPECT_EQ(j["rates"][1]["name"], "net_bandwidth_gbs");
+  EXPECT_EQ(j["rates"][1]["unit"], "GB/s");
+  EXPECT_DOUBLE_EQ(j["predictions"][0]["rates"][1]["value"].get<double>(), 20.0);
 }
 
 TEST(MixAnswer, AWinnerRestingOnAnExtrapolatedApplicationSaysSoInTheHeadline) {
