@@ -4,11 +4,13 @@
 // and answer add up to the same totals. Fixtures: prog_fsync.c (rank 0 fwrite 16 MiB + fflush +
 // fsync, every rank pwrite 8 MiB + fsync) and prog_iostream.cpp (std::ofstream / std::ifstream).
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <string>
 
 #include "tests/preload/mpirun_fixture.h"
+#include "tests/report/chromium_page.h"
 
 using nlohmann::json;
 
@@ -26,6 +28,11 @@ class IoAttribution : public hpcsens::test::MpirunFixture {
 
 std::uint64_t n(const json& j, const char* k) { return j.at(k).get<std::uint64_t>(); }
 double s(const json& j, const char* k) { return j.value(k, 0.0); }
+std::string fmt_fixed(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6f", v);
+  return buf;
+}
 double file_seconds(const json& f) { return s(f, "read_s") + s(f, "write_s") + s(f, "meta_s") + s(f, "sync_s"); }
 
 // Each class of the rank's "io" equals the sum of its files of that interface: calls, seconds and
@@ -123,6 +130,31 @@ TEST_F(IoAttribution, ReportTablesAndAnswerAddUp) {
   ASSERT_EQ(sh(std::string(HPCSENS_BIN) + " report " + rec), 0) << log();
   const std::string text = log();
   for (const char* col : {"sync", "meta", "per write"}) EXPECT_NE(text.find(col), std::string::npos) << text;
+}
+
+// The page of the fsync job, read back from what headless Chromium rendered: its answer is the
+// JSON's answer, and the files table's sync column holds the JSON's sync time of the stdio file's
+// posix row (the fsync), to the page's 6 decimals.
+TEST_F(IoAttribution, PageReadBackInChromiumMatchesTheJson) {
+  ASSERT_EQ(mpirun(2, PROG_FSYNC), 0) << log();
+  const std::string rec = run_file(dir_, "m1", ".json");
+  ASSERT_EQ(sh(std::string(HPCSENS_BIN) + " report " + rec + " --format json -o " + dir_ + "/report.json"), 0) << log();
+  ASSERT_EQ(sh(std::string(HPCSENS_BIN) + " report " + rec + " --format html -o " + dir_ + "/page.html"), 0) << log();
+  std::ifstream in(dir_ + "/report.json");
+  const json j = json::parse(in);
+  const auto dom = hpcsens::testing::dump_dom(dir_ + "/profile", dir_ + "/page.html");
+  ASSERT_EQ(dom.exit_status, 0) << dom.err;
+  const std::string page = hpcsens::testing::html_unescape(dom.out);
+  EXPECT_NE(page.find(j.at("answer").at("headline").get<std::string>()), std::string::npos) << page.substr(0, 3000);
+  for (const json& a : j.at("answer").at("advice")) EXPECT_NE(page.find(a.get<std::string>()), std::string::npos) << a;
+  double sync_s = -1;
+  for (const json& f : j.at("derived").at("files"))
+    if (f.at("interface") == "posix" && f.at("path").get<std::string>().ends_with("/result.dat")) sync_s = s(f, "sync_s");
+  ASSERT_GT(sync_s, 0.0) << j.at("derived").at("files").dump(1);
+  const auto row = page.find("<td>" + canon() + "/result.dat</td><td>posix</td>");
+  ASSERT_NE(row, std::string::npos) << page.substr(page.find("Files by I/O time"), 3000);
+  const std::string cells = page.substr(row, page.find("</tr>", row) - row);
+  EXPECT_NE(cells.find(">" + fmt_fixed(sync_s) + "<"), std::string::npos) << cells;
 }
 
 TEST_F(IoAttribution, CxxStreamBytesArePosixInEveryTable) {
