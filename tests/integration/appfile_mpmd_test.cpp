@@ -63,29 +63,47 @@ TEST_F(AppfileRun, TwoContextAppfileIsMeasuredInEveryContext) {
     EXPECT_EQ(e.path().filename().string().find(".appfile"), std::string::npos) << "copy left behind: " << e.path();
 }
 
-// Open MPI aborts on an appfile line over 8184 bytes (measured, 4.1.4). A line that runs plainly
-// keeps running under hpcsens (only `-x NAME` travels in the line, values by name: issue 22, where
-// hpcsens's inline values pushed a 7,900-byte line over); one our settings would push over is not
-// run broken: the job runs unmeasured with a warning naming the limit, and hpcsens exits 74.
-TEST_F(AppfileRun, LinesNearOpenMpisLimitStillRun) {
-  auto line_of = [&](std::size_t bytes) {
-    std::string l = "-np 1 " + kExit + " 0";
+// Open MPI aborts on an appfile line over 8184 bytes (measured, 4.1.4). The preload's settings
+// travel in mpirun's mca_base_env_list, not in the lines, so every line plain mpirun runs runs
+// measured, however close to the limit (an 8,090-byte line was run unmeasured while the settings
+// went in front of each line). Only a line with its own -x (Open MPI refuses -x beside
+// mca_base_env_list) takes the settings in front; one they would push over the limit is not run
+// broken: the job runs unmeasured with a warning naming the limit and why, and hpcsens exits 74.
+TEST_F(AppfileRun, LinesNearOpenMpisLimitStillRunMeasured) {
+  auto line_of = [&](std::size_t bytes, const std::string& start) {
+    std::string l = start + "-np 1 " + kExit + " 0";
     while (l.size() + 6 <= bytes) l += " xxxxx";
+    while (l.size() < bytes) l += "x";
     return l + "\n";
   };
-  const std::string fits = appfile(line_of(7900));
-  const Args job = {"mpirun", "--oversubscribe", "--app", fits};
+  for (std::size_t bytes : {7900u, 8090u, 8184u}) {
+    const std::string path = appfile(line_of(bytes, ""));
+    const std::string text = slurp(path);
+    ASSERT_EQ(text.size(), bytes + 1);
+    const Args job = {"mpirun", "--oversubscribe", "--app", path};
+    ASSERT_EQ(run_process(job, kTimeout).exit_status, 0) << "the plain job runs a " << bytes << "-byte line";
+    const auto wrapped = wrap(job);
+    EXPECT_EQ(wrapped.exit_status, 0) << bytes << ": " << wrapped.err;
+    const auto rec = record(wrapped);
+    EXPECT_EQ(rec.value("complete", false), true) << bytes << ": " << wrapped.err;
+    expect_calls(rec, {{"MPI_Comm_rank", 1}, {"MPI_Barrier", 1}});
+    EXPECT_EQ(slurp(path), text) << "the user's appfile is not touched";
+  }
+  const std::string own_x = out_.string() + "-own-x";
+  std::ofstream(own_x) << line_of(8150, "-x HPCSENS_TEST_OWN ");
+  files_.push_back(own_x);
+  const Args job = {"mpirun", "--oversubscribe", "--app", own_x};
   ASSERT_EQ(run_process(job, kTimeout).exit_status, 0) << "the plain job runs";
-  const auto wrapped = wrap(job);
-  EXPECT_EQ(wrapped.exit_status, 0) << wrapped.err;
-  EXPECT_EQ(record(wrapped).value("complete", false), true) << wrapped.err;
-  const std::string near = out_.string() + "-near";
-  std::ofstream(near) << line_of(8150);
-  files_.push_back(near);
-  const auto over = wrap({"mpirun", "--oversubscribe", "--app", near});
+  const auto over = wrap(job);
   EXPECT_EQ(over.exit_status, 74) << over.err;
   EXPECT_NE(over.err.find("longer than Open MPI's limit of 8184 bytes per appfile line"), std::string::npos) << over.err;
+  EXPECT_NE(over.err.find("line 1 sets its own -x"), std::string::npos) << over.err;
   EXPECT_NE(over.err.find("the job exited with status 0"), std::string::npos) << over.err;
+  // A short line with its own -x is measured with the settings in front.
+  const std::string short_x = appfile("-x HPCSENS_TEST_OWN -np 1 " + kExit + " 0\n");
+  const auto measured = wrap({"mpirun", "--oversubscribe", "--app", short_x});
+  EXPECT_EQ(measured.exit_status, 0) << measured.err;
+  EXPECT_EQ(record(measured).value("complete", false), true) << measured.err;
 }
 
 TEST_F(AppfileRun, UnreadableAppfilesAreRefusedWithFileAndLineBeforeTheJob) {
