@@ -123,11 +123,16 @@ json fit_quality_section(const json& view, const std::vector<Point>& pts) {
   // One panel per rate the sweep varied; a held rate would be one column of dots.
   for (const auto& r : view.value("residuals", json::array())) {
     json pts_json = json::array();
-    for (const auto& p : r["points"]) pts_json.push_back({{"x", p["x"]}, {"y", p["error_pct"]}, {"label", p["label"]}});
-    s["charts"].push_back(html::xy_chart("Residuals against the " + ja::text(r, "words"),
-                                         ja::text(r, "words") + " [" + ja::text(r, "unit") + "]",
-                                         "error (modelled - observed) / observed [%]",
-                                         {html::series("configurations", pts_json)}));
+    double lo = 1e300, hi = 0;
+    for (const auto& p : r["points"]) {
+      pts_json.push_back({{"x", p["x"]}, {"y", p["error_pct"]}, {"label", p["label"]}});
+      lo = std::min(lo, p["x"].get<double>()), hi = std::max(hi, p["x"].get<double>());
+    }
+    json chart = html::xy_chart("Residuals against the " + ja::text(r, "words"),
+                                ja::text(r, "words") + " [" + ja::text(r, "unit") + "]",
+                                "error (modelled - observed) / observed [%]", {html::series("configurations", pts_json)});
+    if (spans_decades(lo, hi)) chart["logx"] = true;
+    s["charts"].push_back(chart);
   }
   s["tables"].push_back(html::table_json(configurations_table(view)));
   return s;

@@ -68,8 +68,10 @@ json runs_section(const json& view) {
     std::vector<json> series;
     for (auto& [name, pts] : by_series) series.push_back(html::series(name, pts));
     const std::string words = ja::text(rate, "words");
-    s["charts"].push_back(html::xy_chart("Run time of every run against the " + words,
-                                         words + " [" + ja::text(rate, "unit") + "]", "job time [s]", series));
+    json chart = html::xy_chart("Run time of every run against the " + words, words + " [" + ja::text(rate, "unit") + "]",
+                                "job time [s]", series);
+    if (spans_decades(rate["lo"].get<double>(), rate["hi"].get<double>())) chart["logx"] = true;
+    s["charts"].push_back(chart);
   }
   s["tables"].push_back(html::table_json(runs_table(view)));
   return s;

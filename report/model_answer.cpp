@@ -92,15 +92,14 @@ void held_advice(const json& m, const std::vector<RateRole>& roles, Answer& a) {
   for (const auto& r : roles)
     if (!r.varied) held.push_back(r.axis->words + " (held at " + shown_value(*r.axis, r.median) + ")");
   if (held.empty()) return;
-  const double base_s = number_or(m.value("baseline", json::object()), "time_s", 0);
   for (const auto& t : m.value("terms", json::array())) {
     const std::string name = ja::text(t, "name");
     const double share = number_or(t.value("share", json::object()), "fit", 0);
-    if ((name != "fixed" && name != "io") || share < 0.5) continue;
+    if ((name != "fixed" && name != "io") || share < 0.5) continue;  // constant terms: work is seconds
     std::string list;
-    for (std::size_t i = 0; i < held.size(); ++i) list += (i ? ", " : "") + held[i];
+    for (std::size_t i = 0; i < held.size(); ++i) list += (i == 0 ? "" : i + 1 == held.size() ? " and " : ", ") + held[i];
     a.advice.push_back(fmt::format("Vary {} too, to split T_{} ({:.4g} s, {} of the baseline's modelled time) into "
-                                   "the parts each rate drives.", list, name, share * base_s, pct(share)));
+                                   "the parts each rate drives.", list, name, number_or(t, "work", 0), pct(share)));
   }
 }
 
@@ -149,7 +148,8 @@ std::vector<std::string> fit_notes(const json& m) {
   const json sel = m.value("selection", json::object());
   if (const std::string r = ja::text(sel, "reason"); !r.empty()) out.push_back("Model choice: " + r + (r.back() == '.' ? "" : "."));
   for (const auto& n : m.value("notes", json::array()))
-    if (n.is_string()) out.push_back("Fit note: " + sentence(n.get<std::string>()));
+    if (const std::string t = n.is_string() ? n.get<std::string>() : ""; !t.empty())
+      out.push_back("Fit note: " + t + (t.back() == '.' ? "" : "."));  // not capitalised: it may open with a rate key
   return out;
 }
 

@@ -109,6 +109,7 @@ TEST_F(NetworkSweepView, ChartsFollowTheVariedRatesWithOneSeriesPerSetting) {
   EXPECT_EQ(runs[0]["series"].size(), 3u);
   EXPECT_EQ(runs[1]["series"].size(), 3u);
   EXPECT_EQ(runs[0]["series"][0]["name"], "0.125 GB/s link");
+  EXPECT_EQ(runs[1].value("logx", false), true);  // 0.12 to 5 GB/s: the limited links stay apart
   std::size_t points = 0;
   for (const auto& s : runs[0]["series"]) points += s["data"].size();
   EXPECT_EQ(points, 18u);
@@ -203,7 +204,7 @@ TEST(ModelAnswer, VerdictWhatWasVariedAndActionsWithTheirFigures) {
                          "1.2 %: hpcsens predict /data/m.json --system SYSTEMS.yaml (your candidate systems, in the "
                          "format of examples/systems/candidates.yaml).");
   EXPECT_EQ(fit_notes(m), (std::vector<std::string>{"Model choice: cpu+mem+io: the io term is significant.",
-                                                    "Fit note: Fixed is I/O."}));
+                                                    "Fit note: fixed is I/O."}));
   EXPECT_TRUE(a.caveats.empty());
 
   // Unreliable: a term the data cannot determine names its rate's range; a held rate is a caveat,
@@ -212,7 +213,7 @@ TEST(ModelAnswer, VerdictWhatWasVariedAndActionsWithTheirFigures) {
   m["verdict_reasons"] = {"the core clock had no effect on the time", "R² 0.31"};
   m["rate_variation"] = {rate("cpu_ghz", true, 2.9, 3.1), rate("mem_gbs", false, 99, 101)};
   m["terms"] = {{{"name", "cpu"}, {"unreliable", "its time moves 0.4 % over the range, noise 1.0 %"}},
-                {{"name", "io"}, {"share", {{"fit", 0.8}}}}};
+                {{"name", "io"}, {"work", 8.0}, {"share", {{"fit", 0.8}}}}};
   m["baseline"] = {{"time_s", 10.0}};
   m["noise"] = 0.01;
   a = model_answer(m, rate_roles(m), {"/data/m.json", ""});
@@ -227,6 +228,8 @@ TEST(ModelAnswer, VerdictWhatWasVariedAndActionsWithTheirFigures) {
   EXPECT_EQ(a.advice[1], "Vary memory bandwidth (held at 100 GB/s) too, to split T_io (8 s, 80.0 % of the baseline's "
                          "modelled time) into the parts each rate drives.");
   EXPECT_EQ(model_formula("cpu+fixed"), "T = W_cpu / R_cpu + T_fixed");
+  EXPECT_EQ(model_formula("cpu+mem+io+lat"), "T = W_cpu / R_cpu + W_mem / R_mem + T_io + W_lat x L");
+  EXPECT_EQ(model_formula("net_lat+net_bw+fixed"), "T = W_net_lat x net_latency_us + W_net_bw x net_ns_per_byte + T_fixed");
 }
 
 }  // namespace
