@@ -170,7 +170,11 @@ void apply_jackknife(ModelReport& rep) {
     for (const auto& v : rep.rates)
       if (v.rate == e.rate) lo = v.lo, hi = v.hi;
     const double jk = t * std::sqrt(jackknife_variance(reps)), model = model_error_half(rep.diag.max_abs_err, lo, hi);
-    half.push_back(std::sqrt(jk * jk + model * model));
+    double h = std::sqrt(jk * jk + model * model);
+    // The data's own slope over the top step: a knee or a power law bends where the fit does not.
+    if (const double fd = top_step_elasticity(rep.points, b, e.rate); std::isfinite(fd))
+      h = std::max(h, kFiniteDifferenceReach * std::fabs(fd - e.elasticity));
+    half.push_back(h);
   }
   set_resampled_intervals(rep.elasticities, half);
 }

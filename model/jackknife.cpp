@@ -50,6 +50,21 @@ double model_error_half(double max_abs_err, double lo, double hi) {
   return kModelErrorSlope * max_abs_err / std::log(hi / lo);
 }
 
+double top_step_elasticity(const std::vector<Point>& points, const Point& b, Rate r) {
+  const double rb = rate_value(r, b);
+  const Point* below = nullptr;
+  for (const auto& p : points) {
+    bool others_held = true;
+    for (Rate o : {Rate::cpu_ghz, Rate::mem_gbs})
+      if (o != r && std::isfinite(rate_value(o, b)) && std::fabs(rate_value(o, p) / rate_value(o, b) - 1) > 0.01)
+        others_held = false;
+    const double v = rate_value(r, p);
+    if (others_held && v < rb * 0.99 && (!below || v > rate_value(r, *below))) below = &p;
+  }
+  if (!below || !(b.time_s > 0) || !(below->time_s > 0)) return NAN;
+  return std::log(b.time_s / below->time_s) / std::log(rb / rate_value(r, *below));
+}
+
 std::vector<double> replicates(const std::vector<std::vector<double>>& loo,
                                const std::function<double(const std::vector<double>&)>& statistic) {
   std::vector<double> out;
