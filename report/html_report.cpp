@@ -43,7 +43,8 @@ std::optional<std::string> sweep_or_model_report(const std::string& input, const
   // A model names its schema; a run record is left to its own fast reader unparsed.
   if (text.find(std::string("\"") + kModelSchema + "\"") == std::string::npos) return std::nullopt;
   const nlohmann::json j = parse_json(input, text);
-  if (j.value("schema", std::string()) != kModelSchema) return std::nullopt;
+  // value() would throw on a schema of another type (an internal error): a record reader says what is wrong.
+  if (const auto s = j.find("schema"); s == j.end() || *s != kModelSchema) return std::nullopt;
   return render_view(model_view(j, input), format);
 }
 

@@ -112,13 +112,21 @@ TEST_F(BoundedInput, SchemaOfTheWrongTypeIsAnInputErrorInFitAndReport) {
     EXPECT_NE(fit.err.find("'schema'"), std::string::npos) << fit.err;
     EXPECT_EQ(fit.err.find("internal"), std::string::npos) << fit.err;
   }
-  for (const auto& format : kEveryFormat) {
-    Args args = {"report", bad};
-    args.insert(args.end(), format.begin(), format.end());
-    const auto r = hpcsens(args);
-    EXPECT_EQ(r.exit_status, 2) << format.back() << ": " << r.err;
-    EXPECT_NE(r.err.find("schema"), std::string::npos) << format.back() << ": " << r.err;
+  // A model whose schema is an array: report (every format) and predict say so, exit 2.
+  const std::string model = (out_ / "model.json").string();
+  std::ofstream(model) << R"({"schema": ["hpcsens.model.v1"], "model": "cpu+fixed"})";
+  for (const std::string& file : {bad, model}) {
+    for (const auto& format : kEveryFormat) {
+      Args args = {"report", file};
+      args.insert(args.end(), format.begin(), format.end());
+      const auto r = hpcsens(args);
+      EXPECT_EQ(r.exit_status, 2) << file << " " << format.back() << ": " << r.err;
+      EXPECT_NE(r.err.find("schema"), std::string::npos) << format.back() << ": " << r.err;
+    }
   }
+  const auto predict = hpcsens({"predict", model, "--cpu-ghz", "2"});
+  EXPECT_EQ(predict.exit_status, 2) << predict.err;
+  EXPECT_NE(predict.err.find("field 'schema'"), std::string::npos) << predict.err;
 }
 
 // HPCSENS_RUN_ID used twice: the second job writes no record and must neither exit 0 nor show the
