@@ -66,6 +66,13 @@ TEST_F(BoundedInput, ReportOnAFifoIsRefusedAtOnceInEveryFormat) {
     EXPECT_EQ(r.exit_status, 2) << format[1] << ": " << r.err;
     EXPECT_NE(r.err.find(fifo + ": is a FIFO (named pipe), not a regular file"), std::string::npos) << r.err;
   }
+  // fit given it, and fit and report given the directory holding it (a FIFO is no record there).
+  auto r = hpcsens({"fit", fifo});
+  EXPECT_EQ(r.exit_status, 2) << r.err;
+  EXPECT_NE(r.err.find(fifo + ": is a FIFO (named pipe), not a regular file"), std::string::npos) << r.err;
+  r = hpcsens({"fit", out_.string()});
+  EXPECT_EQ(r.exit_status, 2) << r.err;
+  EXPECT_NE(r.err.find("no run records or CSV rows found"), std::string::npos) << r.err;
 }
 
 // 20,000 nested arrays (40 KiB) at the top level and inside a rank: refused with the field and
