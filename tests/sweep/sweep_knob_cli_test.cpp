@@ -122,13 +122,24 @@ TEST(SweepCli, DryRunExitsNonZeroOnAKnobError) {
   TempDir t;
   const std::string root = t.path() + "/sys";
   make_tree(root);
+  // A value outside the domain's initial range is refused when the spec is read, before the dry run.
   put(t.path() + "/spec.yaml", "job: {command: [./app]}\nknobs: {cpu_ghz: [1.0], uncore_ghz: [3.0]}\n"
                                "backends: {sysfs_root: '" + root + "'}\n");
-  const auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", t.path() + "/out", "--dry-run"}, t.path());
+  auto r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", t.path() + "/out", "--dry-run"}, t.path());
   EXPECT_EQ(r.status, 2) << r.out << r.err;
-  EXPECT_NE(r.out.find("knob error: uncore"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("spec.yaml:2: knobs.uncore_ghz: 3 GHz is above package_00_die_00's initial_max_freq_khz"),
+            std::string::npos) << r.err;
+  // A domain whose current max cannot be read as a number fails only when its point is applied.
+  put(uncore_dir(root, 0) + "/max_freq_khz", "junk");
+  put(t.path() + "/spec.yaml", "job: {command: [./app]}\nknobs: {cpu_ghz: [1.0], uncore_ghz: [1.5]}\n"
+                               "backends: {sysfs_root: '" + root + "'}\n");
+  r = run({kHpcsens, "sweep", t.path() + "/spec.yaml", "-o", t.path() + "/out", "--dry-run"}, t.path());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("knob error: " + uncore_dir(root, 0) + "/max_freq_khz holds 'junk'"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("the dry run found knob errors"), std::string::npos) << r.err;
-  expect_original_tree(root);
+  EXPECT_EQ(get(uncore_dir(root, 0) + "/max_freq_khz"), "junk");
+  EXPECT_EQ(get(uncore_dir(root, 0) + "/min_freq_khz"), "800000");
+  EXPECT_EQ(get(policy_dir(root, 0) + "/scaling_max_freq"), "3500000");
 }
 
 // srun --cpu-freq on a node without cpufreq (this VM, as the spec's root says) cannot change the
