@@ -56,7 +56,7 @@ std::string render(const ReportArgs& a) {
     throw InputError("--table", "only with --format csv (one tidy table per call)");
   // A sweep directory or a model: its answer object as text, Markdown or JSON (report/model_view.h).
   if (a.format != "csv")
-    if (auto view = report::sweep_or_model_report(a.path, a.format)) return *view;
+    if (auto view = report::sweep_or_model_report(a.path, a.format, a.summary)) return *view;
   if (a.format == "json") return report::record_report_json_file(a.path).dump(1) + "\n";
   if (a.table == "timeline") return report::timeline_csv(report::timelines_of(report::read_raw_ranks(a.path), a.path));
   if (a.table == "files") return report::files_csv(report::files_of(report::read_raw_ranks(a.path), a.path));
@@ -88,7 +88,7 @@ void add_report(CLI::App& app, Registry& reg) {
   std::string tables;
   for (const auto& t : report_csv_tables()) tables += (tables.empty() ? "" : " | ") + t;
   sub->add_option("--table", args->table, "with --format csv: " + tables)
-      ->check(CLI::IsMember(report_csv_tables()).name("TABLE"));
+      ->check(report_table_check());
   sub->add_option("-o,--output", args->out, "write to this file instead of standard output");
   sub->add_flag("--all", args->all, "List every rank (default: summarise jobs with many ranks)");
   sub->add_flag("--summary", args->summary, "Only the answer and the advice (text and Markdown)");

@@ -38,19 +38,32 @@ std::string report_input(const std::string& input) {
                text::escape_for_message(records.front()));
     return path;
   }
+  const std::string not_sweep = "is not a sweep directory (no journal.jsonl, records/ or model.json)";
   if (records.empty())
-    throw InputError(input, "is a directory without a run record (NAME.json) or a sweep (journal.jsonl, records/): "
-                            "give a record file, e.g. the path `hpcsens run` printed");
+    throw InputError(input, "holds no run record (NAME.json) and " + not_sweep +
+                                ": give a record file, e.g. the path hpcsens run printed");
   std::string names;
   for (std::size_t i = 0; i < records.size() && i < 5; ++i) names += (i ? ", " : "") + records[i];
   if (records.size() > 5) names += fmt::format(" and {} more", records.size() - 5);
-  throw InputError(input, fmt::format("holds {} run records ({}): name the one to report", records.size(), names));
+  throw InputError(input, fmt::format("holds {} run records ({}) and {}: name the one to report", records.size(), names,
+                                      not_sweep));
+}
+
+CLI::Validator report_table_check() {
+  std::string list;
+  for (const auto& t : report_csv_tables()) list += (list.empty() ? "" : ", ") + t;
+  return CLI::Validator(
+      [list](std::string& name) -> std::string {
+        const auto& all = report_csv_tables();
+        if (std::find(all.begin(), all.end(), name) != all.end()) return "";
+        return "unknown table '" + name + "' (expected " + list + ")";
+      },
+      "TABLE", "TABLE");
 }
 
 void check_report_options(const std::string& format, const std::string& table, bool summary) {
   if (!table.empty() && format != "csv")
-    throw InputError("--table", "only with --format csv (one tidy table per call); --format " + format +
-                                    " writes every section");
+    throw InputError("--table", "only with --format csv (one tidy table per call)");
   if (summary && format != "table" && format != "md")
     throw InputError("--summary", "only with --format table or md; --format " + format +
                                       " holds the answer in full (JSON: its 'answer' object)");

@@ -1,6 +1,8 @@
 #pragma once
 // What `hpcsens report INPUT` reads, and which options combine: a run's -o directory holding one
 // record reads that record; options that cannot combine are errors (exit 2), not silently dropped.
+#include <CLI/CLI.hpp>
+
 #include <string>
 #include <vector>
 
@@ -8,6 +10,8 @@ namespace hpcsens::cli {
 
 // Every table `report --format csv --table NAME` writes: the --table help and its check use this.
 const std::vector<std::string>& report_csv_tables();
+// The --table check: "unknown table 'all' (expected ranks, summary, ...)" from that list.
+CLI::Validator report_table_check();
 
 // INPUT as given, or, for a directory that is not a sweep (no journal.jsonl, records/ or
 // model.json) and holds exactly one run record (NAME.json, not .partial.json) directly inside,

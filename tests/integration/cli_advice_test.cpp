@@ -80,7 +80,7 @@ TEST_F(CliAdvice, FifteenCommonMistakesSayWhatToDoNext) {
       {"report of a directory in text", {"report", "@"}, {"--format html -o sweep.html"}},
       {"a directory of two run records", {"report", "@/two", "--format", "html"},
        {"holds 2 run records (a.json, b.json)", "name the one to report"}},
-      {"a directory without a run record", {"report", "@/empty"}, {"without a run record", "give a record file"}},
+      {"a directory without a run record", {"report", "@/empty"}, {"holds no run record", "give a record file"}},
       {"--summary with json", {"report", "@/plain/run.json", "--summary", "--format", "json"},
        {"--summary", "only with --format table or md", "its 'answer' object"}},
       {"--table with html", {"report", "@/plain/run.json", "--table", "ranks", "--format", "html"},

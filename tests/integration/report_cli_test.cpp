@@ -140,6 +140,7 @@ TEST_F(ReportCli, BadInputsExit2NamingFileAndField) {
   r = run_process({kHpcsens, "report", dir_.string(), "--format", "html"}, 30);
   EXPECT_EQ(r.exit_status, 2);
   EXPECT_NE(r.err.find("is not a sweep directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("holds 3 run records (bad.json, good.json, truncated.json)"), std::string::npos) << r.err;
 
   // Usage errors are one line in the same form as every other error.
   r = run_process({kHpcsens, "report"}, 30);
@@ -148,8 +149,10 @@ TEST_F(ReportCli, BadInputsExit2NamingFileAndField) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
   r = run_process({kHpcsens, "report", dir_.string()}, 30);
   EXPECT_EQ(r.exit_status, 2);
-  EXPECT_EQ(r.err, "hpcsens: error: " + dir_.string() + ": is a directory, not a run record file; a sweep directory "
-                   "is drawn with hpcsens report DIR --format html -o sweep.html\n");
+  // Not a sweep and several records: which ones (a directory with one record reads it: CliOptions).
+  EXPECT_EQ(r.err, "hpcsens: error: " + dir_.string() + ": holds 3 run records (bad.json, good.json, truncated.json) "
+                   "and is not a sweep directory (no journal.jsonl, records/ or model.json): name the one to report; give a run "
+                   "record, or the directory hpcsens sweep wrote (-o DIR)\n");
 }
 
 }  // namespace
