@@ -56,7 +56,7 @@ std::string render(const ReportArgs& a) {
     throw InputError("--table", "only with --format csv (one tidy table per call)");
   // A sweep directory or a model: its answer object as text, Markdown or JSON (report/model_view.h).
   if (a.format != "csv")
-    if (auto view = report::sweep_or_model_report(a.path, a.format)) return *view;
+    if (auto view = report::sweep_or_model_report(a.path, a.format, a.summary)) return *view;
   if (a.format == "json") return report::record_report_json_file(a.path).dump(1) + "\n";
   if (a.table == "timeline") return report::timeline_csv(report::timelines_of(report::read_raw_ranks(a.path), a.path));
   if (a.table == "files") return report::files_csv(report::files_of(report::read_raw_ranks(a.path), a.path));

@@ -253,7 +253,8 @@ std::string answer_text(const Answer& a) {
 
 std::string answer_markdown(const Answer& a) {
   std::string out = "### Answer\n\n" + a.headline + "\n\n";
-  for (const auto& c : a.caveats) out += "> Caveat: " + c + "\n>\n";
+  for (std::size_t i = 0; i < a.caveats.size(); ++i)  // one quote block, a blank quoted line between caveats
+    out += (i ? ">\n" : "") + std::string("> Caveat: ") + a.caveats[i] + "\n";
   if (!a.caveats.empty()) out += "\n";
   if (!a.advice.empty()) out += "What to try:\n\n";
   for (const auto& x : a.advice) out += "- " + x + "\n";

@@ -26,17 +26,17 @@ nlohmann::json parse_json(const std::string& path, const std::string& text) {
 
 constexpr const char* kModelSchema = "hpcsens.model.v1";
 
-std::string render_view(const nlohmann::json& view, const std::string& format) {
+std::string render_view(const nlohmann::json& view, const std::string& format, bool summary) {
   if (format == "json") return view.dump(1) + "\n";
-  return view_text(view, parse_format(format == "text" ? "table" : format));
+  return view_text(view, parse_format(format == "text" ? "table" : format), summary);
 }
 
 }  // namespace
 
-std::optional<std::string> sweep_or_model_report(const std::string& input, const std::string& format) {
+std::optional<std::string> sweep_or_model_report(const std::string& input, const std::string& format, bool summary) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(input, ec)) return render_view(sweep_view(input), format);
+  if (fs::is_directory(input, ec)) return render_view(sweep_view(input), format, summary);
   const auto size = fs::file_size(input, ec);
   if (ec || size > kRawRecordMax) return std::nullopt;  // only run records get that large
   const std::string text = safe_file::read_input_file(input);
@@ -45,7 +45,7 @@ std::optional<std::string> sweep_or_model_report(const std::string& input, const
   const nlohmann::json j = parse_json(input, text);
   // value() would throw on a schema of another type (an internal error): a record reader says what is wrong.
   if (const auto s = j.find("schema"); s == j.end() || *s != kModelSchema) return std::nullopt;
-  return render_view(model_view(j, input), format);
+  return render_view(model_view(j, input), format, summary);
 }
 
 std::string html_report(const std::string& input) {

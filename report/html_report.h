@@ -16,8 +16,10 @@ namespace hpcsens::report {
 std::string html_report(const std::string& input);
 
 // `report INPUT --format table|md|json` of a sweep directory or a model file: its answer object
-// (report/model_view.h) as text, Markdown or JSON; nullopt for any other input (a run record...).
-std::optional<std::string> sweep_or_model_report(const std::string& input, const std::string& format);
+// (report/model_view.h) as text, Markdown or JSON (`summary`: the answer only); nullopt for any
+// other input (a run record...).
+std::optional<std::string> sweep_or_model_report(const std::string& input, const std::string& format,
+                                                 bool summary = false);
 
 // Pages as JSON (see html_page.h). `raw` is the record file parsed as JSON when it is small
 // enough to hold twice (for per-rank sections the typed record does not carry), else null.

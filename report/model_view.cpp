@@ -113,11 +113,12 @@ Table configurations_table(const json& view) {
   return t;
 }
 
-std::string view_text(const json& view, Format format) {
+std::string view_text(const json& view, Format format, bool answer_only) {
   const Answer a = {ja::text(view["answer"], "headline"), view["answer"].value("advice", std::vector<std::string>{}),
                     ja::text(view["answer"], "tone"), view["answer"].value("caveats", std::vector<std::string>{})};
   std::string out = format == Format::kMarkdown ? "## " + ja::text(view, "title") + "\n\n" + answer_markdown(a)
                                                 : ja::text(view, "title") + "\n\n" + answer_text(a);
+  if (answer_only) return out;
   auto para = [&](const std::string& s) { out += (format == Format::kMarkdown ? s : wrap_text(s)) + "\n\n"; };
   if (view.value("emulated", false)) para("EMULATED: these numbers come from a model (the emulated launcher), not a measurement.");
   const json model = view.value("model", json());

@@ -44,7 +44,8 @@ Table journal_table(const nlohmann::json& view);
 // Model choice and the fit's notes: facts about the fit, not things to try.
 std::vector<std::string> fit_notes(const nlohmann::json& model);
 
-// Text or Markdown of a model or sweep view (the answer first, then its tables).
-std::string view_text(const nlohmann::json& view, Format format);
+// Text or Markdown of a model or sweep view (the answer first, then its tables; only the answer
+// when `answer_only`, as `report --summary`).
+std::string view_text(const nlohmann::json& view, Format format, bool answer_only = false);
 
 }  // namespace hpcsens::report

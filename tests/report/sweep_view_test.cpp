@@ -161,6 +161,10 @@ TEST_F(NetworkSweepView, TextMarkdownAndJsonRenderTheSameAnswer) {
   ASSERT_TRUE(md.has_value());
   EXPECT_NE(md->find("### Answer\n\n" + headline), std::string::npos);
   EXPECT_NE(md->find("| network latency [us] |"), std::string::npos);
+  const auto summary = sweep_or_model_report(dir_.string(), "table", true);  // report --summary
+  ASSERT_TRUE(summary.has_value());
+  EXPECT_EQ(summary->rfind(text->substr(0, summary->size()), 0), 0u) << "the answer, as the full text opens";
+  EXPECT_EQ(summary->find("Rates: what the sweep varied"), std::string::npos);
   const auto j = sweep_or_model_report(dir_.string(), "json");
   ASSERT_TRUE(j.has_value());
   EXPECT_EQ(json::parse(*j), view_);
