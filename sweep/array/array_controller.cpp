@@ -208,7 +208,8 @@ class Controller {
     journal_.append({{"type", "run"}, {"id", id}, {"status", "ok"}, {"record", path}, {"utc", utc_now()},
                      {"node", rec.config.value("node", "")}, {"array_job", sub.job_id}, {"array_task", task}});
     s_.state.done.insert(id);
-    fmt::print(stderr, "hpcsens sweep: {} arrived from {}\n", id, text::escape_for_message(rec.config.value("node", "?")));
+    fmt::print(stderr, "hpcsens sweep: {} arrived from {}\n", id,
+               text::escape_for_message(rec.config.value("node", "?")));
   }
   bool task_gave_up(const Submission& sub, int task, const std::string& id) {
     const std::string name = array_outcome_name(sub.number, task);

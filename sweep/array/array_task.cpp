@@ -66,7 +66,8 @@ void write_outcome(const safe_file::Dir& adir, int submission, int task, const s
     o["timed_out"] = out.timed_out;
   }
   if (auto err = safe_file::write_atomic(adir, array_outcome_name(submission, task), o.dump() + "\n"); !err.empty())
-    fmt::print(stderr, "hpcsens sweep: warning: cannot write the outcome of {}: {}\n", id, text::escape_for_message(err));
+    fmt::print(stderr, "hpcsens sweep: warning: cannot write the outcome of {}: {}\n", id,
+               text::escape_for_message(err));
 }
 
 }  // namespace
@@ -109,8 +110,9 @@ int run_array_task(const SweepSpec& spec, const SweepOptions& opt, int submissio
     } catch (const std::exception& e) {
       out.error = e.what();
     }
-    if (!out.ok) fmt::print(stderr, "hpcsens sweep: {} attempt {} on {} failed: {}\n", run.id, attempt, text::escape_for_message(node),
-                            text::escape_for_message(out.error));
+    if (!out.ok)
+      fmt::print(stderr, "hpcsens sweep: {} attempt {} on {} failed: {}\n", run.id, attempt,
+                 text::escape_for_message(node), text::escape_for_message(out.error));
   }
   write_outcome(adir, submission, task, run.id, node, attempt, out);
   if (input_error) std::rethrow_exception(input_error);

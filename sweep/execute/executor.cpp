@@ -56,7 +56,8 @@ void journal_child(Journal* journal, int pid) {
   try {
     journal->append({{"type", "child"}, {"pid", id.pid}, {"start", id.start_ticks}, {"boot", id.boot_id}});
   } catch (const std::exception& e) {
-    fmt::print(stderr, "hpcsens sweep: warning: {} (the run module's pid {} is not journalled)\n", text::escape_for_message(e.what()), pid);
+    fmt::print(stderr, "hpcsens sweep: warning: {} (the run module's pid {} is not journalled)\n",
+               text::escape_for_message(e.what()), pid);
   }
 }
 
@@ -125,7 +126,8 @@ class MeasuredExecutor : public Executor {
       return;
     const auto note = clock_watch_.add(p.label, c[set_key].get<double>(), c["cpu_ghz_measured"].get<double>());
     if (note.empty()) return;
-    fmt::print(stderr, "\nhpcsens sweep: WARNING (checked on this node after point {}): {}\n", text::escape_for_message(p.label), text::escape_for_message(note));
+    fmt::print(stderr, "\nhpcsens sweep: WARNING (checked on this node after point {}): {}\n",
+               text::escape_for_message(p.label), text::escape_for_message(note));
     if (journal_ == nullptr) return;
     try {
       journal_->append({{"type", "warning"}, {"utc", utc_now()}, {"point", p.index}, {"text", note}});

@@ -136,7 +136,8 @@ void Machine::apply_or_undo(const Point& p) {
     run_commands(knobs_.apply(io_, p));
   } catch (const std::exception&) {
     const auto r = restore_files(io_, session_.state.originals);
-    for (const auto& e : r.errors) fmt::print(stderr, "hpcsens sweep: RESTORE FAILED: {}\n", text::escape_for_message(e));
+    for (const auto& e : r.errors)
+      fmt::print(stderr, "hpcsens sweep: RESTORE FAILED: {}\n", text::escape_for_message(e));
     throw;
   }
 }
