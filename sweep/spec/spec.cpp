@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/text_escape.h"
 #include "common/safe_file.h"
 #include "sweep/spec/emulated_spec.h"
 #include "sweep/spec/spec_reader.h"
@@ -79,6 +80,13 @@ void parse_memory(const Reader& r, const YAML::Node& list, std::vector<MemoryCon
     if (!n["name"]) r.fail(n, fi + ".name", "missing");
     m.name = r.str(n["name"], fi + ".name");
     if (m.name.empty()) r.fail(n["name"], fi + ".name", "must not be empty");
+    // The name labels the point in results.csv (unquoted), the progress lines and the tables.
+    if (!text::is_valid_utf8(m.name) || m.name.size() > 128 ||
+        std::any_of(m.name.begin(), m.name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == ',' || c == '"'; }))
+      r.fail(n["name"], fi + ".name", "must be at most 128 characters of UTF-8 text without control characters, "
+                                      "commas or double quotes (it labels the point in results.csv), got '" +
+                                      text::escape_for_message(m.name) + "'");
     if (!names.insert(m.name).second) r.fail(n["name"], fi + ".name", "duplicate name '" + m.name + "'");
     int ways = 0;
     if (n["slurm_partition"]) ++ways, m.slurm_partition = r.str(n["slurm_partition"], fi + ".slurm_partition");
