@@ -87,14 +87,16 @@ std::set<std::string> earlier_run_files(const safe_file::Dir& dir, const std::st
   return out;
 }
 
-std::string RunIdLock::take(const safe_file::Dir& dir, const std::string& run_id) {
+std::string RunIdLock::take(const safe_file::Dir& dir, const std::string& run_id, bool* busy) {
   release();
+  *busy = false;
   name_ = "." + run_id + ".run-lock";
   for (int attempt = 0; attempt < 4; ++attempt) {
     if (auto err = safe_file::open_private(dir, name_, O_RDWR | O_CREAT, 0600, &fd_); !err.empty()) return err;
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd_);
       fd_ = -1;
+      *busy = true;
       return "run id '" + run_id + "' is in use by another hpcsens run in " + dir.path() +
              " right now; give each run its own id (HPCSENS_RUN_ID) or output directory";
     }

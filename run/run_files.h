@@ -45,8 +45,10 @@ class RunIdLock {
   RunIdLock(const RunIdLock&) = delete;
   RunIdLock& operator=(const RunIdLock&) = delete;
   ~RunIdLock() { release(); }
-  // "" when taken; else why not (another run holds it, or the file is not a private one of ours).
-  std::string take(const safe_file::Dir& dir, const std::string& run_id);
+  // "" when taken; else why not: another run holds it (*busy set), or the file cannot be used
+  // (another user's file planted under its name in a shared directory: then the run goes on
+  // without the lock rather than let anyone who can guess an id stop it).
+  std::string take(const safe_file::Dir& dir, const std::string& run_id, bool* busy);
   void release() noexcept;
 
  private:

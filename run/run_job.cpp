@@ -15,6 +15,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -25,6 +26,7 @@
 #include "common/safe_file.h"
 #include "common/text_escape.h"
 #include "counter_agent/protocol.h"
+#include "energy/sampler.h"
 #include "mpi/launcher.h"
 #include "mpi/rank_mpi.h"
 #include "run/appfile_job.h"
@@ -149,11 +151,15 @@ bool claim_run_id(const std::string& out_dir, const std::string& run_id, RunIdLo
                   RunResult& result) {
   safe_file::Dir d;
   if (!safe_file::open_dir(out_dir, false, &d).empty()) return true;  // checked just before; the job says the rest
-  if (auto err = lock.take(d, run_id); !err.empty()) {
+  bool busy = false;
+  if (auto err = lock.take(d, run_id, &busy); busy) {
     result.exit_status = kExitBadInput;
     result.refused = true;
     result.error = err;
     return false;
+  } else if (!err.empty()) {
+    warn(result, false, "cannot lock the run id (" + err + "); going on without: a second run with this id in " +
+                            out_dir + " at the same time could not be told apart");
   }
   *earlier = earlier_run_files(d, run_id);
   if (const auto old = find_record_name(d, run_id); !old.empty())
@@ -301,6 +307,9 @@ RunResult run_job(const RunRequest& req) {
   std::string exec_error;
   pid_t pid;
   int raw_status = 0;
+  // This node's energy over the job: one reader, in this process, never in the ranks (issue 31).
+  std::optional<energy::BackgroundSampler> power;
+  if (measure) power.emplace(energy::root_from_env());
   {
     SignalForwarding forwarding;
     pid = spawn(plan.argv, plan.launcher_env, &took_terminal, &exec_error);
@@ -313,6 +322,7 @@ RunResult run_job(const RunRequest& req) {
     set_forward_target(pid);
     result.exit_status = wait_for(pid, req.timeout_s, took_terminal, &result.timed_out, &raw_status);
   }
+  const nlohmann::json energy_node = power ? power->stop() : nlohmann::json();
   if (took_terminal) give_terminal_to(::getpgrp());
   remove_appfile_copy(appfile);
   if (!exec_error.empty()) {  // exec failed: the shell-like 126/127 is already the exit status
@@ -325,7 +335,9 @@ RunResult run_job(const RunRequest& req) {
   settle_partial_files(out_dir, run_id, earlier);
 
   const Collected c =
-      collect_record(out_dir, run_id, {encoded(req.argv), result.launcher, start_utc, earlier}, req.config);
+      collect_record(out_dir, run_id, {encoded(req.argv), result.launcher, start_utc, earlier,
+                                     {{"energy", energy::energy_section({energy_node})}}},
+                     req.config);
   result.record_path = c.record_path;
   result.complete = c.complete;
   if (!c.error.empty()) result.error = c.error;

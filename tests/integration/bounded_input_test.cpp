@@ -15,6 +15,7 @@
 
 #include "process.h"
 #include "run_fixture.h"
+#include "second_user.h"
 
 namespace hpcsens::testing {
 namespace {
@@ -175,6 +176,21 @@ TEST_F(BoundedInput, OneRunIdRunsOnceAtATimeInADirectory) {
   EXPECT_NE(r.err.find("run id 'L' is in use by another hpcsens run in " + o), std::string::npos) << r.err;
   // The first job (not an MPI program) ran to its end: no record, so 74.
   EXPECT_NE(r.out.find("first=74"), std::string::npos) << r.out << slurp(out_ / "first.log");
+}
+
+// The lock's name is predictable (run ids are on mpirun's command line): another user who plants
+// it in a shared sticky --out must not stop the run, only lose it the lock.
+TEST_F(SecondUser, APlantedRunIdLockDoesNotStopTheRun) {
+  fs::create_directories(out_ / "shared");
+  ::chmod((out_ / "shared").c_str(), 01777);
+  const std::string shared = (out_ / "shared").string();
+  ASSERT_EQ(as_user("touch " + shared + "/.P.run-lock"), 0);
+  const auto r = run_process({"env", "HPCSENS_RUN_ID=P", HPCSENS_BIN, "run", "--out", shared, "--", "mpirun", "-np",
+                              "1", kExit, "0"}, kTimeout);
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(record_path(r), "") << r.err;
+  EXPECT_NE(r.err.find("cannot lock the run id (" + shared + "/.P.run-lock: is owned by another user (uid " +
+                       std::to_string(uid_) + ")"), std::string::npos) << r.err;
 }
 
 }  // namespace
