@@ -44,7 +44,10 @@ std::string headline(const MixResult& r, std::string& tone) {
   std::string worst;
   const auto weak = weak_apps(best, worst);
   tone = tone_of(worst);
-  if (!weak.empty()) h += fmt::format(", but that rests on {} projections: {}", worst, list_words(weak));
+  if (!weak.empty())
+    h += fmt::format(", but that rests on {}: {}",
+                     worst == "unreliable" ? "unreliable projections" : "projections to be read with caution",
+                     list_words(weak));
   h += r.systems.size() < 2 ? "." : r.overlaps.empty() ? "; the ranking holds across the intervals."
                                                        : "; the ranking does not hold across the intervals.";
   std::vector<std::string> others;

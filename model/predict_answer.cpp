@@ -46,7 +46,9 @@ std::string headline(const ModelReport& m, const std::vector<Prediction>& ranked
   std::string h = fmt::format("{} {} {} on {} ({:.2f}x the baseline)", app,
                               one ? "is projected to take" : best.verdict == "ok" ? "runs fastest, in" : "is projected to run fastest, in",
                               human::seconds(best.predicted_s), best.system.name, best.speedup);
-  if (best.verdict != "ok") h += fmt::format(", but that projection is {}: {}", best.verdict, weakness(m, best));
+  if (best.verdict != "ok")
+    h += fmt::format(", but that projection is {}: {}", best.verdict == "unreliable" ? "unreliable" : "to be read with caution",
+                     weakness(m, best));
   h += ".";
   // The fastest candidate whose projection stands on firmer ground, when the winner's does not.
   if (!one && best.verdict != "ok")

@@ -85,6 +85,21 @@ TEST(PredictionAnswer, AWinnerInsideTheMeasuredRatesRunsFastestWithAnOkTone) {
   EXPECT_TRUE(a.advice.empty());
 }
 
+// A winner 1.3x beyond the measured clock is one step down (caution): the headline says so in words.
+TEST(PredictionAnswer, AWinnerJudgedCautionIsToBeReadWithCaution) {
+  const ModelReport m = fitted({24.0, 600.0, 3.0});
+  const auto preds = ranked(m, {sys("inside", 2.0, 40), sys("near", 3.9, 40)});
+  ASSERT_EQ(preds[0].system.name, "near");
+  ASSERT_EQ(preds[0].verdict, "caution");
+  const Answer a = prediction_answer(m, preds, "");
+  EXPECT_EQ(a.tone, "caution");
+  EXPECT_NE(a.headline.find("but that projection is to be read with caution: it is extrapolated (cpu_ghz 3.9 GHz is "
+                            "1.30x beyond the measured 1.2 to 3 GHz)"),
+            std::string::npos)
+      << a.headline;
+  EXPECT_NE(a.headline.find("Of the projections inside the measured rates, inside is fastest"), std::string::npos);
+}
+
 // A CPU/memory model given interconnect candidates: one caveat, not silent identical rows; the
 // rate columns show what the user typed, in GB/s.
 TEST(PredictionAnswer, AModelWithoutNetworkTermsSaysSoOnceForInterconnectCandidates) {
