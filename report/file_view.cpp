@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 
 #include "common/errors.h"
@@ -126,6 +127,17 @@ std::vector<FileSummary> summarize_files(const std::vector<RankFile>& files) {
 
 namespace {
 
+void drop_columns(Table& t, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const auto at = std::find(t.header.begin(), t.header.end(), name);
+    if (at == t.header.end()) continue;
+    const auto i = static_cast<std::size_t>(at - t.header.begin());
+    t.header.erase(at);
+    t.numeric.erase(t.numeric.begin() + static_cast<std::ptrdiff_t>(i));
+    for (auto& row : t.rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
 // Mean bytes per write call ("-" without writes): small writes show here.
 std::string mean_write(const FileCounts& c) {
   return c.writes == 0 ? "-" : human::bytes(static_cast<double>(c.bytes_written) / static_cast<double>(c.writes));
@@ -138,8 +150,8 @@ Table file_table(const std::vector<FileSummary>& files, std::size_t top, std::ui
   if (files.empty() && dropped == 0) return t;
   t.title = fmt::format("Files by I/O time (top {} of {}; one row per file and interface called)",
                         std::min(top, files.size()), files.size());
-  // The terminal's 120 columns hold the time split, the bytes and the size per write; the page,
-  // Markdown and CSV add the slowest rank, the call counts and the access order.
+  // The terminal's 120 columns hold the time split, the bytes and the size per write; the page
+  // and Markdown add the slowest rank, the call counts and the access order (CSV: files_csv).
   t.header = {"file", "interface", "ranks", "time [s]", "read [s]", "write [s]", "sync [s]", "meta [s]"};
   if (!compact) t.header.insert(t.header.end(), {"slowest [s]", "on rank"});
   t.header.insert(t.header.end(), {"read", "written"});
@@ -165,6 +177,14 @@ Table file_table(const std::vector<FileSummary>& files, std::size_t top, std::ui
     if (!compact) row.push_back(ordered);
     t.rows.push_back(std::move(row));
   }
+  // A job that only writes (or only reads) gets no empty read (write) columns: the page fits.
+  bool reads = false, writes = false;
+  for (std::size_t i = 0; i < files.size() && i < top; ++i) {
+    reads = reads || files[i].counts.reads > 0 || files[i].counts.read_s > 0;
+    writes = writes || files[i].counts.writes > 0 || files[i].counts.write_s > 0;
+  }
+  if (!reads) drop_columns(t, {"read [s]", "read", "reads"});
+  if (!writes) drop_columns(t, {"write [s]", "written", "writes", "per write"});
   return t;
 }
 

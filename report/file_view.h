@@ -60,6 +60,7 @@ std::vector<FileSummary> summarize_files(const std::vector<RankFile>& files);
 // "Files by I/O time": the top `top` files (title empty when there are none), one row per file and
 // interface called, its time split into read, write, sync and meta (open, close, seek) columns.
 // `compact`: the columns a 120-column terminal holds (no slowest rank, call counts, access order).
+// The read (write) columns are left out when no listed file was read (written).
 Table file_table(const std::vector<FileSummary>& files, std::size_t top, std::uint64_t dropped, bool compact = false);
 // The table rendered with a line on drops; "" when no rank has a `files` array.
 std::string files_text(const RankFiles& files, Format format);

@@ -100,6 +100,10 @@ TEST(FileView, SyncAndMetadataTimeHaveTheirOwnColumns) {
   const auto col = [&](const std::string& name) {
     return static_cast<std::size_t>(std::find(t.header.begin(), t.header.end(), name) - t.header.begin());
   };
+  // Nothing was read: no empty read columns; the write columns stay.
+  EXPECT_EQ(col("read [s]"), t.header.size());
+  EXPECT_EQ(col("reads"), t.header.size());
+  EXPECT_LT(col("write [s]"), t.header.size());
   ASSERT_LT(col("sync [s]"), t.header.size());
   ASSERT_LT(col("meta [s]"), t.header.size());
   EXPECT_EQ(t.rows[0][col("sync [s]")], "0.235000");
