@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common/human_units.h"
+#include "energy/energy_text.h"
 #include "mpi/imbalance.h"
 #include "report/byte_direction.h"
 #include "report/run_report.h"
@@ -96,6 +97,8 @@ Table job_table(const RunRecord& rec) {
   t.rows.push_back({"counters_status", rec.counters_status});
   if (const std::string nd = net_delay_text(rec); !nd.empty()) t.rows.push_back({"network delay", nd});
   if (rec.emulated) t.rows.push_back({"emulated", "yes"});
+  if (const auto e = rec.extra.find("energy"); e != rec.extra.end())  // what hpcsens run's node reader saw
+    t.rows.push_back({"energy (RAPL)", energy::energy_summary(*e)});
   for (const auto& [k, v] : rec.config.items())
     t.rows.push_back({"config." + k, v.is_string() ? v.get<std::string>() : v.dump()});
   return t;

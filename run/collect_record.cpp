@@ -239,6 +239,8 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
   }
   if (!j.contains("config") || !j.at("config").is_object()) j["config"] = json::object();
   if (config.is_object()) j["config"].update(config);
+  if (facts.sections.is_object())
+    for (const auto& [k, v] : facts.sections.items()) j[k] = v;
   std::string text, werr;
   if (record::record_text(j, &text, &werr)) {
     // The preload's file is ours and is replaced in place; an assembled one gets a fresh name.

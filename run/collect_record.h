@@ -15,6 +15,8 @@ struct JobFacts {
   std::string launcher;
   std::string start_utc;  // HPCSENS_START_UTC as handed to the ranks: a record naming another is not ours
   std::set<std::string> earlier;  // files of the run id that were there before the job (earlier_run_files)
+  // Top-level sections hpcsens run measured itself (`energy`), set in the record as they are.
+  nlohmann::json sections = nlohmann::json::object();
 };
 
 struct Collected {

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -25,6 +26,7 @@
 #include "common/safe_file.h"
 #include "common/text_escape.h"
 #include "counter_agent/protocol.h"
+#include "energy/sampler.h"
 #include "mpi/launcher.h"
 #include "mpi/rank_mpi.h"
 #include "run/appfile_job.h"
@@ -305,6 +307,9 @@ RunResult run_job(const RunRequest& req) {
   std::string exec_error;
   pid_t pid;
   int raw_status = 0;
+  // This node's energy over the job: one reader, in this process, never in the ranks (issue 31).
+  std::optional<energy::BackgroundSampler> power;
+  if (measure) power.emplace(energy::root_from_env());
   {
     SignalForwarding forwarding;
     pid = spawn(plan.argv, plan.launcher_env, &took_terminal, &exec_error);
@@ -317,6 +322,7 @@ RunResult run_job(const RunRequest& req) {
     set_forward_target(pid);
     result.exit_status = wait_for(pid, req.timeout_s, took_terminal, &result.timed_out, &raw_status);
   }
+  const nlohmann::json energy_node = power ? power->stop() : nlohmann::json();
   if (took_terminal) give_terminal_to(::getpgrp());
   remove_appfile_copy(appfile);
   if (!exec_error.empty()) {  // exec failed: the shell-like 126/127 is already the exit status
@@ -329,7 +335,9 @@ RunResult run_job(const RunRequest& req) {
   settle_partial_files(out_dir, run_id, earlier);
 
   const Collected c =
-      collect_record(out_dir, run_id, {encoded(req.argv), result.launcher, start_utc, earlier}, req.config);
+      collect_record(out_dir, run_id, {encoded(req.argv), result.launcher, start_utc, earlier,
+                                     {{"energy", energy::energy_section({energy_node})}}},
+                     req.config);
   result.record_path = c.record_path;
   result.complete = c.complete;
   if (!c.error.empty()) result.error = c.error;

@@ -1,0 +1,69 @@
+#include "energy/energy_text.h"
+
+#include <fmt/core.h>
+
+#include "energy/sampler.h"
+
+namespace hpcsens::energy {
+using nlohmann::json;
+
+namespace {
+
+double num(const json& j, const char* key, double fallback = 0) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+std::string str(const json& j, const char* key, const std::string& fallback = "") {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+bool flag(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::string joules(double j) { return j >= 1e4 ? fmt::format("{:.4g} kJ", j / 1e3) : fmt::format("{:.4g} J", j); }
+
+std::string node_text(const json& n) {
+  const std::string host = str(n, "host", "?");
+  if (!flag(n, "available")) return host + ": " + str(n, "reason", "not available");
+  std::string parts;
+  const double span = num(n, "duration_s");
+  const auto by = n.find("joules_by_domain");
+  if (by != n.end() && by->is_object()) {
+    for (const char* d : {"package", "core", "uncore", "dram", "psys"}) {
+      const double j = num(*by, d, -1);
+      if (j < 0) continue;
+      parts += (parts.empty() ? "" : ", ") + fmt::format("{} {}", d, joules(j));
+      if (span > 0) parts += fmt::format(" ({:.3g} W)", j / span);
+    }
+  }
+  std::string text = fmt::format("{}: {} over {:.3g} s ({} samples, {:.3g} s apart", host,
+                                 parts.empty() ? "no domain read" : parts, span, static_cast<long long>(num(n, "samples")),
+                                 num(n, "interval_s"));
+  int wraps = 0;
+  std::string stopped;
+  if (const auto d = n.find("domains"); d != n.end() && d->is_array())
+    for (const auto& z : *d) {
+      if (!z.is_object()) continue;
+      wraps += static_cast<int>(num(z, "wraps"));
+      if (z.contains("available") && !flag(z, "available")) stopped += "; " + str(z, "name", "?") + " " + str(z, "reason");
+    }
+  text += fmt::format(", {} counter wraps)", wraps) + stopped;
+  if (const std::string note = str(n, "note"); !note.empty()) text += "; " + note;
+  return text;
+}
+
+}  // namespace
+
+std::string energy_summary(const json& energy) {
+  if (!energy.is_object()) return "";
+  std::string text;
+  if (const auto nodes = energy.find("nodes"); nodes != energy.end() && nodes->is_array())
+    for (const auto& n : *nodes)
+      if (n.is_object()) text += (text.empty() ? "" : "; ") + node_text(n);
+  if (!flag(energy, "available")) return str(energy, "reason", text.empty() ? "not available" : text);
+  return text + "; " + kCoverage;
+}
+
+}  // namespace hpcsens::energy

@@ -1,0 +1,14 @@
+#pragma once
+// The record's energy section in one line of words, for the run report's Job table. Reads a
+// record from anywhere: any field of the wrong type is skipped, never trusted or thrown on.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace hpcsens::energy {
+
+// "host: package 1.23 kJ (87.3 W), core ..., dram ... over 14.1 s (15 samples, 1 s apart, 0 wraps);
+// RAPL: processor packages ... only; ..." or "not available: why". "" when there is no section.
+std::string energy_summary(const nlohmann::json& energy);
+
+}  // namespace hpcsens::energy
