@@ -7,17 +7,11 @@
 #include <limits>
 #include <map>
 
+#include "report/counter_units.h"
 #include "report/run_report.h"
 
 namespace hpcsens::report {
 namespace {
-
-// Counter values are counts or scaled counts: integers print without decimals.
-std::string counter_cell(double v) {
-  if (!std::isfinite(v)) return "-";
-  if (v == static_cast<double>(static_cast<long long>(v)) && std::fabs(v) < 9e15) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.6g}", v);
-}
 
 std::vector<std::string> sorted_names(const RunScan& s) {
   std::vector<std::string> names = s.counter_names;
@@ -31,12 +25,12 @@ Table counter_summary_table(const RunScan& s) {
   Table t;
   t.title = fmt::format("Counters over {} ranks{}", s.rows.size(),
                         s.header.emulated ? " (EMULATED record)" : "");
-  t.header = {"counter", "ranks", "min", "min on rank", "mean", "max", "max on rank", "sum"};
-  t.numeric = {false, true, true, true, true, true, true, true};
+  t.header = {"counter", "unit", "ranks", "min", "min on rank", "mean", "max", "max on rank", "sum"};
+  t.numeric = {false, false, true, true, true, true, true, true, true};
   for (const auto& [name, a] : s.counter_totals)
-    t.rows.push_back({name, std::to_string(a.ranks), counter_cell(a.min), std::to_string(a.min_rank),
-                      counter_cell(a.sum / static_cast<double>(a.ranks)), counter_cell(a.max),
-                      std::to_string(a.max_rank), counter_cell(a.sum)});
+    t.rows.push_back({name, counter_unit(name), std::to_string(a.ranks), counter_value_text(a.min), std::to_string(a.min_rank),
+                      counter_value_text(a.sum / static_cast<double>(a.ranks)), counter_value_text(a.max),
+                      std::to_string(a.max_rank), counter_value_text(a.sum)});
   return t;
 }
 
@@ -53,7 +47,7 @@ std::vector<Table> counter_rank_tables(const RunScan& s, const std::vector<std::
     t.header = {"rank"};
     t.numeric = {true};
     for (std::size_t c = first; c < last; ++c) {
-      t.header.push_back(names[c]);
+      t.header.push_back(names[c] + " [" + counter_unit(names[c]) + "]");
       t.numeric.push_back(true);
     }
     for (std::size_t i : indices) {
@@ -61,7 +55,7 @@ std::vector<Table> counter_rank_tables(const RunScan& s, const std::vector<std::
       std::vector<std::string> row = {std::to_string(s.rows[i].rank)};
       for (std::size_t c = first; c < last; ++c) {
         const auto it = counters.find(names[c]);
-        row.push_back(it == counters.end() ? "-" : counter_cell(it->second));
+        row.push_back(it == counters.end() ? "-" : counter_value_text(it->second));
       }
       t.rows.push_back(std::move(row));
     }

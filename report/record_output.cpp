@@ -7,10 +7,12 @@
 
 #include "common/errors.h"
 #include "report/byte_direction.h"
+#include "report/counter_units.h"
 #include "report/file_view.h"
 #include "report/headline.h"
 #include "report/html_page.h"
 #include "report/measure_csv.h"
+#include "report/mpi_aggregate.h"
 #include "report/run_report.h"
 #include "report/run_scan_rows.h"
 #include "report/table.h"
@@ -68,6 +70,7 @@ std::string summary_csv(const RunScan& s) {
       {"complete", rec.complete ? "true" : "false"},
       {"emulated", rec.emulated ? "true" : "false"},
   };
+  for (auto& row : mpi_summary_csv_rows(mpi_aggregate(s))) rows.push_back(std::move(row));
   std::string out = csv_line({"metric", "value"});
   for (const auto& [k, v] : rows) out += csv_line({k, v});
   return out;
@@ -92,12 +95,12 @@ std::string calls_csv(const RunScan& s) {
 }
 
 std::string counters_csv(const RunScan& s) {
-  std::string out = csv_line({"rank", "counter", "value", "multiplexed", "running_fraction"});
+  std::string out = csv_line({"rank", "counter", "value", "multiplexed", "running_fraction", "unit"});
   each_rank(s, [&](const record::RankRecord& r) {
     for (const auto& [name, v] : r.counters) {
       const auto f = r.counter_running_fraction.find(name);
       out += csv_line({std::to_string(r.rank), name, num(v), r.multiplexed ? "true" : "false",
-                       f == r.counter_running_fraction.end() ? "" : num(f->second)});
+                       f == r.counter_running_fraction.end() ? "" : num(f->second), counter_unit(name)});
     }
   });
   return out;
@@ -171,9 +174,10 @@ CsvTable parse_csv_table(const std::string& name) {
   if (name == "partners") return CsvTable::kPartners;
   if (name == "msg_sizes") return CsvTable::kMsgSizes;
   if (name == "regions") return CsvTable::kRegions;
+  if (name == "aggregate") return CsvTable::kAggregate;
   throw InputError("--table", "unknown table '" + name +
                                   "' (expected ranks, summary, calls, counters, topdown, timeline, callsites, files, partners, "
-                                  "msg_sizes or regions)");
+                                  "msg_sizes, regions or aggregate)");
 }
 
 std::string tidy_csv(const RunScan& s, CsvTable table) {
@@ -185,6 +189,7 @@ std::string tidy_csv(const RunScan& s, CsvTable table) {
     case CsvTable::kPartners: return partners_csv(s);
     case CsvTable::kMsgSizes: return msg_sizes_csv(s);
     case CsvTable::kRegions: return regions_csv(s);
+    case CsvTable::kAggregate: return aggregate_csv(s);
     case CsvTable::kTopdown: break;
   }
   return topdown_csv(s);
@@ -241,6 +246,8 @@ nlohmann::json record_report_json(const RunRecord& rec, const std::string& sourc
   for (const CallTotal& c : scan.calls)
     derived["mpi_calls"][c.name] = {{"count", c.count}, {"seconds", c.seconds}, {"bytes_sent", c.bytes_sent},
                                     {"bytes_received", c.bytes_received}};
+  derived["mpi_aggregate"] = aggregate_json(mpi_aggregate(scan));
+  for (const auto& [name, total] : scan.counter_totals) derived["counter_units"][name] = counter_unit(name);
   derived["io"] = io_json(scan);
   if (j.contains("ranks")) derived["files"] = files_json(j["ranks"], source);
   // Per-rank Top-Down, as `--format csv --table topdown` gives it, for ranks that counted a set.

@@ -23,8 +23,8 @@ nlohmann::json record_report_json(const record::RunRecord& rec, const std::strin
 // The same for the record at `path` (`report --format json`).
 nlohmann::json record_report_json_file(const std::string& path);
 
-enum class CsvTable { kRanks, kSummary, kCalls, kCounters, kTopdown, kPartners, kMsgSizes, kRegions };
-// "ranks" | "summary" | "calls" | "counters" | "topdown" | "partners" | "msg_sizes" | "regions";
+enum class CsvTable { kRanks, kSummary, kCalls, kCounters, kTopdown, kPartners, kMsgSizes, kRegions, kAggregate };
+// "ranks" | "summary" | "calls" | "counters" | "topdown" | "partners" | "msg_sizes" | "regions" | "aggregate";
 // else InputError naming --table.
 CsvTable parse_csv_table(const std::string& name);
 std::string tidy_csv(const record::RunRecord& rec, CsvTable table);

@@ -9,6 +9,7 @@
 
 #include "report/headline.h"
 #include "report/measure_section.h"
+#include "report/mpi_aggregate.h"
 #include "topdown/bottleneck.h"
 #include "topdown/event_tables.h"
 
@@ -182,6 +183,7 @@ std::string render_run_report(const RunScan& rec, const ReportOptions& opt) {
     out += render(distribution_table(rec), opt.format);
   }
   if (!rec.calls.empty()) out += render(mpi_call_table(rec, opt.all_ranks ? 0 : 10), opt.format);
+  out += aggregate_text(rec, opt.format, opt.all_ranks);
   out += counter_section(rec, opt);
   out += topdown_text(rec, opt);
   return io_first ? out : out + render_measure_section(rec.measure, opt.format);

@@ -131,11 +131,12 @@ TEST(TextReport, ShowsCounterValuesInTextAndMarkdown) {
   const auto text = render_run_report(rec, opt);
   EXPECT_NE(text.find("Counters over 4 ranks"), std::string::npos);
   EXPECT_NE(text.find("PAPI_TOT_INS"), std::string::npos);
-  EXPECT_NE(text.find("25000000003"), std::string::npos);  // rank 3's value, per rank
+  EXPECT_NE(text.find("25,000,000,003"), std::string::npos);  // rank 3's value, per rank
+  EXPECT_NE(text.find("PAPI_TOT_INS [instructions]"), std::string::npos);  // per-rank header with its unit
   opt.format = Format::kMarkdown;
   const auto md = render_run_report(rec, opt);
   EXPECT_NE(md.find("### Counters per rank"), std::string::npos);
-  EXPECT_NE(md.find("| perf::CONTEXT-SWITCHES |"), std::string::npos);
+  EXPECT_NE(md.find("| perf::CONTEXT-SWITCHES | switches |"), std::string::npos);
 }
 
 TEST(TextReport, EveryLineFitsA120ColumnTerminal) {

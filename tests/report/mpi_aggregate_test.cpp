@@ -1,0 +1,147 @@
+// mpiP's aggregate tables from a hand-made two-rank record whose sums are worked out below by
+// hand, and the class of every MPI-time call of preload/mpi_calls.tbl (the one table of names).
+#include <gtest/gtest.h>
+
+#include <fmt/core.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "report/mpi_aggregate.h"
+#include "report/record_output.h"
+#include "report/run_report.h"
+
+namespace hpcsens::report {
+namespace {
+
+// Rank 0: wall 10 s, MPI 4 s (Allreduce 3 s x100 of 800 B, Send 1 s x10 of 10,000 B), I/O 1 s
+// with 2,000,000 B written. Rank 1: wall 10 s, MPI 2 s (Allreduce 1 s x100 of 800 B, Recv 0.5 s
+// x10 receiving 10,000 B, Waitall 0.5 s x5), I/O 0 s.
+record::RunRecord two_ranks() {
+  record::RunRecord rec;
+  rec.job.nranks = 2;
+  for (int i = 0; i < 2; ++i) {
+    record::RankRecord r;
+    r.rank = i;
+    r.wall_s = 10;
+    r.mpi_s = i == 0 ? 4 : 2;
+    r.io_s = i == 0 ? 1 : 0;
+    r.compute_s = r.wall_s - r.mpi_s - r.io_s;
+    if (i == 0) {
+      r.io_bytes_written = 2000000;
+      r.mpi_calls["MPI_Allreduce"] = {100, 3.0, 800};
+      r.mpi_calls["MPI_Send"] = {10, 1.0, 10000};
+    } else {
+      r.mpi_calls["MPI_Allreduce"] = {100, 1.0, 800};
+      r.mpi_calls["MPI_Recv"] = {10, 0.5, 10000};
+      r.mpi_calls["MPI_Waitall"] = {5, 0.5, 0};
+    }
+    rec.ranks.push_back(r);
+  }
+  return rec;
+}
+
+TEST(MpiAggregate, PercentagesOfSummedWallAndMpiTime) {
+  const MpiAggregate a = mpi_aggregate(scan_of(two_ranks()));
+  EXPECT_DOUBLE_EQ(a.wall_s, 20.0);
+  EXPECT_DOUBLE_EQ(a.mpi_s, 6.0);
+  EXPECT_DOUBLE_EQ(a.calls_s, 6.0);
+  ASSERT_EQ(a.calls.size(), 4u);
+  EXPECT_EQ(a.calls[0].name, "MPI_Allreduce");  // 4 s of 6: most time first
+  EXPECT_EQ(a.calls[0].count, 200u);
+  EXPECT_DOUBLE_EQ(a.calls[0].app_pct, 20.0);             // 4 / 20
+  EXPECT_NEAR(a.calls[0].mpi_pct, 400.0 / 6.0, 1e-12);    // 4 / 6
+  EXPECT_EQ(a.calls[1].name, "MPI_Send");
+  EXPECT_DOUBLE_EQ(a.calls[1].app_pct, 5.0);
+  EXPECT_EQ(a.calls[2].name, "MPI_Recv");  // 0.5 s ties with Waitall: by name
+  EXPECT_EQ(a.calls[3].name, "MPI_Waitall");
+  double mpi_pct = 0;
+  for (const auto& c : a.calls) mpi_pct += c.mpi_pct;
+  EXPECT_NEAR(mpi_pct, 100.0, 1e-9);
+  // Sent bytes: 1,600 by Allreduce and 10,000 by Send; Recv's bytes are received, never sent.
+  EXPECT_EQ(a.mpi_bytes_sent, 11600u);
+  EXPECT_EQ(a.calls[2].bytes_sent, 0u);
+  EXPECT_EQ(a.calls[2].bytes_received, 10000u);
+  EXPECT_DOUBLE_EQ(a.class_s[static_cast<std::size_t>(MpiClass::kCollective)], 4.0);
+  EXPECT_DOUBLE_EQ(a.class_s[static_cast<std::size_t>(MpiClass::kPointToPoint)], 1.5);
+  EXPECT_DOUBLE_EQ(a.class_s[static_cast<std::size_t>(MpiClass::kCompletion)], 0.5);
+  EXPECT_DOUBLE_EQ(rate_mbs(a.mpi_bytes_sent, a.calls_s), 11600.0 / 6.0 / 1e6);
+  EXPECT_DOUBLE_EQ(rate_mbs(a.io_bytes, a.io_s), 2.0);  // 2,000,000 B in 1 s
+  EXPECT_EQ(rate_mbs(5, 0), 0.0);
+}
+
+TEST(MpiAggregate, TablesShowTheNumbersWithoutExponents) {
+  const MpiAggregate a = mpi_aggregate(scan_of(two_ranks()));
+  const Table time = aggregate_time_table(a, 0);
+  ASSERT_EQ(time.rows.size(), 4u);
+  EXPECT_EQ(time.rows[0], (std::vector<std::string>{"MPI_Allreduce", "collective", "200", "4.000000", "20.00", "66.67"}));
+  const Table sent = aggregate_sent_table(a, 0);
+  ASSERT_EQ(sent.rows.size(), 2u);  // only calls that sent bytes
+  EXPECT_EQ(sent.rows[0], (std::vector<std::string>{"MPI_Send", "10", "10,000", "1,000.0", "86.21"}));
+  EXPECT_EQ(sent.rows[1], (std::vector<std::string>{"MPI_Allreduce", "200", "1,600", "8.0", "13.79"}));
+  EXPECT_EQ(aggregate_time_table(a, 1).rows.size(), 1u);
+  const Table cls = mpi_class_table(a);
+  ASSERT_EQ(cls.rows.size(), 3u);  // no one-sided or other time: no rows
+  EXPECT_EQ(cls.rows[1], (std::vector<std::string>{"point-to-point", "1.500000", "7.50", "25.00"}));
+  const auto text = render_run_report(two_ranks(), {});
+  EXPECT_NE(text.find("Aggregate time"), std::string::npos);
+  EXPECT_NE(text.find("MPI share of wall time (summed over ranks)"), std::string::npos);
+  EXPECT_NE(text.find("30.00"), std::string::npos);  // 6 s of 20 s
+}
+
+TEST(MpiAggregate, CsvAndJsonCarryUnroundedValues) {
+  const auto rec = two_ranks();
+  const std::string csv = tidy_csv(rec, parse_csv_table("aggregate"));
+  std::istringstream in(csv);
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  EXPECT_EQ(header, "call,class,count,seconds,app_pct,mpi_pct,bytes_sent,bytes_received,avg_bytes_sent");
+  EXPECT_EQ(first, "MPI_Allreduce,collective,200,4,20," + fmt::format("{}", 400.0 / 6.0) + ",1600,0,8");
+  const std::string summary = tidy_csv(rec, CsvTable::kSummary);
+  EXPECT_NE(summary.find("\nmpi_pct_of_wall,30\n"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\nio_rate_mbs,2\n"), std::string::npos) << summary;
+  const auto j = record_report_json(rec)["derived"]["mpi_aggregate"];
+  EXPECT_EQ(j["mpi_s"].get<double>(), 6.0);
+  EXPECT_EQ(j["classes"]["collective"]["seconds"].get<double>(), 4.0);
+  EXPECT_EQ(j["calls"][0]["call"], "MPI_Allreduce");
+  EXPECT_EQ(j["calls"].size(), 4u);
+}
+
+// Every MPI-time call of the preload's tables, classed as its category says.
+TEST(MpiClass, AgreesWithTheCategoryOfEveryCallInThePreloadTables) {
+  const std::map<std::string, MpiClass> by_category = {
+      {"coll", MpiClass::kCollective}, {"icoll", MpiClass::kCollective}, {"p2p", MpiClass::kPointToPoint},
+      {"wait", MpiClass::kCompletion}, {"rma", MpiClass::kOneSided},     {"rma_sync", MpiClass::kOneSided},
+      {"comm", MpiClass::kOther},      {"other", MpiClass::kOther}};
+  int checked = 0;
+  for (const char* file : {"mpi_calls.tbl", "mpi4_calls.tbl"}) {
+    std::ifstream in(std::string(HPCSENS_SOURCE_DIR) + "/preload/" + file);
+    ASSERT_TRUE(in) << file;
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#' || line[0] == '@') continue;
+      std::istringstream fields(line);
+      std::string name, category;
+      std::getline(fields, name, '|');
+      std::getline(fields, category, '|');
+      const auto trim = [](std::string s) {
+        s.erase(0, s.find_first_not_of(' '));
+        s.erase(s.find_last_not_of(' ') + 1);
+        return s;
+      };
+      const auto it = by_category.find(trim(category));
+      if (it == by_category.end()) continue;  // I/O calls: not MPI time
+      EXPECT_EQ(mpi_class_name(mpi_class_of(trim(name))), mpi_class_name(it->second)) << trim(name);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 250);
+  EXPECT_EQ(mpi_class_of("PMPI_Allreduce"), MpiClass::kCollective);
+  EXPECT_EQ(mpi_class_of("MPI_Ialltoallv_c"), MpiClass::kCollective);
+  EXPECT_EQ(mpi_class_of("not_mpi"), MpiClass::kOther);
+}
+
+}  // namespace
+}  // namespace hpcsens::report
