@@ -1,5 +1,8 @@
 #include "sweep/knobs/resctrl_fs.h"
 
+#include "sweep/knobs/knob_root.h"
+#include "sweep/knobs/sysfs_io.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -36,12 +39,18 @@ void check_name(const std::string& name) {
 }  // namespace
 
 void RealResctrlFs::write(const std::string& path, const std::string& value) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) resctrl_fail("cannot open " + path + " for writing", errno);
+  // The same walk as every knob write (knob_root.h): no symlink outside the kernel's own
+  // root-owned tree, no directory another user controls, no FIFO on the way.
+  std::string why;
+  const int fd = open_knob_file(path, O_WRONLY, &why);
+  if (fd < 0) {
+    const int err = errno;
+    throw ResctrlError("cannot open " + path + " for writing: " + why, err);
+  }
   const std::string line = value + "\n";
-  const ssize_t n = ::write(fd, line.data(), line.size());
+  const ssize_t n = sysfs_calls().write(fd, line.data(), line.size());
   const int err = errno;
-  ::close(fd);
+  sysfs_calls().close(fd);
   if (n != ssize_t(line.size())) resctrl_fail("cannot write '" + value + "' to " + path, n < 0 ? err : EIO);
 }
 
