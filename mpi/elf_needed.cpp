@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -77,9 +78,14 @@ std::vector<std::string> elf_needed_libraries(std::string_view image) {
 std::vector<std::string> elf_needed_libraries_of_file(const std::string& path) {
   // The headers, dynamic section and string table sit near the start; HPC binaries can be huge.
   constexpr std::size_t kMaxRead = 64u << 20;
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return {};
-  std::string image(kMaxRead, '\0');
+  // Only as much as the file holds: zero-filling 64 MiB for a 100 KiB program took ~0.4 s of
+  // every run's start on a loaded 2-core machine.
+  const std::streamoff size = in.tellg();
+  if (size <= 0) return {};
+  in.seekg(0);
+  std::string image(std::min<std::size_t>(kMaxRead, static_cast<std::size_t>(size)), '\0');
   in.read(image.data(), static_cast<std::streamsize>(image.size()));
   image.resize(static_cast<std::size_t>(in.gcount()));
   return elf_needed_libraries(image);

@@ -94,12 +94,18 @@ TEST(RunJob, ForwardsSigtermToTheJob) {
   const auto out = scratch("signal");
   const auto trapped = scratch("trapped");
   RunRequest req;
-  // The job records that it got SIGTERM, then exits 7: proof that the signal reached it.
-  req.argv = {"/bin/sh", "-c", "trap 'echo got > " + trapped.string() + "; exit 7' TERM; sleep 20 & wait"};
+  const auto ready = scratch("trap-ready");
+  // The job records that it got SIGTERM, then exits 7: proof that the signal reached it. It says
+  // when its trap is set, and only then is the signal sent: a signal before the trap (a loaded
+  // machine starts the shell late) would test nothing.
+  req.argv = {"/bin/sh", "-c", "trap 'echo got > " + trapped.string() + "; exit 7' TERM; : > " +
+                                   ready.string() + "; sleep 20 & wait"};
   req.out_dir = out.string();
   req.quiet = true;
-  std::thread killer([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  std::thread killer([ready] {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!fs::exists(ready) && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ::kill(::getpid(), SIGTERM);
   });
   const auto res = run_job(req);
@@ -108,6 +114,7 @@ TEST(RunJob, ForwardsSigtermToTheJob) {
   EXPECT_TRUE(fs::exists(trapped));
   fs::remove_all(out);
   fs::remove(trapped);
+  fs::remove(ready);
 }
 
 TEST(RunJob, SetsOurEnvironmentOnlyInTheJob) {
