@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <regex>
 #include <set>
 
+#include "common/checked_path.h"
 #include "common/text_escape.h"
 
 namespace hpcsens::energy {
@@ -84,10 +86,30 @@ std::vector<std::string> zone_ids(const std::string& root) {
   return ids;
 }
 
+// Why root (as root) must not read a powercap tree at `root`, or "": a directory that another user
+// controls, or that others may write into (even /tmp's sticky kind: they could plant a zone that
+// links to a root-only file, whose first line would land in the record). /sys is the kernel's.
+std::string root_problem(const std::string& root) {
+  if (root == kDefaultRoot) return "";
+  std::string why;
+  bool untrusted = false;
+  const int fd = safe_file::open_checked_dir(root, false, &why, &untrusted);
+  if (fd < 0) return untrusted ? why : "";  // missing: said as "no zones under" below
+  struct stat st {};
+  const bool shared = ::fstat(fd, &st) != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+  ::close(fd);
+  return shared ? root + ": writable by other users" : "";
+}
+
 }  // namespace
 
 Discovery discover(const std::string& root) {
   Discovery d;
+  if (const std::string problem = root_problem(root); !problem.empty()) {
+    d.reason = "not available: powercap root refused: " + problem + " (" + kRootEnv +
+               " must name a directory only root or you can write)";
+    return d;
+  }
   const auto ids = zone_ids(root);
   if (ids.empty()) {
     d.reason = "not available: no RAPL powercap zones under " + root +

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <grp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,6 +97,18 @@ TEST(Discover, NoZonesIsAReasonNamingTheRoot) {
   EXPECT_EQ(d.reason.rfind("not available: no RAPL powercap zones under " + fake.root() + " (", 0), 0u) << d.reason;
   d = discover(fake.root() + "/missing");
   EXPECT_THAT(d.reason, HasSubstr("no RAPL powercap zones under " + fake.root() + "/missing"));
+}
+
+TEST(Discover, ARootOthersCanWriteIntoIsRefused) {
+  FakePowercap fake;
+  fake.add_zone("intel-rapl:0", "package-0", kPkgRange);
+  ASSERT_EQ(::chmod(fake.root().c_str(), 01777), 0);  // like /tmp: anyone could plant a zone link
+  const Discovery d = discover(fake.root());
+  EXPECT_TRUE(d.zones.empty());
+  EXPECT_THAT(d.reason, HasSubstr("not available: powercap root refused: " + fake.root()));
+  EXPECT_THAT(d.reason, HasSubstr("HPCSENS_POWERCAP_ROOT must name a directory only root or you can write"));
+  ASSERT_EQ(::chmod(fake.root().c_str(), 0755), 0);
+  EXPECT_EQ(discover(fake.root()).reason, "");
 }
 
 TEST(Discover, AZoneWithoutANameMakesTheNodeUnavailable) {
