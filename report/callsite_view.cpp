@@ -79,10 +79,14 @@ std::vector<SiteSummary> summarize_sites(const std::vector<RankSite>& sites) {
     t.ranks = static_cast<int>(ranks.size());
     t.min_s = ranks.begin()->second, t.max_s = t.min_s;
     t.min_rank = t.max_rank = ranks.begin()->first;
+    double sq = 0;
     for (const auto& [rank, sec] : ranks) {
       if (sec < t.min_s) t.min_s = sec, t.min_rank = rank;
       if (sec > t.max_s) t.max_s = sec, t.max_rank = rank;
     }
+    const double mean = t.seconds / static_cast<double>(ranks.size());
+    for (const auto& [rank, sec] : ranks) sq += (sec - mean) * (sec - mean);
+    t.cov = mean > 0 ? std::sqrt(sq / static_cast<double>(ranks.size())) / mean : 0.0;
     out.push_back(std::move(t));
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
@@ -93,13 +97,16 @@ Table callsite_table(const std::vector<SiteSummary>& sites, std::size_t top) {
   Table t;
   if (sites.empty()) return t;
   t.title = fmt::format("Where ranks wait: MPI time per call site (top {} of {})", std::min(top, sites.size()), sites.size());
-  t.header = {"call site", "call", "ranks", "calls", "time [s]", "min [s] (rank)", "max [s] (rank)", "bytes"};
-  t.numeric = {false, false, true, true, true, true, true, true};
+  // Narrow headers: the call site's file:line needs the width (text tables fit 120 columns).
+  t.header = {"call site", "call", "ranks", "calls", "time [s]", "min s (rank)", "max s (rank)", "COV", "bytes",
+              "B/call"};
+  t.numeric = {false, false, true, true, true, true, true, true, true, true};
   for (std::size_t i = 0; i < sites.size() && i < top; ++i) {
     const SiteSummary& s = sites[i];
     t.rows.push_back({s.label, s.call, std::to_string(s.ranks), std::to_string(s.count), fixed(s.seconds, 6),
                       fmt::format("{} ({})", fixed(s.min_s, 6), s.min_rank),
-                      fmt::format("{} ({})", fixed(s.max_s, 6), s.max_rank), std::to_string(s.bytes)});
+                      fmt::format("{} ({})", fixed(s.max_s, 6), s.max_rank), fixed(s.cov, 3),
+                      human::grouped(static_cast<double>(s.bytes)), human::grouped(s.mean_bytes(), 1)});
   }
   return t;
 }
@@ -114,6 +121,15 @@ std::string callsite_csv(const std::vector<RankSite>& sites) {
   for (const auto& s : sites)
     out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", s.rank, csv_cell(s.call), csv_cell(s.function),
                        csv_cell(s.file), s.line, csv_cell(s.module), s.offset, s.count, s.seconds, s.bytes);
+  return out;
+}
+
+json callsite_json(const std::vector<SiteSummary>& sites) {
+  json out = json::array();
+  for (const auto& s : sites)
+    out.push_back({{"site", s.label}, {"call", s.call}, {"ranks", s.ranks}, {"count", s.count},
+                   {"seconds", s.seconds}, {"min_s", s.min_s}, {"min_rank", s.min_rank}, {"max_s", s.max_s},
+                   {"max_rank", s.max_rank}, {"cov", s.cov}, {"bytes", s.bytes}, {"mean_bytes", s.mean_bytes()}});
   return out;
 }
 

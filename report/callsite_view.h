@@ -31,6 +31,11 @@ struct SiteSummary {
   std::uint64_t offset = 0, count = 0, bytes = 0;
   double seconds = 0, min_s = 0, max_s = 0;
   int ranks = 0, min_rank = -1, max_rank = -1;
+  // Coefficient of variation of the site's seconds over the ranks that called it (population
+  // standard deviation / mean; 0 for one rank), mpiP's COV.
+  double cov = 0;
+  // Bytes per call (0 without calls).
+  double mean_bytes() const { return count ? static_cast<double>(bytes) / static_cast<double>(count) : 0.0; }
 };
 // Most time first.
 std::vector<SiteSummary> summarize_sites(const std::vector<RankSite>& sites);
@@ -41,6 +46,8 @@ Table callsite_table(const std::vector<SiteSummary>& sites, std::size_t top);
 std::string callsite_text(const std::vector<RankSite>& sites, Format format);
 // `--format csv --table callsites`: rank,call,function,file,line,module,offset,count,seconds,bytes.
 std::string callsite_csv(const std::vector<RankSite>& sites);
+// `derived.callsites` of the JSON report: every site over ranks (the table's columns, unrounded).
+nlohmann::json callsite_json(const std::vector<SiteSummary>& sites);
 // The HTML section (null without call sites).
 nlohmann::json callsite_html_section(const std::vector<RankSite>& sites);
 

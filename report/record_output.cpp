@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "report/byte_direction.h"
+#include "report/callsite_view.h"
 #include "report/counter_units.h"
 #include "report/file_view.h"
 #include "report/headline.h"
@@ -250,6 +251,7 @@ nlohmann::json record_report_json(const RunRecord& rec, const std::string& sourc
   for (const auto& [name, total] : scan.counter_totals) derived["counter_units"][name] = counter_unit(name);
   derived["io"] = io_json(scan);
   if (j.contains("ranks")) derived["files"] = files_json(j["ranks"], source);
+  if (j.contains("ranks")) derived["callsites"] = callsite_json(summarize_sites(callsites_of(j["ranks"], source)));
   // Per-rank Top-Down, as `--format csv --table topdown` gives it, for ranks that counted a set.
   std::string looked_up;
   topdown::TopdownTable table = topdown::table_by_name(looked_up);

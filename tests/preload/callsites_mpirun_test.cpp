@@ -2,6 +2,7 @@
 // whose call sites are known (each marked "site:NAME" in its source). Every site must come back
 // with its exact count and bytes, the right file:line and the enclosing function, on every rank;
 // HPCSENS_CALLSITES=1 alone (env-only use) does the same, and without it there is no table.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -132,6 +133,24 @@ TEST_P(CallSites, EverySiteWithItsCountBytesAndLine) {
   ASSERT_NE(at, std::string::npos) << text;
   const std::string line = ":" + std::to_string(marker_line(p.source, "barrier")) + ")";
   EXPECT_NE(text.find(fs::path(p.source).filename().string() + line, at), std::string::npos) << text.substr(at);
+  // The JSON's per-site statistics over ranks (issue 33): the Allreduce site's COV is the spread
+  // of the two ranks' seconds in the record, its bytes per call the record's 4.
+  const json j = json::parse(run_hpcsens({"report", rec, "--format", "json"}));
+  std::vector<double> secs;
+  for (const json& r : j.at("ranks"))
+    for (const json& s : r.at("callsites"))
+      if (s.at("call") == "MPI_Allreduce") secs.push_back(s.at("seconds").get<double>());
+  ASSERT_EQ(secs.size(), 2u);
+  const double mean = (secs[0] + secs[1]) / 2, cov = mean > 0 ? std::fabs(secs[0] - secs[1]) / 2 / mean : 0;
+  bool found = false;
+  for (const json& site : j.at("derived").at("callsites")) {
+    if (site.at("call") != "MPI_Allreduce") continue;
+    found = true;
+    EXPECT_EQ(site.at("ranks"), 2);
+    EXPECT_NEAR(site.at("cov").get<double>(), cov, 1e-9);
+    EXPECT_EQ(site.at("mean_bytes").get<double>(), 4.0);
+  }
+  EXPECT_TRUE(found) << j.at("derived").at("callsites").dump();
 }
 
 INSTANTIATE_TEST_SUITE_P(

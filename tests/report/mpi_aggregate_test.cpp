@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "report/callsite_view.h"
 #include "report/mpi_aggregate.h"
 #include "report/record_output.h"
 #include "report/run_report.h"
@@ -141,6 +142,33 @@ TEST(MpiClass, AgreesWithTheCategoryOfEveryCallInThePreloadTables) {
   EXPECT_EQ(mpi_class_of("PMPI_Allreduce"), MpiClass::kCollective);
   EXPECT_EQ(mpi_class_of("MPI_Ialltoallv_c"), MpiClass::kCollective);
   EXPECT_EQ(mpi_class_of("not_mpi"), MpiClass::kOther);
+}
+
+}  // namespace
+}  // namespace hpcsens::report
+
+namespace hpcsens::report {
+namespace {
+
+// One site (no module: named by call alone) on two ranks: 1 s and 3 s, so mean 2 s, population
+// standard deviation 1 s, COV 0.5; 400 bytes in 8 calls, 50 bytes per call.
+TEST(CallSiteStatistics, CovOverRanksAndBytesPerCall) {
+  std::vector<RankSite> sites(2);
+  sites[0].rank = 0, sites[0].call = "MPI_Send", sites[0].count = 4, sites[0].bytes = 100, sites[0].seconds = 1.0;
+  sites[1].rank = 1, sites[1].call = "MPI_Send", sites[1].count = 4, sites[1].bytes = 300, sites[1].seconds = 3.0;
+  const auto sums = summarize_sites(sites);
+  ASSERT_EQ(sums.size(), 1u);
+  EXPECT_DOUBLE_EQ(sums[0].cov, 0.5);
+  EXPECT_DOUBLE_EQ(sums[0].mean_bytes(), 50.0);
+  const Table t = callsite_table(sums, 10);
+  EXPECT_EQ(t.header[7], "COV");
+  EXPECT_EQ(t.rows[0][7], "0.500");
+  EXPECT_EQ(t.rows[0][9], "50.0");
+  const auto j = callsite_json(sums);
+  EXPECT_EQ(j[0]["cov"].get<double>(), 0.5);
+  EXPECT_EQ(j[0]["mean_bytes"].get<double>(), 50.0);
+  sites.pop_back();  // one rank: no spread
+  EXPECT_EQ(summarize_sites(sites)[0].cov, 0.0);
 }
 
 }  // namespace
