@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <set>
+
 #include "energy/sampler.h"
 
 namespace hpcsens::energy {
@@ -56,13 +58,21 @@ std::string node_text(const json& n) {
 
 }  // namespace
 
-std::string energy_summary(const json& energy) {
+std::string energy_summary(const json& energy, const std::vector<std::string>& job_hosts) {
   if (!energy.is_object()) return "";
   std::string text;
+  std::set<std::string> measured;
   if (const auto nodes = energy.find("nodes"); nodes != energy.end() && nodes->is_array())
     for (const auto& n : *nodes)
-      if (n.is_object()) text += (text.empty() ? "" : "; ") + node_text(n);
+      if (n.is_object()) {
+        text += (text.empty() ? "" : "; ") + node_text(n);
+        measured.insert(str(n, "host"));
+      }
   if (!flag(energy, "available")) return str(energy, "reason", text.empty() ? "not available" : text);
+  std::string others;
+  for (const auto& h : job_hosts)
+    if (measured.count(h) == 0) others += (others.empty() ? "" : ", ") + h;
+  if (!others.empty()) text += "; not measured: " + others + " (ranks ran there too; only the node hpcsens run ran on is read)";
   return text + "; " + kCoverage;
 }
 

@@ -2,6 +2,7 @@
 // The record's energy section in one line of words, for the run report's Job table. Reads a
 // record from anywhere: any field of the wrong type is skipped, never trusted or thrown on.
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,7 @@ namespace hpcsens::energy {
 
 // "host: package 1.23 kJ (87.3 W), core ..., dram ... over 14.1 s (15 samples, 1 s apart, 0 wraps);
 // RAPL: processor packages ... only; ..." or "not available: why". "" when there is no section.
-std::string energy_summary(const nlohmann::json& energy);
+// Hosts of job_hosts (the record's job.hosts) that no node object names are said as not measured.
+std::string energy_summary(const nlohmann::json& energy, const std::vector<std::string>& job_hosts = {});
 
 }  // namespace hpcsens::energy

@@ -99,7 +99,7 @@ Table job_table(const RunRecord& rec) {
   if (const std::string nd = net_delay_text(rec); !nd.empty()) t.rows.push_back({"network delay", nd});
   if (rec.emulated) t.rows.push_back({"emulated", "yes"});
   if (const auto e = rec.extra.find("energy"); e != rec.extra.end())  // what hpcsens run's node reader saw
-    t.rows.push_back({"energy (RAPL)", energy::energy_summary(*e)});
+    t.rows.push_back({"energy (RAPL)", energy::energy_summary(*e, rec.job.hosts)});
   for (const auto& [k, v] : rec.config.items())
     t.rows.push_back({"config." + k, v.is_string() ? v.get<std::string>() : v.dump()});
   return t;

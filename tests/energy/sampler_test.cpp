@@ -123,6 +123,16 @@ TEST(Section, TheSummaryGivesJoulesWattsAndWhatRaplCovers) {
   EXPECT_THAT(text, HasSubstr("DRAM only; no fans, PSU losses"));
 }
 
+TEST(Section, HostsOfTheJobThatWereNotMeasuredAreNamed) {
+  FakePowercap fake;
+  fake.add_zone("intel-rapl:0", "package-0", kRange);
+  const json node = Session(fake.root()).finish();
+  const std::string here = node.at("host");
+  const std::string text = energy_summary(energy_section({node}), {here, "node7", "node9"});
+  EXPECT_THAT(text, HasSubstr("; not measured: node7, node9 (ranks ran there too"));
+  EXPECT_THAT(energy_summary(energy_section({node}), {here}), ::testing::Not(HasSubstr("not measured")));
+}
+
 TEST(Section, ASummaryOfAHostileSectionNeverThrows) {
   const json bad = json::parse(R"({"available": "yes", "nodes": [3, {"available": true, "host": 5,
       "joules_by_domain": {"package": "x"}, "domains": [{"wraps": "many", "available": 1}], "duration_s": "s"}]})");
