@@ -17,6 +17,7 @@
 #include "model/jackknife.h"
 #include "model/number_format.h"
 #include "model/predict_rates.h"
+#include "model/prediction_verdict.h"
 #include "model/rate_variation.h"
 #include "model/yaml_position.h"
 
@@ -224,6 +225,7 @@ Prediction predict(const ModelReport& m, const SystemSpec& given) {
     p.warnings.insert(p.warnings.begin(), "UNRELIABLE model: this prediction inherits its verdict");
   check_ranges(sys, cpu, p);
   judge_extrapolation(m, p);
+  judge_prediction(m, p);  // `ok` only within +-5 %, on tested ground (model/prediction_verdict.h)
   p.baseline_model_s = model_time(m.spec, m.params, m.points[m.baseline]);
   const double base = p.baseline_model_s;
   p.speedup = base / p.predicted_s;
