@@ -1,6 +1,7 @@
 // A model's answer object and the tables its page and text forms share.
 #include <fmt/core.h>
 
+#include "common/errors.h"
 #include "report/html_page.h"
 #include "report/json_access.h"
 #include "report/model_view.h"
@@ -33,7 +34,14 @@ json residuals_json(const json& model, const std::vector<RateRole>& roles) {
   return out;
 }
 
+void require_model_terms(const json& model, const std::string& file) {
+  if (!model.contains("terms") || !model["terms"].is_array())
+    throw InputError(file, "field 'terms' is missing or not an array: this is not a model written by hpcsens fit; "
+                           "write one with 'hpcsens fit SWEEPDIR/records -o MODEL.json'");
+}
+
 json model_view(const json& model, const std::string& path) {
+  require_model_terms(model, path);
   const auto roles = rate_roles(model);
   return {{"kind", "model"}, {"source", path},
           {"title", "hpcsens model: " + ja::text(model, "model", "?") + " (" + path + ")"},

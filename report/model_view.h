@@ -27,6 +27,10 @@ Answer model_answer(const nlohmann::json& model, const std::vector<RateRole>& ro
 
 // {kind: "model", source, title, emulated, answer, rates, residuals, model}.
 nlohmann::json model_view(const nlohmann::json& model, const std::string& path);
+
+// Refuses (InputError naming `file`) a model without its `terms` array: a file that says it is a
+// model but was not written by `hpcsens fit`, with what to do instead.
+void require_model_terms(const nlohmann::json& model, const std::string& file);
 // {kind: "sweep", source, title, emulated, answer, rates, residuals, model, model_note, runs, journal}.
 nlohmann::json sweep_view(const std::string& dir);
 

@@ -82,6 +82,7 @@ json sweep_model(const fs::path& dir, std::string& note, ModelPlace& place) {
   if (fs::exists(model_path)) {
     const json model = json::parse(safe_file::read_input_file(model_path.string()), nullptr, false);
     if (model.is_discarded() || !model.is_object()) throw InputError(model_path.string(), "is not a JSON object");
+    require_model_terms(model, model_path.string());
     note = "The model is " + model_path.string() + ", written by the sweep's fit.";
     return model;
   }

@@ -74,10 +74,12 @@ class CliAdvice : public ::testing::Test {
 TEST_F(CliAdvice, FifteenCommonMistakesSayWhatToDoNext) {
   const std::vector<Mistake> mistakes = {
       {"fit on records of a plain hpcsens run", {"fit", "@/plain"}, {"config.cpu_ghz", "run hpcsens sweep SPEC.yaml"}},
-      {"report of a model in text", {"report", "@/model.json"}, {"--format html", "hpcsens predict MODEL.json"}},
+      {"report of a model fit did not write", {"report", "@/model.json"},
+       {"model.json: field 'terms' is missing", "write one with 'hpcsens fit"}},
       {"report of a CSV file", {"report", "@/runs.csv"}, {"runs.csv", "hpcsens fit FILE.csv"}},
       {"report of a missing file", {"report", "@/nope.json"}, {"nope.json", "check the path"}},
-      {"report of a directory in text", {"report", "@"}, {"--format html -o sweep.html"}},
+      {"a sweep directory whose model.json fit did not write", {"report", "@"},
+       {"/model.json: field 'terms' is missing", "write one with 'hpcsens fit"}},
       {"a directory of two run records", {"report", "@/two", "--format", "html"},
        {"holds 2 run records (a.json, b.json)", "name the one to report"}},
       {"a directory without a run record", {"report", "@/empty"}, {"holds no run record", "give a record file"}},
@@ -104,7 +106,7 @@ TEST_F(CliAdvice, FifteenCommonMistakesSayWhatToDoNext) {
       {"the job's command without --", {"run", "mpirun", "-np", "2", "./app"}, {"put -- before the job's command"}},
       {"no subcommand", {}, {"give a subcommand: run, report, sweep, fit, predict or doctor"}},
       {"a sweep without a spec", {"sweep"}, {"needs a spec file"}},
-      {"a design of one configuration", {"fit", "@/one.csv"}, {"1 distinct configuration", "add at least 2 more"}},
+      {"a design of one configuration", {"fit", "@/one.csv"}, {"1 distinct configuration", "add configurations at other core clocks"}},
   };
   ASSERT_GE(mistakes.size(), 15u);
   for (const auto& m : mistakes) expect_advice(m);
