@@ -31,8 +31,10 @@ std::vector<std::string> weak_apps(const MixSystem& s, std::string& worst) {
     if (a.verdict == "ok") continue;
     if (tone_of(a.verdict) == "bad" || worst == "ok") worst = a.verdict;
     const auto facts = extrapolation_facts(a.pred);
-    out.push_back(facts.empty() ? fmt::format("{}'s model is {}", a.name, a.verdict)
-                                : fmt::format("{} is extrapolated ({})", a.name, list_words(facts)));
+    if (!facts.empty()) out.push_back(fmt::format("{} is extrapolated ({})", a.name, list_words(facts)));
+    else if (!a.pred.doubts.empty())
+      out.push_back(fmt::format("{}'s projection is {} ({})", a.name, a.verdict, a.pred.doubts.front()));
+    else out.push_back(fmt::format("{}'s model is {}", a.name, a.verdict));
   }
   return out;
 }

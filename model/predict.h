@@ -57,6 +57,9 @@ struct Prediction {
   double extrapolation = 1;                      // the largest factor by which a rate lies beyond its range
   std::string verdict = "ok";                    // the model's, downgraded for extrapolation
   std::vector<std::string> verdict_reasons;
+  // Why a prediction the model judged `ok` cannot be held to 5 % (model/prediction_verdict.h); also
+  // in verdict_reasons, kept apart so that answers name them, not the model's verdict.
+  std::vector<std::string> doubts;
   std::optional<double> overlap_low_s, overlap_high_s;  // LP range (absent when infeasible)
   double low_s = 0, high_s = 0;                  // the union of both intervals
   // The model's time at its baseline configuration: speed-ups are model over model, so a candidate

@@ -35,6 +35,7 @@ std::string projection(const Prediction& p) {
 std::string weakness(const ModelReport& m, const Prediction& p) {
   const auto facts = extrapolation_facts(p);
   if (!facts.empty()) return "it is extrapolated (" + list_words(facts) + ")";
+  if (!p.doubts.empty()) return p.doubts.front();
   return "the model's verdict is " + m.verdict.word +
          (m.verdict.reasons.empty() ? std::string() : " (" + m.verdict.reasons.front() + ")");
 }
@@ -101,6 +102,8 @@ void caveats(const ModelReport& m, const std::vector<Prediction>& ranked, Answer
     if (p.verdict != m.verdict.word && !p.extrapolated.empty())
       a.caveats.push_back(fmt::format("{}: verdict {}, extrapolated ({}).", p.system.name, p.verdict,
                                       list_words(extrapolation_facts(p))));
+    if (!p.doubts.empty())
+      a.caveats.push_back(fmt::format("{}: verdict {}: {}.", p.system.name, p.verdict, list_words(p.doubts)));
   }
   if (ranked.size() > 1 && !extrapolated.empty())
     a.caveats.push_back("The ranking rests on extrapolated predictions (" + list_words(extrapolated) + ").");

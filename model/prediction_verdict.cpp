@@ -66,10 +66,10 @@ std::vector<std::string> prediction_doubts(const ModelReport& m, const Predictio
 
 void judge_prediction(const ModelReport& m, Prediction& p) {
   if (p.verdict != "ok") return;
-  auto doubts = prediction_doubts(m, p);
-  if (doubts.empty()) return;
+  p.doubts = prediction_doubts(m, p);
+  if (p.doubts.empty()) return;
   p.verdict = "caution";
-  for (auto& d : doubts) p.verdict_reasons.push_back(std::move(d));
+  for (const auto& d : p.doubts) p.verdict_reasons.push_back(d);
 }
 
 }  // namespace hpcsens::model

@@ -8,6 +8,7 @@
 
 #include "model/analysis.h"
 #include "model/predict.h"
+#include "model/predict_answer.h"
 #include "model/prediction_verdict.h"
 
 namespace hpcsens::model {
@@ -93,6 +94,21 @@ TEST(PredictionVerdict, AnIntervalWiderThanFivePercentIsNamed) {
   const Prediction p = predict(m, s);
   EXPECT_EQ(p.verdict, "caution");
   EXPECT_TRUE(has_reason(p, "its interval is +-8.0% of the projection")) << p.verdict_reasons.back();
+}
+
+// The answer names the prediction's own doubt, not the model's verdict (which is `ok`).
+TEST(PredictionVerdict, TheAnswerNamesTheGapNotTheModelsVerdict) {
+  const ModelReport m = fit_sweep({1.2, 1.9, 3.0}, {20, 80}, 40);
+  SystemSpec s;
+  s.name = "mid", s.cpu_ghz = 2.4, s.mem_gbs = 45;
+  const Answer a = prediction_answer(m, {predict(m, s)}, "m.json");
+  EXPECT_NE(a.headline.find("but that projection is to be read with caution: mem_gbs 45 GB/s lies between"),
+            std::string::npos)
+      << a.headline;
+  EXPECT_EQ(a.headline.find("the model's verdict is ok"), std::string::npos) << a.headline;
+  bool caveat = false;
+  for (const auto& c : a.caveats) caveat = caveat || c.rfind("mid: verdict caution: mem_gbs 45 GB/s", 0) == 0;
+  EXPECT_TRUE(caveat);
 }
 
 }  // namespace
