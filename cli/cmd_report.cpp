@@ -61,6 +61,11 @@ std::string render(const ReportArgs& a) {
   if (a.table == "timeline") return report::timeline_csv(report::timelines_of(report::read_raw_ranks(a.path), a.path));
   if (a.table == "files") return report::files_csv(report::files_of(report::read_raw_ranks(a.path), a.path));
   if (a.table == "callsites") return report::callsite_csv(report::callsites_of(report::read_raw_ranks(a.path), a.path));
+  if (a.table == "callsite_stats") {
+    const auto ranks = report::read_raw_ranks(a.path);
+    const auto [wall, mpi] = report::sum_wall_and_mpi(ranks);
+    return report::callsite_stats_csv(report::summarize_sites(report::callsites_of(ranks, a.path)), wall, mpi);
+  }
   if (!a.table.empty()) {
     const auto table = report::parse_csv_table(a.table);  // before reading a large record
     return report::tidy_csv(report::scan_run_record(a.path), table);

@@ -13,7 +13,8 @@ namespace hpcsens::cli {
 const std::vector<std::string>& report_csv_tables() {
   static const std::vector<std::string> tables = {"ranks",    "summary",  "calls",     "counters",
                                                   "topdown",  "timeline", "callsites", "files",
-                                                  "partners", "msg_sizes", "regions",  "aggregate"};
+                                                  "partners", "msg_sizes", "regions",  "aggregate",
+                                                  "callsite_stats"};
   return tables;
 }
 

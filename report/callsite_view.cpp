@@ -37,6 +37,8 @@ RankSite one_site(int rank, const json& s, const std::string& where) {
   return r;
 }
 
+double site_pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
 }  // namespace
 
 std::vector<RankSite> callsites_of(const json& raw_ranks, const std::string& file) {
@@ -124,12 +126,33 @@ std::string callsite_csv(const std::vector<RankSite>& sites) {
   return out;
 }
 
-json callsite_json(const std::vector<SiteSummary>& sites) {
+std::string callsite_stats_csv(const std::vector<SiteSummary>& sites, double wall_s, double mpi_s) {
+  std::string out = "site,call,ranks,count,seconds,min_s,min_rank,max_s,max_rank,cov,bytes,mean_bytes,app_pct,mpi_pct\n";
+  for (const auto& s : sites)
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(s.label), csv_cell(s.call), s.ranks,
+                       s.count, s.seconds, s.min_s, s.min_rank, s.max_s, s.max_rank, s.cov, s.bytes, s.mean_bytes(),
+                       site_pct(s.seconds, wall_s), site_pct(s.seconds, mpi_s));
+  return out;
+}
+
+std::pair<double, double> sum_wall_and_mpi(const json& raw_ranks) {
+  double wall = 0, mpi = 0;
+  if (!raw_ranks.is_array()) return {0, 0};
+  for (const auto& r : raw_ranks) {
+    if (!r.is_object()) continue;
+    if (r.contains("wall_s") && r["wall_s"].is_number()) wall += r["wall_s"].get<double>();
+    if (r.contains("mpi_s") && r["mpi_s"].is_number()) mpi += r["mpi_s"].get<double>();
+  }
+  return {wall, mpi};
+}
+
+json callsite_json(const std::vector<SiteSummary>& sites, double wall_s, double mpi_s) {
   json out = json::array();
   for (const auto& s : sites)
     out.push_back({{"site", s.label}, {"call", s.call}, {"ranks", s.ranks}, {"count", s.count},
                    {"seconds", s.seconds}, {"min_s", s.min_s}, {"min_rank", s.min_rank}, {"max_s", s.max_s},
-                   {"max_rank", s.max_rank}, {"cov", s.cov}, {"bytes", s.bytes}, {"mean_bytes", s.mean_bytes()}});
+                   {"max_rank", s.max_rank}, {"cov", s.cov}, {"bytes", s.bytes}, {"mean_bytes", s.mean_bytes()},
+                   {"app_pct", site_pct(s.seconds, wall_s)}, {"mpi_pct", site_pct(s.seconds, mpi_s)}});
   return out;
 }
 

@@ -46,8 +46,15 @@ Table callsite_table(const std::vector<SiteSummary>& sites, std::size_t top);
 std::string callsite_text(const std::vector<RankSite>& sites, Format format);
 // `--format csv --table callsites`: rank,call,function,file,line,module,offset,count,seconds,bytes.
 std::string callsite_csv(const std::vector<RankSite>& sites);
+// `--format csv --table callsite_stats`: mpiP's call-site statistics, one row per site over ranks:
+// site,call,ranks,count,seconds,min_s,min_rank,max_s,max_rank,cov,bytes,mean_bytes,app_pct,mpi_pct
+// (App% of `wall_s` and MPI% of `mpi_s`, both summed over ranks: sum_wall_and_mpi(raw_ranks)).
+std::string callsite_stats_csv(const std::vector<SiteSummary>& sites, double wall_s, double mpi_s);
+// The ranks' wall_s and mpi_s summed over the `ranks` array of a record.
+std::pair<double, double> sum_wall_and_mpi(const nlohmann::json& raw_ranks);
 // `derived.callsites` of the JSON report: every site over ranks (the table's columns, unrounded).
-nlohmann::json callsite_json(const std::vector<SiteSummary>& sites);
+// App% and MPI% as in callsite_stats_csv.
+nlohmann::json callsite_json(const std::vector<SiteSummary>& sites, double wall_s, double mpi_s);
 // The HTML section (null without call sites).
 nlohmann::json callsite_html_section(const std::vector<RankSite>& sites);
 

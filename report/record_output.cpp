@@ -178,7 +178,7 @@ CsvTable parse_csv_table(const std::string& name) {
   if (name == "aggregate") return CsvTable::kAggregate;
   throw InputError("--table", "unknown table '" + name +
                                   "' (expected ranks, summary, calls, counters, topdown, timeline, callsites, files, partners, "
-                                  "msg_sizes, regions or aggregate)");
+                                  "msg_sizes, regions, aggregate or callsite_stats)");
 }
 
 std::string tidy_csv(const RunScan& s, CsvTable table) {
@@ -251,7 +251,10 @@ nlohmann::json record_report_json(const RunRecord& rec, const std::string& sourc
   for (const auto& [name, total] : scan.counter_totals) derived["counter_units"][name] = counter_unit(name);
   derived["io"] = io_json(scan);
   if (j.contains("ranks")) derived["files"] = files_json(j["ranks"], source);
-  if (j.contains("ranks")) derived["callsites"] = callsite_json(summarize_sites(callsites_of(j["ranks"], source)));
+  if (j.contains("ranks")) {
+    const auto [wall, mpi] = sum_wall_and_mpi(j["ranks"]);
+    derived["callsites"] = callsite_json(summarize_sites(callsites_of(j["ranks"], source)), wall, mpi);
+  }
   // Per-rank Top-Down, as `--format csv --table topdown` gives it, for ranks that counted a set.
   std::string looked_up;
   topdown::TopdownTable table = topdown::table_by_name(looked_up);

@@ -151,6 +151,18 @@ TEST_P(CallSites, EverySiteWithItsCountBytesAndLine) {
     EXPECT_EQ(site.at("mean_bytes").get<double>(), 4.0);
   }
   EXPECT_TRUE(found) << j.at("derived").at("callsites").dump();
+  // The same site in mpiP's call-site statistics table: App% of the ranks' summed wall time.
+  double wall = 0;
+  for (const json& r : j.at("ranks")) wall += r.at("wall_s").get<double>();
+  int stat_rows = 0;
+  for (Row row : csv_rows(run_hpcsens({"report", rec, "--format", "csv", "--table", "callsite_stats"}))) {
+    if (row["call"] != "MPI_Allreduce") continue;
+    ++stat_rows;
+    EXPECT_EQ(row["count"], "2");
+    EXPECT_NEAR(std::stod(row["app_pct"]), 100 * (secs[0] + secs[1]) / wall, 1e-9);
+    EXPECT_NEAR(std::stod(row["cov"]), cov, 1e-9);
+  }
+  EXPECT_EQ(stat_rows, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(

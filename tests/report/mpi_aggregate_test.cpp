@@ -164,8 +164,13 @@ TEST(CallSiteStatistics, CovOverRanksAndBytesPerCall) {
   EXPECT_EQ(t.header[7], "COV");
   EXPECT_EQ(t.rows[0][7], "0.500");
   EXPECT_EQ(t.rows[0][9], "50.0");
-  const auto j = callsite_json(sums);
+  const auto j = callsite_json(sums, 20.0, 8.0);  // 4 s of 20 s wall and of 8 s MPI over ranks
   EXPECT_EQ(j[0]["cov"].get<double>(), 0.5);
+  EXPECT_EQ(j[0]["app_pct"].get<double>(), 20.0);
+  EXPECT_EQ(j[0]["mpi_pct"].get<double>(), 50.0);
+  EXPECT_EQ(callsite_stats_csv(sums, 20.0, 8.0),
+            "site,call,ranks,count,seconds,min_s,min_rank,max_s,max_rank,cov,bytes,mean_bytes,app_pct,mpi_pct\n"
+            "MPI_Send,MPI_Send,2,8,4,1,0,3,1,0.5,400,50,20,50\n");
   EXPECT_EQ(j[0]["mean_bytes"].get<double>(), 50.0);
   sites.pop_back();  // one rank: no spread
   EXPECT_EQ(summarize_sites(sites)[0].cov, 0.0);
