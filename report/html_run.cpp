@@ -12,6 +12,7 @@
 #include "report/oversubscription.h"
 #include "report/html_page.h"
 #include "report/html_report.h"
+#include "report/mpi_aggregate.h"
 #include "report/record_output.h"
 #include "report/run_report.h"
 #include "report/run_scan_rows.h"
@@ -110,6 +111,11 @@ json calls_section(const RunRecord& rec) {
                                          html::series("most on one rank [s]", max_rank)},
                                         false, true));
   s["tables"].push_back(html::table_json(mpi_call_table(rec, 0)));
+  // mpiP's aggregate tables (report/mpi_aggregate.h), as the text report shows them.
+  const MpiAggregate agg = mpi_aggregate(scan_of(rec));
+  s["tables"].push_back(html::table_json(aggregate_time_table(agg, 0)));
+  if (const Table sent = aggregate_sent_table(agg, 0); !sent.rows.empty()) s["tables"].push_back(html::table_json(sent));
+  s["tables"].push_back(html::table_json(mpi_class_table(agg)));
   return s;
 }
 

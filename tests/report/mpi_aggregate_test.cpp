@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "report/callsite_view.h"
+#include "report/html_report.h"
 #include "report/mpi_aggregate.h"
 #include "report/record_output.h"
 #include "report/run_report.h"
@@ -110,6 +111,21 @@ TEST(MpiAggregate, CsvAndJsonCarryUnroundedValues) {
   EXPECT_EQ(j["calls"].size(), 4u);
 }
 
+// The page's MPI section carries the same three tables as the text, cell for cell.
+TEST(MpiAggregate, ThePageShowsTheAggregateTables) {
+  const auto rec = two_ranks();
+  const auto page = run_page(rec, record::to_json(rec));
+  const auto a = mpi_aggregate(scan_of(rec));
+  std::map<std::string, nlohmann::json> tables;
+  for (const auto& sec : page["sections"])
+    for (const auto& t : sec.value("tables", nlohmann::json::array())) tables[t["title"]] = t;
+  const Table want = aggregate_time_table(a, 0);
+  ASSERT_TRUE(tables.count(want.title));
+  EXPECT_EQ(tables[want.title]["rows"].get<std::vector<std::vector<std::string>>>(), want.rows);
+  EXPECT_TRUE(tables.count(aggregate_sent_table(a, 0).title));
+  EXPECT_TRUE(tables.count(mpi_class_table(a).title));
+}
+
 // Every MPI-time call of the preload's tables, classed as its category says.
 TEST(MpiClass, AgreesWithTheCategoryOfEveryCallInThePreloadTables) {
   const std::map<std::string, MpiClass> by_category = {
@@ -150,7 +166,7 @@ TEST(MpiClass, AgreesWithTheCategoryOfEveryCallInThePreloadTables) {
 namespace hpcsens::report {
 namespace {
 
-// One site (no module: named by call alone) on two ranks: 1 s and 3 s, so mean 2 s, population
+// One site (no module, so no name: "?+0x0") on two ranks: 1 s and 3 s, so mean 2 s, population
 // standard deviation 1 s, COV 0.5; 400 bytes in 8 calls, 50 bytes per call.
 TEST(CallSiteStatistics, CovOverRanksAndBytesPerCall) {
   std::vector<RankSite> sites(2);
@@ -170,7 +186,7 @@ TEST(CallSiteStatistics, CovOverRanksAndBytesPerCall) {
   EXPECT_EQ(j[0]["mpi_pct"].get<double>(), 50.0);
   EXPECT_EQ(callsite_stats_csv(sums, 20.0, 8.0),
             "site,call,ranks,count,seconds,min_s,min_rank,max_s,max_rank,cov,bytes,mean_bytes,app_pct,mpi_pct\n"
-            "MPI_Send,MPI_Send,2,8,4,1,0,3,1,0.5,400,50,20,50\n");
+            "?+0x0,MPI_Send,2,8,4,1,0,3,1,0.5,400,50,20,50\n");  // no module: site_label's "?+0x0"
   EXPECT_EQ(j[0]["mean_bytes"].get<double>(), 50.0);
   sites.pop_back();  // one rank: no spread
   EXPECT_EQ(summarize_sites(sites)[0].cov, 0.0);
