@@ -60,6 +60,23 @@ Refusal try_group(const std::vector<std::string>& events, pid_t tid) {
   return why;
 }
 
+// The status of a plan PAPI cannot count at all because its perf_event component is disabled:
+// every event would be refused one by one as "does not exist", so say why once, in words. The
+// CPU is this machine's own (libpfm4 probed it), never an identity injected for the plan.
+std::string disabled_status(const topdown::EventPlan& plan, const std::string& why) {
+  const auto advice = topdown::perf_component_advice(why, topdown::detect_cpu_at("/"), topdown::kernel_software_pmu("/"));
+  if (plan.name.rfind("topdown", 0) == 0) return "Top-Down unavailable: " + advice.detail;
+  // The events asked for (--events) are named right after PAPI's reason, so the record (its
+  // status is clipped at 255 bytes) and the warning say what was not counted.
+  std::vector<std::string> asked;
+  for (const auto& g : plan.groups) asked.insert(asked.end(), g.events.begin(), g.events.end());
+  std::string detail = advice.detail;
+  const std::string reason = "(" + (why.empty() ? std::string("no reason given") : why) + ")";
+  const std::size_t at = detail.find(reason);
+  detail.insert(at == std::string::npos ? detail.size() : at + reason.size(), " [not counted: " + join(asked) + "]");
+  return "counters unavailable: " + detail;
+}
+
 }  // namespace
 
 std::optional<std::string> perf_component_disabled() {
@@ -95,12 +112,8 @@ void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
     return;
   }
   if (const auto why = perf_component_disabled()) {
-    // Every event would be refused one by one as "does not exist": say why once, in words. The
-    // CPU is this machine's own (libpfm4 probed it), never an identity injected for the plan.
-    const auto advice = topdown::perf_component_advice(
-        *why, topdown::detect_cpu_at("/"), topdown::kernel_software_pmu("/"));
-    fail((plan.name.rfind("topdown", 0) == 0 ? "Top-Down unavailable: " : "counters unavailable: ") +
-         advice.detail);
+    PAPI_shutdown();  // nothing will count: hold no PAPI state (stop() shuts down only a running session)
+    fail(disabled_status(plan, *why));
     return;
   }
   if (!plan.raw_encodings.empty()) notes_.push_back(plan.raw_encodings);
