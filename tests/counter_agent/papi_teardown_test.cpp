@@ -14,6 +14,7 @@
 #include "topdown/event_plan.h"
 
 #include "counter_agent/papi_session.h"
+#include "tests/common/papi_state.h"
 
 using Session = hpcsens::agent::PapiSession;
 
@@ -52,6 +53,17 @@ TEST(PapiTeardown, AFailedStopStillReleasesTheEventSetAndPapi) {
   Session s;
   s.prepare(plan);
   s.start();
+  if (const auto why = hpcsens::test::papi_perf_event_disabled()) {
+    // PAPI disabled perf_event: there is no running event set to stop behind the session's
+    // back, so no failed stop can be provoked. The session must still say why, count nothing
+    // and leave no descriptor or PAPI state behind.
+    s.stop();
+    EXPECT_EQ(s.status().rfind("counters unavailable: " + hpcsens::test::papi_disabled_words(*why), 0), 0u) << s.status();
+    EXPECT_TRUE(s.values().empty());
+    EXPECT_EQ(perf_fds(), before);
+    EXPECT_EQ(PAPI_is_initialized(), PAPI_NOT_INITED) << "PAPI was shut down";
+    return;
+  }
   ASSERT_EQ(s.status(), "ok");
   ASSERT_GT(perf_fds(), before) << "counting opens perf_event descriptors";
   ASSERT_EQ(stop_running_event_sets(), 1);

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "record/run_record.h"
+#include "tests/common/papi_state.h"
 #include "tests/preload/mpirun_fixture.h"
 
 namespace fs = std::filesystem;
@@ -51,18 +52,30 @@ const hpcsens::record::CallStats& stats(const auto& map, const std::string& name
   return it == map.end() ? none : it->second;
 }
 
+// Where PAPI disabled its perf_event component (tests/common/papi_state.h asks PAPI), the one
+// warning and every counters status name PAPI's reason, and no rank has counter values.
+bool papi_counts(const std::string& status) {
+  const auto why = hpcsens::test::papi_perf_event_disabled();
+  if (!why) return true;
+  EXPECT_EQ(status.rfind("counters unavailable: " + hpcsens::test::papi_disabled_words(*why), 0), 0u) << status;
+  return false;
+}
+
 TEST_F(PreloadMpirun, CProgramExactCallsBytesIoAndCounters) {
+  const bool papi_off = hpcsens::test::papi_perf_event_disabled().has_value();
   ASSERT_EQ(mpirun(std::string(PROG_C) + " normal " + dir_,
                    "-x 'HPCSENS_COMMAND=[\"mpirun\",\"./app\"]'"),
             0)
       << log();
-  EXPECT_EQ(warnings(), 0) << log();
+  EXPECT_EQ(warnings(), papi_off ? 1 : 0) << log();
   const RunRecord run = record();
   EXPECT_EQ(run.job.nranks, 2);
   EXPECT_EQ(run.job.command, (std::vector<std::string>{"mpirun", "./app"}));
   EXPECT_EQ(run.job.launcher, "openmpi");
   EXPECT_NE(run.job.mpi_library.find("Open MPI"), std::string::npos);
-  EXPECT_EQ(run.counters_status, "ok");
+  if (papi_counts(run.counters_status)) {
+    EXPECT_EQ(run.counters_status, "ok");
+  }
   EXPECT_TRUE(run.complete);
   ASSERT_EQ(run.ranks.size(), 2u);
   for (const auto& r : run.ranks) {
@@ -95,9 +108,13 @@ TEST_F(PreloadMpirun, CProgramExactCallsBytesIoAndCounters) {
     EXPECT_GT(r.io_s, 0.0);
     EXPECT_GT(r.mpi_s, 0.0);
     EXPECT_NEAR(r.compute_s, r.wall_s - r.mpi_s - r.io_s, 1e-9);
-    EXPECT_EQ(r.counters_status, "ok");
-    ASSERT_EQ(r.counters.count("perf::TASK-CLOCK"), 1u);
-    EXPECT_GT(r.counters.at("perf::TASK-CLOCK"), 0.0);
+    if (papi_counts(r.counters_status)) {
+      EXPECT_EQ(r.counters_status, "ok");
+      ASSERT_EQ(r.counters.count("perf::TASK-CLOCK"), 1u);
+      EXPECT_GT(r.counters.at("perf::TASK-CLOCK"), 0.0);
+    } else {
+      EXPECT_TRUE(r.counters.empty()) << "nothing counted stands in as a value";
+    }
     EXPECT_LE(r.t0, r.t1);
     EXPECT_LT(r.t1, r.t2);
     EXPECT_LE(r.t2, r.t3);
