@@ -92,7 +92,7 @@ TEST_F(NetDelay, WithoutTheVariablesNothingIsAddedAndABadValueOnlyWarns) {
   fs::remove_all(out_);
   r = wrap(pattern_job({"HPCSENS_NET_LATENCY_US=-3"}));
   ASSERT_EQ(r.exit_status, 0) << r.err;  // the job runs on
-  EXPECT_NE(r.err.find("network delay off: HPCSENS_NET_LATENCY_US='-3' is not 0 or a number in [0, 1e+06]"),
+  EXPECT_NE(r.err.find("network delay off: HPCSENS_NET_LATENCY_US='-3' is not 0 or a decimal number in [0, 1e+06]"),
             std::string::npos)
       << r.err;
   const json nd = record(r).at("preload").at("net_delay");

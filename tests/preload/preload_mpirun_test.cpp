@@ -212,9 +212,11 @@ TEST_F(PreloadMpirun, AbortKeepsStatusAndLeavesAPartialRecord) {
 }
 
 TEST_F(PreloadMpirun, UnwritableOutDirWarnsOnceAndKeepsStatus) {
+  // Where PAPI disabled its perf_event component, its own one warning comes beside this one.
+  const bool papi_off = hpcsens::test::papi_perf_event_disabled().has_value();
   ASSERT_EQ(mpirun(std::string(PROG_C) + " normal " + dir_, "", "/proc/hpcsens-not-here"), 0)
       << log();
-  EXPECT_EQ(warnings(), 1) << log();
+  EXPECT_EQ(warnings(), papi_off ? 2 : 1) << log();
   EXPECT_NE(log().find("cannot write the run record /proc/hpcsens-not-here/r1.*.json"),
             std::string::npos)
       << log();
