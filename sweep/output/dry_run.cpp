@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "common/private_dir.h"
+#include "common/text_terminal.h"
 #include "sweep/journal/journal.h"
 #include "sweep/knobs/restore.h"
 #include "sweep/array/slurm_array.h"
@@ -45,7 +46,7 @@ void print_saved_files(const KnobSet& knobs, const SweepOptions& opt, const std:
   try {
     skips = restore_skips(save_files(DryRunSysfs(), saved));
   } catch (const std::exception& e) {
-    fmt::print("knob files: {}\n", e.what());
+    fmt::print("knob files: {}\n", text::escape_for_terminal(e.what()));
   }
   if (saved.empty())
     fmt::print("knob files saved to the journal before the first change: none (no sysfs knob is written)\n");
@@ -71,7 +72,7 @@ bool print_point_change(const SweepSpec& spec, const KnobSet& knobs, const Point
   try {
     cmds = knobs.apply(io, p);
   } catch (const std::exception& e) {
-    fmt::print("        knob error: {}\n", e.what());
+    fmt::print("        knob error: {}\n", text::escape_for_terminal(e.what()));
     ok = false;
   }
   const auto set = knobs.set_values(p);
@@ -97,7 +98,7 @@ bool print_point_change(const SweepSpec& spec, const KnobSet& knobs, const Point
               ? launcher_prefix(knobs.job_argv(spec.command, p), spec.calibration.ranks.value_or(0))
               : spec.calibration.launcher;
   } catch (const std::exception& e) {
-    fmt::print("        calibration error: {}\n", e.what());
+    fmt::print("        calibration error: {}\n", text::escape_for_terminal(e.what()));
   }
   cal.push_back(opt.stream_exe);
   fmt::print("        calibrate {}\n", shell_join(cal));
