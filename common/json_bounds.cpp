@@ -9,7 +9,7 @@ namespace hpcsens::json_input {
 namespace {
 
 // One open object or array: the key or element being read, for messages.
-struct Frame {
+struct NestFrame {
   bool object = false;
   bool expect_key = false;  // object: the next string is a key
   std::string_view key;
@@ -17,11 +17,11 @@ struct Frame {
 };
 
 // "ranks[0].calls"; past 8 levels only how many more (a path 256 levels deep helps nobody).
-std::string path_of(const std::vector<Frame>& frames) {
+std::string nest_path_of(const std::vector<NestFrame>& frames) {
   std::string p;
   constexpr std::size_t kShown = 8;
   for (std::size_t i = 0; i < frames.size() && i < kShown; ++i) {
-    const Frame& f = frames[i];
+    const NestFrame& f = frames[i];
     if (f.object && f.key.empty() && i + 1 == frames.size()) break;
     if (f.object) {
       const std::string_view k = f.key.substr(0, 64);
@@ -34,8 +34,8 @@ std::string path_of(const std::vector<Frame>& frames) {
   return p.empty() ? "(top level)" : p;
 }
 
-std::string problem(const std::vector<Frame>& frames, const std::string& what, std::size_t at, const std::string& limit) {
-  return "field '" + path_of(frames) + "': " + what + " (byte " + std::to_string(at) + "); " + limit;
+std::string problem(const std::vector<NestFrame>& frames, const std::string& what, std::size_t at, const std::string& limit) {
+  return "field '" + nest_path_of(frames) + "': " + what + " (byte " + std::to_string(at) + "); " + limit;
 }
 
 bool number_char(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
@@ -58,7 +58,7 @@ std::size_t string_end(std::string_view text, std::size_t start) {
 }  // namespace
 
 std::string bounds_problem(std::string_view text) {
-  std::vector<Frame> frames;
+  std::vector<NestFrame> frames;
   frames.reserve(kMaxDepth);
   const std::size_t n = text.size();
   for (std::size_t i = 0; i < n;) {
@@ -67,7 +67,7 @@ std::string bounds_problem(std::string_view text) {
       if (frames.size() >= kMaxDepth)
         return problem(frames, "arrays and objects nested more than " + std::to_string(kMaxDepth) + " levels deep", i,
                        "hpcsens reads at most " + std::to_string(kMaxDepth) + " levels");
-      frames.push_back(Frame{c == '{', c == '{', {}, 0});
+      frames.push_back(NestFrame{c == '{', c == '{', {}, 0});
       ++i;
     } else if (c == '}' || c == ']') {
       if (!frames.empty()) frames.pop_back();

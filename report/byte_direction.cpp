@@ -3,7 +3,7 @@
 namespace hpcsens::report {
 namespace {
 
-bool mentions(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+bool direction_mentions(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 }  // namespace
 
@@ -41,7 +41,7 @@ Directed mpi_bytes(std::string_view call, std::uint64_t bytes, std::uint64_t byt
 
 Directed io_bytes(std::string_view call, std::uint64_t bytes) {
   Directed d;
-  if (mentions(call, "write") || mentions(call, "put") || mentions(call, "printf")) d.written = bytes;
+  if (direction_mentions(call, "write") || direction_mentions(call, "put") || direction_mentions(call, "printf")) d.written = bytes;
   else d.read = bytes;  // read, pread, fread, fgets, fscanf, MPI_File_read_*; zero for the rest
   return d;
 }

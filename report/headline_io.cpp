@@ -11,7 +11,7 @@ namespace hpcsens::report {
 namespace {
 
 bool mentions(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
-std::string pct(double f) { return human::percent(f); }
+std::string io_pct(double f) { return human::percent(f); }
 std::size_t at(IoOp op) { return static_cast<std::size_t>(op); }
 
 // One rank does more than half of the I/O and well above its fair share (1/ranks).
@@ -26,9 +26,9 @@ std::string share_text(const RunFacts& f) {
   const double io_max = f.top_io_rank_share * f.io_sum;
   const double one = f.job_s > 0 && f.top_io_rank >= 0 ? io_max / f.job_s : 0;
   if (one > spread)
-    return fmt::format("I/O takes {} of the run: rank {} spent {} of the {} job in I/O", pct(std::min(1.0, one)),
+    return fmt::format("I/O takes {} of the run: rank {} spent {} of the {} job in I/O", io_pct(std::min(1.0, one)),
                        f.top_io_rank, human::seconds(io_max), human::seconds(f.job_s));
-  return fmt::format("I/O takes {} of the ranks' time ({} of {} summed over {} ranks)", pct(spread),
+  return fmt::format("I/O takes {} of the ranks' time ({} of {} summed over {} ranks)", io_pct(spread),
                      human::seconds(f.io_sum), human::seconds(f.wall_sum), f.ranks);
 }
 
@@ -42,7 +42,7 @@ std::string op_advice(const IoOps& o, IoOp op) {
   const std::uint64_t n = o.calls[at(op)], bytes = o.bytes[at(op)];
   if (s <= 0 || total <= 0) return "";
   const std::string share = fmt::format("{} of {} of I/O ({} of all I/O time)", human::seconds(s), human::seconds(total),
-                                        pct(s / total));
+                                        io_pct(s / total));
   const double mean = n > 0 ? static_cast<double>(bytes) / static_cast<double>(n) : 0;
   switch (op) {
     case IoOp::kSync:
@@ -113,12 +113,12 @@ Answer io_answer(const RunFacts& f) {
     const IoOp top = o.top();
     const std::string calls = io_op_calls(top);
     of_io = fmt::format(". Of the {} of I/O over all ranks, {} are {} ({}{})", human::seconds(o.total()),
-                        pct(o.seconds[at(top)] / o.total()), io_op_name(top), calls.empty() ? "" : calls + ": ",
+                        io_pct(o.seconds[at(top)] / o.total()), io_op_name(top), calls.empty() ? "" : calls + ": ",
                         human::seconds(o.seconds[at(top)]));
   }
   if (!f.top_io_class.empty())
     of_io += fmt::format("{} {} calls hold {} of {}", of_io.empty() ? ". Over all ranks," : ";", f.top_io_class,
-                         pct(f.top_io_class_share), of_io.empty() ? "the I/O time" : "it");
+                         io_pct(f.top_io_class_share), of_io.empty() ? "the I/O time" : "it");
   a.headline = share_text(f) + of_io + ".";
   if (o.total() > 0) {
     a.advice.push_back(op_advice(o, o.top()));
@@ -129,7 +129,7 @@ Answer io_answer(const RunFacts& f) {
   if (on_one_rank(f))
     a.advice.push_back(fmt::format("Spread the I/O over ranks (MPI-IO collective writes, or one file per rank): "
                                    "rank {} does {} of all I/O time ({}) while the others wait.",
-                                   f.top_io_rank, pct(f.top_io_rank_share),
+                                   f.top_io_rank, io_pct(f.top_io_rank_share),
                                    human::seconds(f.top_io_rank_share * f.io_sum)));
   return a;
 }

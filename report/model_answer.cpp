@@ -26,7 +26,7 @@ double number_or(const json& j, const char* key, double fallback = NAN) {
   return v.is_number() ? v.get<double>() : fallback;
 }
 
-std::string pct(double v) { return fmt::format("{:.1f} %", 100 * v); }
+std::string answer_pct(double v) { return fmt::format("{:.1f} %", 100 * v); }
 
 std::string ranges(const std::vector<const RateRole*>& varied) {
   std::string out;
@@ -69,10 +69,10 @@ void fit_advice(const json& m, const std::vector<RateRole>& roles, Answer& a) {
   const double noise = number_or(m, "noise"), loo = number_or(d, "loocv_mape"), mape = number_or(d, "mape");
   if (std::isfinite(noise) && noise >= 0.02)
     a.advice.push_back(fmt::format("Repeat each point more often, or run on a quieter machine: repeated runs of one "
-                                   "configuration differ by {} (run-to-run noise).", pct(noise)));
+                                   "configuration differ by {} (run-to-run noise).", answer_pct(noise)));
   if (std::isfinite(loo) && loo > 0.10)
     a.advice.push_back(fmt::format("Add configurations between the measured ones: leaving one configuration out "
-                                   "mispredicts it by {} on average (in-sample {}).", pct(loo), pct(mape)));
+                                   "mispredicts it by {} on average (in-sample {}).", answer_pct(loo), answer_pct(mape)));
   for (const auto& t : d.value("residual_trends", json::array())) {
     const RateRole* r = role_of(roles, ja::text(t, "rate"));
     if (!t.value("significant", false) || !r || !r->varied) continue;
@@ -99,7 +99,7 @@ void held_advice(const json& m, const std::vector<RateRole>& roles, Answer& a) {
     std::string list;
     for (std::size_t i = 0; i < held.size(); ++i) list += (i == 0 ? "" : i + 1 == held.size() ? " and " : ", ") + held[i];
     a.advice.push_back(fmt::format("Vary {} too, to split T_{} ({:.4g} s, {} of the baseline's modelled time) into "
-                                   "the parts each rate drives.", list, name, number_or(t, "work", 0), pct(share)));
+                                   "the parts each rate drives.", list, name, number_or(t, "work", 0), answer_pct(share)));
   }
 }
 
@@ -130,10 +130,10 @@ Answer model_answer(const json& m, const std::vector<RateRole>& roles, const Mod
   const std::string within = varied.empty() ? "" : " within the measured range (" + ranges(varied) + ")";
   if (verdict == "ok")
     a.advice.push_back(fmt::format("Project it onto candidate systems{}, where leaving one configuration out "
-                                   "mispredicts it by {}: {}.", within, pct(loo), predict_command(place)));
+                                   "mispredicts it by {}: {}.", within, answer_pct(loo), predict_command(place)));
   else if (verdict == "caution")
     a.advice.push_back(fmt::format("Use its projections only with their intervals{} (leave-one-out error {}): {}.",
-                                   within, pct(loo), predict_command(place)));
+                                   within, answer_pct(loo), predict_command(place)));
   term_advice(m, roles, a);
   if (verdict != "ok") fit_advice(m, roles, a);
   if (verdict == "unreliable" && a.advice.empty())

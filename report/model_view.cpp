@@ -12,7 +12,7 @@ namespace {
 using nlohmann::json;
 namespace ja = json_access;
 
-std::string g(const json& v, const char* f = "{:.5g}") {
+std::string view_g(const json& v, const char* f = "{:.5g}") {
   return v.is_number() ? fmt::format(fmt::runtime(f), v.get<double>()) : std::string("-");
 }
 
@@ -57,7 +57,7 @@ Table rates_table(const json& view) {
   t.numeric = {false, false, false, true, true, true};
   for (const auto& r : view.value("rates", json::array()))
     t.rows.push_back({ja::text(r, "words"), ja::text(r, "unit"), r.value("varied", false) ? "varied" : "held",
-                      g(ja::maybe(r, "lo"), "{:.4g}"), g(ja::maybe(r, "hi"), "{:.4g}"), g(ja::maybe(r, "median"), "{:.4g}")});
+                      view_g(ja::maybe(r, "lo"), "{:.4g}"), view_g(ja::maybe(r, "hi"), "{:.4g}"), view_g(ja::maybe(r, "median"), "{:.4g}")});
   return t;
 }
 
@@ -68,7 +68,7 @@ Table diagnostics_table(const json& model) {
   t.numeric = {false, true};
   const json d = model.value("diagnostics", json::object());
   auto pct = [&](const char* k) { return d.contains(k) && d[k].is_number() ? fmt::format("{:.3f} %", 100 * d[k].get<double>()) : "-"; };
-  auto val = [&](const char* k) { return g(ja::maybe(d, k)); };
+  auto val = [&](const char* k) { return view_g(ja::maybe(d, k)); };
   t.rows = {{"model", ja::text(model, "model")}, {"mean absolute error (MAPE)", pct("mape")},
             {"largest error", pct("max_abs_err")}, {"leave-one-out MAPE", pct("loocv_mape")},
             {"slope, observed vs modelled (1 is ideal)", val("slope")}, {"intercept [s]", val("intercept")},
@@ -85,9 +85,9 @@ Table terms_table(const json& model, const std::string& file) {
   for (const auto& term : terms) {
     const json fs = ja::maybe(term.value("share", json::object()), "fit");
     const json b = term.value("bounds", json::array());
-    t.rows.push_back({ja::text(term, "name", "?"), ja::text(term, "unit"), g(ja::maybe(term, "work")),
-                      g(ja::maybe(term, "stderr")), b.is_array() && b.size() == 2 ? g(b[0]) + " to " + g(b[1]) : "-",
-                      g(ja::maybe(term, "closed_form_upper")),
+    t.rows.push_back({ja::text(term, "name", "?"), ja::text(term, "unit"), view_g(ja::maybe(term, "work")),
+                      view_g(ja::maybe(term, "stderr")), b.is_array() && b.size() == 2 ? view_g(b[0]) + " to " + view_g(b[1]) : "-",
+                      view_g(ja::maybe(term, "closed_form_upper")),
                       fs.is_number() ? fmt::format("{:.1f} %", 100 * fs.get<double>()) : "-"});
   }
   return t;
@@ -113,8 +113,8 @@ Table configurations_table(const json& view) {
       row.push_back(x.is_number() ? fmt::format("{:.4g}", a->shown(x.get<double>())) : "-");
     }
     const json e = ja::maybe(p, "error");
-    row.push_back(g(ja::maybe(p, "observed_s"), "{:.6g}"));
-    row.push_back(g(ja::maybe(p, "predicted_s"), "{:.6g}"));
+    row.push_back(view_g(ja::maybe(p, "observed_s"), "{:.6g}"));
+    row.push_back(view_g(ja::maybe(p, "predicted_s"), "{:.6g}"));
     row.push_back(e.is_number() ? fmt::format("{:.2f}", 100 * e.get<double>()) : "-");
     t.rows.push_back(row);
   }

@@ -16,7 +16,7 @@ bool listed(std::string_view name, std::initializer_list<std::string_view> names
 }
 
 // Shortest text that reads back as the same double (tidy CSV).
-std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
+std::string agg_num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
 
 double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
@@ -155,12 +155,12 @@ std::vector<std::vector<std::string>> mpi_summary_rows(const MpiAggregate& a) {
 }
 
 std::vector<std::pair<std::string, std::string>> mpi_summary_csv_rows(const MpiAggregate& a) {
-  return {{"mpi_s", num(a.mpi_s)},
-          {"mpi_pct_of_wall", num(pct(a.mpi_s, a.wall_s))},
-          {"mpi_collective_s", num(a.class_s[static_cast<std::size_t>(MpiClass::kCollective)])},
-          {"mpi_p2p_s", num(a.class_s[static_cast<std::size_t>(MpiClass::kPointToPoint)])},
-          {"mpi_rate_mbs", num(rate_mbs(a.mpi_bytes_sent, a.calls_s))},
-          {"io_rate_mbs", num(rate_mbs(a.io_bytes, a.io_s))}};
+  return {{"mpi_s", agg_num(a.mpi_s)},
+          {"mpi_pct_of_wall", agg_num(pct(a.mpi_s, a.wall_s))},
+          {"mpi_collective_s", agg_num(a.class_s[static_cast<std::size_t>(MpiClass::kCollective)])},
+          {"mpi_p2p_s", agg_num(a.class_s[static_cast<std::size_t>(MpiClass::kPointToPoint)])},
+          {"mpi_rate_mbs", agg_num(rate_mbs(a.mpi_bytes_sent, a.calls_s))},
+          {"io_rate_mbs", agg_num(rate_mbs(a.io_bytes, a.io_s))}};
 }
 
 std::string aggregate_text(const RunScan& s, Format format, bool all) {
@@ -176,8 +176,8 @@ std::string aggregate_csv(const RunScan& s) {
   std::string out = "call,class,count,seconds,app_pct,mpi_pct,bytes_sent,bytes_received,avg_bytes_sent\n";
   for (const auto& c : a.calls)
     out += fmt::format("{},{},{},{},{},{},{},{},{}\n", csv_cell(c.name), mpi_class_name(c.cls), c.count,
-                       num(c.seconds), num(c.app_pct), num(c.mpi_pct), c.bytes_sent, c.bytes_received,
-                       num(c.count ? static_cast<double>(c.bytes_sent) / static_cast<double>(c.count) : 0.0));
+                       agg_num(c.seconds), agg_num(c.app_pct), agg_num(c.mpi_pct), c.bytes_sent, c.bytes_received,
+                       agg_num(c.count ? static_cast<double>(c.bytes_sent) / static_cast<double>(c.count) : 0.0));
   return out;
 }
 

@@ -21,7 +21,7 @@ bool compute_cluster(const SysfsIo& io, const std::string& dir) {
 }
 
 // A kHz value the driver shows, or nullopt when the file is absent or not a number.
-std::optional<long> read_khz(const SysfsIo& io, const std::string& path) {
+std::optional<long> read_limit_khz(const SysfsIo& io, const std::string& path) {
   const auto v = io.read(path);
   if (!v || v->empty() || v->size() > 12 || v->find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   return std::stol(*v);
@@ -43,7 +43,7 @@ UncoreSysfs::UncoreSysfs(const SysfsIo& io, const std::string& root, bool all_do
     throw std::runtime_error("no uncore frequency domains under " + dir +
                              " (load the intel_uncore_frequency module, or drop knobs.uncore_ghz)");
   for (const auto& d : domains_)
-    limits_.push_back({read_khz(io, d + "/initial_min_freq_khz"), read_khz(io, d + "/initial_max_freq_khz")});
+    limits_.push_back({read_limit_khz(io, d + "/initial_min_freq_khz"), read_limit_khz(io, d + "/initial_max_freq_khz")});
 }
 
 std::string UncoreSysfs::limit_problem(const UncoreSetting& s) const {
