@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "minimal_record.h"
 #include "process.h"
 #include "record/run_record.h"
 
@@ -31,18 +32,11 @@ class CliAdvice : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "plain");
     // A record of a plain `hpcsens run`: no config.cpu_ghz / mem_gbs.
-    record::RunRecord rec;
-    rec.job.nranks = 1;
-    rec.job.command = {"./app"};
-    record::RankRecord r;
-    r.wall_s = 1, r.compute_s = 1;
-    rec.ranks.push_back(r);
-    rec.timing.job_s = 1;
-    std::ofstream(dir_ / "plain" / "run.json") << record::to_json(rec).dump();
+    write_minimal_record(dir_ / "plain" / "run.json");
     fs::create_directories(dir_ / "two");
     fs::create_directories(dir_ / "empty");
-    std::ofstream(dir_ / "two" / "a.json") << record::to_json(rec).dump();
-    std::ofstream(dir_ / "two" / "b.json") << record::to_json(rec).dump();
+    write_minimal_record(dir_ / "two" / "a.json");
+    write_minimal_record(dir_ / "two" / "b.json");
     std::ofstream(dir_ / "model.json") << R"({"schema": "hpcsens.model.v1", "model": "cpu+fixed"})";
     std::ofstream(dir_ / "runs.csv") << "label,cpu_ghz,mem_gbs,time_s\na,2.0,100,10\nb,3.0,100,8\n";
     std::ofstream(dir_ / "one.csv") << "label,cpu_ghz,mem_gbs,time_s\na,2.0,100,10\na,2.0,100,10.1\n";

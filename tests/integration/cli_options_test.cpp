@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "minimal_record.h"
 #include "process.h"
 #include "record/run_record.h"
 
@@ -32,14 +33,7 @@ class CliOptions : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("hpcsens-options-" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "run-out");
-    record::RunRecord rec;
-    rec.job.nranks = 1;
-    rec.job.command = {"./app"};
-    record::RankRecord r;
-    r.wall_s = 1, r.compute_s = 1;
-    rec.ranks.push_back(r);
-    rec.timing.job_s = 1;
-    std::ofstream(dir_ / "run-out" / "app.0123456789abcdef.json") << record::to_json(rec).dump();
+    write_minimal_record(dir_ / "run-out" / "app.0123456789abcdef.json");
     std::ofstream(dir_ / "good.csv") << "label,cpu_ghz,mem_gbs,time_s\na,1.2,100,20\nb,1.8,100,14.5\nc,2.4,100,11.6\n"
                                         "d,3.0,100,10\n";
     ASSERT_EQ(run_process({kHpcsens, "fit", (dir_ / "good.csv").string(), "-o", model().string()}, 60).exit_status, 0);
