@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -39,6 +40,20 @@ double share_of_bins(const json& t, const std::string& what, int from, int to) {
   return to > from ? static_cast<double>(n) / (to - from) : 1.0;
 }
 
+// The sum of the named arrays' values in bin i.
+double sum_at(const json& t, std::initializer_list<const char*> keys, int i) {
+  double s = 0;
+  for (const char* k : keys) s += t[k][static_cast<std::size_t>(i)].get<double>();
+  return s;
+}
+
+// One letter per bin (c, m, i: what took most of it), for failure messages.
+std::string dominant_letters(const json& t) {
+  std::string s;
+  for (std::size_t i = 0; i < t.at("compute_s").size(); ++i) s += dominant(t, i)[0];
+  return s;
+}
+
 TEST_F(TimelineMpirun, ThreePhasesSwitchWhereTheProgramSays) {
   ASSERT_EQ(mpirun(2, PROG_TIMELINE), 0) << log();
   const std::string l = log();
@@ -57,8 +72,10 @@ TEST_F(TimelineMpirun, ThreePhasesSwitchWhereTheProgramSays) {
     ASSERT_LE(bins, 256);
     // The bins start after the tick clock's set-up, some 0.05-0.1 ms after t1 (see `covered`
     // below): whole bins cover the rest of the wall span, rounded up, which is the wall span
-    // itself unless the last bin's unused part is shorter than that set-up.
-    EXPECT_GE(w * bins, r.at("wall_s").get<double>() - 1e-3);
+    // itself unless the last bin's unused part is shorter than that set-up. At load 8 on 2 cores
+    // the set-up can be preempted for a few time slices: `setup_s` allows for that.
+    const double setup_s = 0.025;
+    EXPECT_GE(w * bins, r.at("wall_s").get<double>() - setup_s);
     EXPECT_LT(w * (bins - 1), r.at("wall_s").get<double>());
     for (const char* k : {"compute_s", "mpi_s", "io_s", "top_mpi"}) ASSERT_EQ(t.at(k).size(), bins) << k;
     // The bins are the rank's own totals spread over time (values rounded to 100 ns per bin).
@@ -68,7 +85,7 @@ TEST_F(TimelineMpirun, ThreePhasesSwitchWhereTheProgramSays) {
     // (reading /proc/cpuinfo: well under a millisecond).
     const double covered = sum(t["compute_s"]) + sum(t["mpi_s"]) + sum(t["io_s"]);
     EXPECT_LE(covered, r.at("wall_s").get<double>() + 3e-7 * bins);
-    EXPECT_GE(covered, r.at("wall_s").get<double>() - 1e-3);
+    EXPECT_GE(covered, r.at("wall_s").get<double>() - setup_s);
     // The program's clock starts when MPI_Init returns, some ms after the timeline's start (the
     // rest of MPI_Init: counters, a loaded machine). The Pcontrol marks, taken by the preload at
     // the program's switches, give that offset; between them both clocks must agree.
@@ -81,9 +98,11 @@ TEST_F(TimelineMpirun, ThreePhasesSwitchWhereTheProgramSays) {
     EXPECT_LT(offset, 0.05);
     EXPECT_NEAR(mark_io - mark_mpi, switch_io - switch_mpi, 1e-3);
     // Compute first, then MPI, then I/O, each switch in the bin where the program made it: no MPI
-    // (I/O) at all in the bin before, some in that bin or the next; in between, each phase's
-    // bins mostly its activity (a loaded machine preempting the rank between two calls makes
-    // a compute bin now and then: a fifth of them is allowed).
+    // (I/O) at all in the bin before, some in that bin or the next. Within each phase no bin holds
+    // the other phases' activity, and most bins are the phase's own. A loaded machine that
+    // preempts a rank between two calls turns a whole time slice (several ms, a bin or two) into
+    // compute: at load 8 on 2 cores a fifth of the I/O phase's bins were compute, so half of a
+    // phase's bins must be its activity, while the absence checks stay exact.
     const int k_mpi = static_cast<int>(mark_mpi / w), k_io = static_cast<int>(mark_io / w);
     ASSERT_GT(k_mpi, 1);
     ASSERT_LT(k_io + 2, bins);
@@ -91,9 +110,15 @@ TEST_F(TimelineMpirun, ThreePhasesSwitchWhereTheProgramSays) {
     EXPECT_GT(t["mpi_s"][k_mpi].get<double>() + t["mpi_s"][k_mpi + 1].get<double>(), 0.0);
     EXPECT_EQ(t["io_s"][k_io - 1].get<double>(), 0.0) << "I/O before the switch, bin " << k_io - 1;
     EXPECT_GT(t["io_s"][k_io].get<double>() + t["io_s"][k_io + 1].get<double>(), 0.0);
-    EXPECT_GE(share_of_bins(t, "compute", 0, k_mpi), 0.8);
-    EXPECT_GE(share_of_bins(t, "mpi", k_mpi + 1, k_io), 0.8);
-    EXPECT_GE(share_of_bins(t, "io", k_io + 1, bins - 1), 0.8);
+    // The program calls MPI_Comm_rank right after its clock starts (bin k_start), which under load
+    // can take tens of microseconds: the compute phase is clean from the bin after.
+    const int k_start = static_cast<int>(offset / w);
+    for (int i = k_start + 1; i < k_mpi; ++i) EXPECT_EQ(sum_at(t, {"mpi_s", "io_s"}, i), 0.0) << "bin " << i;
+    for (int i = k_mpi + 1; i < k_io; ++i) EXPECT_EQ(t["io_s"][i].get<double>(), 0.0) << "bin " << i;
+    for (int i = k_io + 1; i + 1 < bins; ++i) EXPECT_EQ(t["mpi_s"][i].get<double>(), 0.0) << "bin " << i;
+    EXPECT_GE(share_of_bins(t, "compute", 0, k_mpi), 0.5) << dominant_letters(t);
+    EXPECT_GE(share_of_bins(t, "mpi", k_mpi + 1, k_io), 0.5) << dominant_letters(t);
+    EXPECT_GE(share_of_bins(t, "io", k_io + 1, bins - 1), 0.5) << dominant_letters(t);
     const int to_mpi = k_mpi, to_io = k_io;
     int allreduce = 0, with_mpi = 0;
     for (int i = to_mpi + 1; i + 1 < to_io; ++i) {
