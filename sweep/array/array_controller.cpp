@@ -217,7 +217,7 @@ class Controller {
     if (!std::filesystem::exists(adir_.child(name), ec)) return false;
     nlohmann::json o;
     try {
-      o = nlohmann::json::parse(safe_file::read_input_file(adir_.child(name), 1u << 20));
+      o = nlohmann::json::parse(safe_file::read_own_file(adir_.child(name), 1u << 20));
     } catch (const std::exception&) {
       return false;  // written atomically, so a torn file is someone else's: wait for the record
     }

@@ -83,7 +83,7 @@ int run_array_task(const SweepSpec& spec, const SweepOptions& opt, int submissio
   s.attempts = dir + "/attempts";
   const safe_file::Dir adir = open_existing(dir + "/" + kArrayDir);
   const std::string file = adir.child(array_plan_name(submission));
-  const ArrayPlan ap = parse_array_plan(safe_file::read_input_file(file, kMaxArrayPlanBytes), file);
+  const ArrayPlan ap = parse_array_plan(safe_file::read_own_file(file, kMaxArrayPlanBytes), file);
 
   const KnobSet knobs(spec, machine_sysfs());
   const Plan plan = make_plan(spec, knobs.cpu_values());

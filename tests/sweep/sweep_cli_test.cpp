@@ -267,6 +267,27 @@ TEST(SweepCli, SlurmArrayDryRunShowsTheSbatchArgvAndBadOptionsExit2) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 0) << r.err;  // one line
 }
 
+// The array directory is the sweep's own: a task reads its plan file there only if it is a regular
+// file of ours, never through a link planted in its place (the plan decides which knob values the
+// task sets as root). The task stops with exit 2 naming the file, before it touches any knob.
+TEST(SweepCli, ArrayTaskRefusesAPlanFileThatIsALink) {
+  TempDir t;
+  testing::make_acpi_cpufreq(t.path() + "/sys", 2);
+  put(t.path() + "/spec.yaml", "execution: slurm-array\njob: {command: [srun, -n, '2', ./app]}\n"
+                               "knobs: {cpu_ghz: [1.2, 2.4], cpu_backend: slurm}\n"
+                               "backends: {sysfs_root: '" + t.path() + "/sys'}\n");
+  const std::string out = t.path() + "/out";
+  fs::create_directories(out + "/records");
+  fs::create_directories(out + "/array");
+  put(t.path() + "/elsewhere.json", R"({"submission": 0, "tasks": [{"point": 0, "repetition": 0}]})");
+  fs::create_symlink(t.path() + "/elsewhere.json", out + "/array/plan-0.json");
+  const auto r = run({"/usr/bin/env", "SLURM_ARRAY_TASK_ID=0", kHpcsens, "sweep", t.path() + "/spec.yaml",
+                      "--array-task", "0", "--dir", out}, t.path());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(out + "/array/plan-0.json: is a symlink; refusing to read it"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(out + "/records"));
+}
+
 TEST(SweepCli, BadSpecsExit2NamingFileLineAndField) {
   TempDir t;
   const std::string spec = t.path() + "/bad.yaml";
