@@ -94,7 +94,7 @@ int run_array(const SweepSpec& spec, const Plan& plan, const SweepOptions& opt, 
   std::string failure;
   std::exception_ptr input_error;
   try {
-    journal_start(session, journal, spec, plan);
+    journal_start(session, journal, spec, plan, false);
     run_array_sweep(spec, plan, opt, session, journal);
   } catch (const InputError& e) {
     failure = e.what();
@@ -134,7 +134,7 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   std::string failure;
   std::exception_ptr input_error;  // bad input found mid-sweep: exit 2, after restoring
   try {
-    journal_start(session, journal, spec, plan);
+    journal_start(session, journal, spec, plan, knobs.changes_machine() && !spec.emulation);
     machine.save_originals(journal);
     const auto executor = make_executor(spec, knobs, opt, session, &journal);
     run_pending(spec, plan, session, journal, machine, *executor);
@@ -149,6 +149,19 @@ int run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
 }
 
 namespace {
+
+// The journal is damaged where the saved values should be: say so, and what root can do, rather
+// than "nothing to restore" (a later sweep would then save the changed values as the originals).
+int refuse_lost_values(const std::string& dir, const JournalState& st) {
+  fmt::print(stderr,
+             "hpcsens sweep: {}/{}: the knob values this sweep saved before changing them cannot be read "
+             "({} damaged line(s), the first at line {}){}; hpcsens cannot put the knobs back. Set each knob the "
+             "sweep's spec names back to its default by hand (or reboot the node); until then a sweep on these "
+             "knobs is refused and names the lock file to remove once they are right\n",
+             text::escape_for_message(dir), kJournalName, st.unparsable, st.first_unparsable,
+             st.knobs_dirty ? ", and it shows knobs were changed" : "");
+  return 1;
+}
 
 // Restores what one journal saved. Only the sweep's own directory takes the machine lock: a
 // node's part (nodes/<host>/) runs under the main sweep or restore, which holds it already.
@@ -168,6 +181,7 @@ int restore_dir(const std::string& dir, bool machine_wide) {
   if (const auto ended = machine_wide ? end_previous_processes(s.state, 10) : std::vector<int>{}; !ended.empty())
     fmt::print(stderr, "hpcsens sweep: ended {} process(es) the stopped sweep left running (pid {})\n", ended.size(),
                fmt::join(ended, ", "));
+  if (saved_values_lost(s.state)) return refuse_lost_values(dir, s.state);
   if (!s.state.has_originals) {
     fmt::print(stderr, "hpcsens sweep: {} saved no knob values; nothing to restore\n", text::escape_for_message(dir));
     return 0;

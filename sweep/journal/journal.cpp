@@ -89,7 +89,7 @@ JournalLines parse_lines(const std::string& text, const std::string& path) {
     auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     const bool bad = j.is_discarded() || !j.is_object();
     out.torn_tail = bad;
-    if (bad) ++out.unparsable;
+    if (bad && out.unparsable++ == 0) out.first_unparsable = line_no;
     else out.lines.emplace_back(line_no, std::move(j));
   }
   return out;
@@ -134,6 +134,13 @@ std::string unparsable_warning(const JournalLines& l) {
   if (l.torn_tail && inner > 0) s += "; " + std::to_string(inner) + " elsewhere in the file";
   if (l.torn_tail) s += ")";
   return s;
+}
+
+bool saved_values_lost(const JournalState& s) {
+  if (s.has_originals || s.unparsable_inner == 0) return false;
+  // A header that says the sweep saved no knob values (older journals: an emulated sweep).
+  if (s.header && (!s.header->value("saves_knobs", true) || s.header->value("emulated", false))) return false;
+  return true;
 }
 
 JournalState replay_journal(const std::vector<nlohmann::json>& lines) {

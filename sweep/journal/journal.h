@@ -48,6 +48,7 @@ struct JournalLines {
   std::vector<std::pair<int, nlohmann::json>> lines;
   int unparsable = 0;      // lines that are not a JSON object, anywhere in the file
   bool torn_tail = false;  // the last line is one of them (a crash mid-write)
+  int first_unparsable = 0;  // the line number of the first one (0: none)
 };
 
 // What a journal says, replayed line by line.
@@ -70,6 +71,8 @@ struct JournalState {
   std::map<std::string, int> failed_attempts;
   bool finished = false;
   int unparsable = 0;
+  int unparsable_inner = 0;    // unparsable lines other than a torn last line (file damage)
+  int first_unparsable = 0;    // line number of the first unparsable line
   // The run modules the sweep forked (one per attempt): --resume refuses while one lives.
   std::vector<ProcessIdentity> children;
 };
@@ -94,6 +97,12 @@ JournalFile journal_file(const safe_file::Dir& dir, std::string* why);
 // Throws InputError("<journal>:<line>", "<field>: ...") for a line with a wrong type.
 JournalState replay_journal(const JournalLines& lines);
 JournalState replay_journal(const std::vector<nlohmann::json>& lines);
+
+// True when a sweep that saves knob values has damaged lines and no readable saved values: the
+// values to restore may be in a damaged line, so nobody can say what to put back. (A torn last
+// line alone is a crash mid-write: values are saved before the first change, so a torn save
+// means nothing was changed; a readable header saying the sweep saves no values settles it too.)
+bool saved_values_lost(const JournalState& s);
 
 // "2 lines of <path> are not valid JSON and were ignored" or "" when none.
 std::string unparsable_warning(const JournalLines& lines);

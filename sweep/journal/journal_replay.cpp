@@ -142,6 +142,8 @@ void replay_line(const LineReader& r, const nlohmann::json& j, JournalState& s) 
 JournalState replay_journal(const JournalLines& lines) {
   JournalState s;
   s.unparsable = lines.unparsable;
+  s.unparsable_inner = lines.unparsable - (lines.torn_tail ? 1 : 0);
+  s.first_unparsable = lines.first_unparsable;
   for (const auto& [no, j] : lines.lines) replay_line(LineReader(lines.path, no, j), j, s);
   return s;
 }

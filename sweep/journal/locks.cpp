@@ -175,7 +175,7 @@ bool knobs_left_changed(const std::string& dir) {
     if (const auto f = journal_file(od, &why); f == JournalFile::kMissing || f == JournalFile::kForeign) return false;
     const auto st = replay_journal(read_journal(od));
     return (st.knobs_dirty && (!st.originals.empty() || !st.restore_actions.empty() || st.per_node_nnodes)) ||
-           !st.resctrl_groups.empty();
+           !st.resctrl_groups.empty() || saved_values_lost(st);
   } catch (const std::exception&) {
     return true;
   }

@@ -127,9 +127,15 @@ Session open_session(const std::string& dir, const Plan& plan, bool resume, bool
     s.state.token = new_token();
   } else {
     const auto lines = read_journal(s.fd);
-    if (auto w = unparsable_warning(lines); !w.empty()) fmt::print(stderr, "hpcsens sweep: warning: {}\n", w);
+    if (auto w = unparsable_warning(lines); !w.empty()) fmt::print(stderr, "hpcsens sweep: warning: {}\n", text::escape_for_message(w));
     s.state = replay_journal(lines);
     s.resumed = true;
+    // Resuming would save the knobs' present (the sweep's own) values as the originals.
+    if (saved_values_lost(s.state))
+      throw InputError(dir + "/" + kJournalName + ":" + std::to_string(s.state.first_unparsable),
+                       "the knob values this sweep saved cannot be read (damaged line); resuming would save the "
+                       "sweep's own settings as the originals. Run `hpcsens sweep --restore " + dir +
+                       "` to see what to do");
     if (s.state.header && s.state.header->value("runs", std::vector<std::string>{}) != plan_ids(plan))
       throw InputError(dir + "/" + kJournalName, "the plan differs from the journalled one (spec changed since the "
                                                  "sweep started); resume with the same spec");
@@ -150,14 +156,14 @@ Session open_session(const std::string& dir, const Plan& plan, bool resume, bool
   return s;
 }
 
-void journal_start(Session& s, Journal& j, const SweepSpec& spec, const Plan& plan) {
+void journal_start(Session& s, Journal& j, const SweepSpec& spec, const Plan& plan, bool saves_knobs) {
   if (!s.state.header) {
     nlohmann::json pts = nlohmann::json::array();
     for (const auto& p : plan.points) pts.push_back(point_json(p, spec));
     nlohmann::json h = {{"type", "header"}, {"utc", utc_now()}, {"spec", fs::absolute(spec.source).string()},
                         {"emulated", spec.emulation.has_value()}, {"seed", spec.seed},
                         {"randomized", spec.randomized}, {"repetitions", spec.repetitions}, {"points", pts},
-                        {"runs", plan_ids(plan)}, {"token", s.state.token}};
+                        {"runs", plan_ids(plan)}, {"token", s.state.token}, {"saves_knobs", saves_knobs}};
     j.append(h);
     s.state.header = h;
   } else {

@@ -44,7 +44,9 @@ int restore_without_journal(const std::string& dir, JournalFile kind, const std:
 Session open_session(const std::string& dir, const Plan& plan, bool resume, bool retry_skipped);
 
 // Writes the header (new sweep) or "resumed" line, and a "lost" line per lost record.
-void journal_start(Session& s, Journal& j, const SweepSpec& spec, const Plan& plan);
+// saves_knobs: this sweep changes knobs on this machine and so saves their values first (the
+// header says so, for a restore that finds the saved values damaged).
+void journal_start(Session& s, Journal& j, const SweepSpec& spec, const Plan& plan, bool saves_knobs);
 
 // Processes (other than us) whose environment carries HPCSENS_SWEEP_TOKEN=<token>.
 std::vector<int> processes_of_sweep(const std::string& token);

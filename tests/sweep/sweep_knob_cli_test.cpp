@@ -3,6 +3,8 @@
 // exactly once; lost records run again.
 #include <signal.h>
 
+#include <fstream>
+#include <sstream>
 #include <tuple>
 
 #include "sweep_cli_helpers.h"
@@ -213,6 +215,47 @@ TEST(SweepCli, KillNineLeavesKnobsSetAndRestoreFromTheJournalPutsThemBack) {
   expect_original_tree(root);
   EXPECT_NE(r.err.find("restored " + testing::policy_dir(root, 0) + "/scaling_max_freq = 3500000"), std::string::npos)
       << r.err;
+}
+
+// A journal damaged where the saved values are (a disk error, a hand edit) must not read as "saved
+// nothing": --restore says it cannot put the knobs back and what to do (exit 1), --resume refuses
+// to save the sweep's own settings as the originals, and the next sweep on these knobs is refused.
+TEST(SweepCli, RestoreWithTheSavedValuesDamagedSaysSoAndKeepsLaterSweepsOff) {
+  SleepingSweep s;
+  ASSERT_TRUE(s.started) << get(s.p.err_path);
+  ::kill(s.p.pid, SIGKILL);
+  EXPECT_EQ(wait_for(s.p, 10), 128 + SIGKILL);
+  for (pid_t pid : s.sleeps) ::kill(pid, SIGKILL);
+  const std::string jpath = s.out + "/journal.jsonl";
+  std::string text = get(jpath), damaged;
+  int line_no = 0, originals_line = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    const bool orig = line.find("\"type\":\"originals\"") != std::string::npos;
+    if (orig) originals_line = line_no;
+    damaged += (orig ? "{\"type\":\"orig" : line) + "\n";
+  }
+  ASSERT_GT(originals_line, 0) << text;
+  std::ofstream(jpath, std::ios::trunc) << damaged;  // same file: mode, owner and link count kept
+  const std::string set_value = get(testing::policy_dir(s.root, 0) + "/scaling_max_freq");
+  ASSERT_NE(set_value, "3500000");
+  auto r = run({kHpcsens, "sweep", "--restore", s.out}, s.t.path());
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("journal.jsonl: the knob values this sweep saved before changing them cannot be read (1 "
+                       "damaged line(s), the first at line " + std::to_string(originals_line) + "), and it shows "
+                       "knobs were changed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("by hand (or reboot the node)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("nothing to restore"), std::string::npos) << r.err;
+  EXPECT_EQ(get(testing::policy_dir(s.root, 0) + "/scaling_max_freq"), set_value);  // nothing invented
+  r = run({kHpcsens, "sweep", "--resume", s.out, "--no-fit"}, s.t.path());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("journal.jsonl:" + std::to_string(originals_line) + ": the knob values this sweep saved "
+                       "cannot be read"), std::string::npos) << r.err;
+  r = run({kHpcsens, "sweep", s.t.path() + "/spec.yaml", "-o", s.t.path() + "/next", "--no-fit"}, s.t.path());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("were left changed by a sweep that died"), std::string::npos) << r.err;
+  EXPECT_EQ(get(testing::policy_dir(s.root, 0) + "/scaling_max_freq"), set_value);
 }
 
 TEST(SweepCli, KilledSweepResumedRunsEveryPlannedRunExactlyOnce) {
