@@ -112,7 +112,7 @@ void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
     return;
   }
   if (const auto why = perf_component_disabled()) {
-    PAPI_shutdown();  // nothing will count: hold no PAPI state (stop() shuts down only a running session)
+    if (own_papi_) PAPI_shutdown();  // nothing will count: hold no PAPI state (stop() shuts down only a running session)
     fail(disabled_status(plan, *why));
     return;
   }
@@ -222,7 +222,7 @@ void PapiSession::stop() {
     notes_.push_back(std::string("PAPI_cleanup_eventset failed: ") + PAPI_strerror(rc));
   if (int rc = PAPI_destroy_eventset(&eventset_); rc != PAPI_OK)
     notes_.push_back(std::string("PAPI_destroy_eventset failed: ") + PAPI_strerror(rc));
-  PAPI_shutdown();
+  if (own_papi_) PAPI_shutdown();
 }
 
 }  // namespace hpcsens::agent

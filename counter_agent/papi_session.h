@@ -24,6 +24,10 @@ std::optional<std::string> perf_component_disabled();
 
 class PapiSession : public CounterReadings {
  public:
+  // own_papi: the session shuts PAPI down when it is done (a per-rank agent, the tests). The
+  // node's agent holds several sessions at once and passes false: one session's end must not
+  // tear down the others' event sets (PAPI is process-wide); the agent's exit releases it.
+  explicit PapiSession(bool own_papi = true) : own_papi_(own_papi) {}
   // Sets up `plan` without counting yet (this is slow: PAPI initialisation, trial event sets;
   // it runs before the init barrier so it stays out of the measured span). Groups are tried one
   // by one; a required group PAPI refuses makes status() say so, an optional one is dropped with
@@ -36,6 +40,7 @@ class PapiSession : public CounterReadings {
   void stop();
 
  private:
+  bool own_papi_ = true;
   int eventset_ = -1;
   pid_t tid_ = 0;
   bool running_ = false;

@@ -1,9 +1,11 @@
 #pragma once
-// What the preload and its counter agent say to each other over their socketpair: one JSON
-// object per message, framed by a 4-byte length. The rank asks, the agent answers every request
-// with its whole state (see docs/methodology.md "Memory").
+// What the preload and its counter agent say to each other over a rank's connection (the
+// spawning rank's socketpair, or another rank's connection to the node agent's listening
+// socket): one JSON object per message, framed by a 4-byte length. The rank asks, the agent
+// answers every request with that rank's whole state (see docs/methodology.md "Memory").
 //   rank -> agent: {"op":"prepare","spec":S,"tid":T}  {"op":"start"}  {"op":"stop"}
-//   agent -> rank: {"status","warn","notes","multiplexed","event_set","values","vmhwm_kib"}
+//   agent -> rank: {"status","warn","notes","multiplexed","event_set","values","vmhwm_kib",
+//                   "private_dirty_kib","ranks"}   (ranks: how many ranks this agent has served)
 // Only set-up and finalize talk: nothing here is on the preload's per-call path.
 #include <string>
 
@@ -13,6 +15,9 @@ namespace hpcsens::agent {
 inline constexpr char kAgentRelPath[] = "hpcsens/hpcsens-counter-agent";
 // The descriptor the agent finds its end of the socketpair on.
 inline constexpr int kAgentFd = 3;
+// The node agent's listening socket (--serve-node), bound by the spawning rank in a private
+// directory (common/private_dir.h) before the agent starts.
+inline constexpr int kListenFd = 4;
 // Longest message either side accepts (notes of a large refused plan stay far below it).
 inline constexpr unsigned kMaxMessage = 1u << 20;
 

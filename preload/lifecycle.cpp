@@ -24,6 +24,7 @@
 #include "preload/account/job_facts.h"
 #include "preload/real/missing_symbol.h"
 #include "preload/account/counter_client.h"
+#include "preload/account/node_agent.h"
 #include "preload/account/cpu_share.h"
 #include "preload/real/pmpi.h"
 #include "preload/rank_record/msg_report.h"
@@ -146,7 +147,8 @@ nlohmann::json preload_notes(const State& s) {
                            "can exceed wall_s; mpi_s_main_thread is the MPI_Init thread's alone"},
           {"call_clock", s.ticks.uses_tsc() ? "tsc" : "clock_monotonic"},
           {"counter_agent_vmhwm_kib", s.papi.agent_vmhwm_kib()},
-          {"counter_agent_private_kib", s.papi.agent_private_kib()}};
+          {"counter_agent_private_kib", s.papi.agent_private_kib()},
+          {"counter_agent_ranks", s.papi.agent_ranks()}};
   add_missing_functions_note(notes);
   return notes;
 }
@@ -280,7 +282,8 @@ void after_init() noexcept {
     // losslessly like every outside string. Identity for every real PAPI name (ASCII, no '\').
     // The counter agent plans and counts them (PAPI stays out of this process).
     const std::string spec = text::encode_outside(env_or(env::kEvents, "default"));
-    s.papi.prepare(counter_agent_path(), spec, static_cast<pid_t>(::syscall(SYS_gettid)));
+    // One agent per node counts every rank of the node (node_agent.h).
+    prepare_node_counters(s.papi, world, counter_agent_path(), spec, static_cast<pid_t>(::syscall(SYS_gettid)));
     if (s.rank == 0 && s.papi.warn()) warn("counters: " + s.papi.status() + "; the job runs on");
     s.net = setup_net_delay();
     if (s.net.on) s.net.nodes = gather_net_nodes(world, s.size, s.host);
@@ -317,6 +320,7 @@ void before_finalize() noexcept {
   pmpi::Barrier.get()(world);
   s.t3 = now_s();
   s.finalized = true;
+  s.papi.release();  // every rank of the node has stopped: the node's agent has exited or soon will
   // Each rank builds its text first; then every rank learns whether all could (and whether rank 0
   // can write the record) before any rank enters the gather, so no rank waits on one that failed.
   std::string text;

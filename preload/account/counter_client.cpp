@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "counter_agent/protocol.h"
+#include "preload/account/agent_socket.h"
 #include "topdown/event_plan.h"
 
 extern char** environ;
@@ -87,27 +88,31 @@ void signal_verified(int pidfd, int sig) {
 
 CounterClient::~CounterClient() { end_agent(/*kill_it=*/true); }
 
-// The agent gets its socket on kAgentFd, /dev/null for stdin and stdout (the job's output is
-// never touched), the rank's stderr, none of the rank's other descriptors (MPI's sockets and
-// shared memory stay the rank's alone) and default signal handling. posix_spawn, never fork:
-// nothing of the rank's memory is copied, which MPI libraries with registered memory require.
-bool CounterClient::spawn(const std::string& agent) {
+// A copy of `fd` at kListenFd + 1 or above, close-on-exec (-1 on failure): the spawn's dup2s
+// onto kAgentFd and kListenFd then never overwrite a source they still need.
+int above_agent_fds(int fd) { return fd < 0 ? -1 : ::fcntl(fd, F_DUPFD_CLOEXEC, agent::kListenFd + 1); }
+
+// The agent gets its socket on kAgentFd (and the node's listening socket on kListenFd), /dev/null
+// for stdin and stdout (the job's output is never touched), the rank's stderr, none of the rank's
+// other descriptors (MPI's sockets and shared memory stay the rank's alone) and default signal
+// handling. posix_spawn, never fork: nothing of the rank's memory is copied, which MPI libraries
+// with registered memory require.
+bool CounterClient::spawn(const std::string& agent, int listener) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     fail(std::string("counters unavailable: no socket for the counter agent: ") + std::strerror(errno));
     return false;
   }
-  if (sv[1] == agent::kAgentFd) {  // dup2 onto itself would keep close-on-exec
-    const int moved = ::fcntl(sv[1], F_DUPFD_CLOEXEC, agent::kAgentFd + 1);
-    ::close(sv[1]);
-    sv[1] = moved;
-  }
+  const int theirs = above_agent_fds(sv[1]);
+  const int listen_copy = above_agent_fds(listener);
+  ::close(sv[1]);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, sv[1], agent::kAgentFd);
+  posix_spawn_file_actions_adddup2(&fa, theirs, agent::kAgentFd);
+  if (listen_copy >= 0) posix_spawn_file_actions_adddup2(&fa, listen_copy, agent::kListenFd);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addclosefrom_np(&fa, agent::kAgentFd + 1);
+  posix_spawn_file_actions_addclosefrom_np(&fa, (listen_copy >= 0 ? agent::kListenFd : agent::kAgentFd) + 1);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none, defaults;
@@ -120,11 +125,14 @@ bool CounterClient::spawn(const std::string& agent) {
   std::vector<char*> env = agent_environment();
   char arg0[] = "hpcsens-counter-agent";
   char arg1[] = "--serve";
-  char* argv[] = {arg0, arg1, nullptr};
-  const int rc = sv[1] < 0 ? errno : posix_spawn(&pid_, agent.c_str(), &fa, &attr, argv, env.data());
+  char arg1_node[] = "--serve-node";
+  char* argv[] = {arg0, listener >= 0 ? arg1_node : arg1, nullptr};
+  const bool have_fds = theirs >= 0 && (listener < 0 || listen_copy >= 0);
+  const int rc = !have_fds ? errno : posix_spawn(&pid_, agent.c_str(), &fa, &attr, argv, env.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
-  if (sv[1] >= 0) ::close(sv[1]);
+  if (theirs >= 0) ::close(theirs);
+  if (listen_copy >= 0) ::close(listen_copy);
   if (rc != 0) {
     ::close(sv[0]);
     pid_ = -1;
@@ -153,6 +161,7 @@ bool CounterClient::exchange(const std::string& request, int timeout_ms) {
       values_ = j.value("values", std::map<std::string, double>{});
       agent_vmhwm_kib_ = j.value("vmhwm_kib", -1L);
       agent_private_kib_ = j.value("private_dirty_kib", -1L);
+      agent_ranks_ = j.value("ranks", 1);
       return true;
     }
     error = "unreadable answer";
@@ -169,8 +178,36 @@ void CounterClient::prepare(const std::string& agent, const std::string& spec, p
     return;
   }
   event_set_ = plan_name(spec);
-  if (!spawn(agent)) return;
+  if (!spawn(agent, -1)) return;
+  prepare_counting(spec, tid);
+}
+
+bool CounterClient::host(const std::string& agent, const std::string& spec, int listener) {
+  event_set_ = plan_name(spec);
+  shared_ = true;
+  return spawn(agent, listener);
+}
+
+bool CounterClient::join(const std::string& path, pid_t owner_pid, const std::string& spec) {
+  event_set_ = plan_name(spec);
+  std::string error;
+  fd_ = connect_to_agent(path, owner_pid, &error);
+  if (fd_ < 0) fail("counters unavailable: cannot reach the node's counter agent: " + error);
+  return fd_ >= 0;
+}
+
+void CounterClient::prepare_counting(const std::string& spec, pid_t tid) {
   exchange(nlohmann::json{{"op", "prepare"}, {"spec", spec}, {"tid", tid}}.dump(), kPrepareTimeoutMs);
+}
+
+void CounterClient::refuse(const std::string& spec, const std::string& why) {
+  event_set_ = plan_name(spec);
+  fail(why);
+}
+
+void CounterClient::release() {
+  shared_ = false;
+  end_agent(/*kill_it=*/false);
 }
 
 void CounterClient::start() {
@@ -179,13 +216,16 @@ void CounterClient::start() {
 }
 
 void CounterClient::stop() {
-  if (!running_) {
-    end_agent(/*kill_it=*/false);
+  if (running_) exchange(R"({"op":"stop"})", kCountTimeoutMs);
+  running_ = false;
+  // The node's agent still serves the node's other ranks: only our connection closes now; it
+  // is reaped by release() once every rank of the node has stopped.
+  if (shared_ && fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
     return;
   }
-  running_ = false;
-  exchange(R"({"op":"stop"})", kCountTimeoutMs);
-  end_agent(/*kill_it=*/false);
+  if (!shared_) end_agent(/*kill_it=*/false);
 }
 
 // Closing the socket ends the agent; it is reaped here so no zombie stays with the rank. One

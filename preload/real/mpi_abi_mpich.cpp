@@ -34,6 +34,7 @@ bool resolve_handles(pmpi::Handles& h, const char** other) noexcept {
   h.byte = MPI_BYTE;
   h.op_band = MPI_BAND;
   h.datatype_null = MPI_DATATYPE_NULL;
+  h.info_null = MPI_INFO_NULL;
   // libmpich keeps the address of the Fortran MPI_IN_PLACE (set by the Fortran binding's init
   // before it calls the C MPI_Init) in MPIR_F_MPI_IN_PLACE; mpif.h and `use mpi` put it second in
   // the common block /MPIPRIV1/ (after MPI_BOTTOM). mpi_f08 goes through the C entry points,

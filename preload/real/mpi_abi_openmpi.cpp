@@ -28,6 +28,7 @@ bool resolve_handles(pmpi::Handles& h, const char** other) noexcept {
   h.byte = lookup<MPI_Datatype>("ompi_mpi_byte");
   h.datatype_null = lookup<MPI_Datatype>("ompi_mpi_datatype_null");
   h.op_band = lookup<MPI_Op>("ompi_mpi_op_band");
+  h.info_null = lookup<MPI_Info>("ompi_mpi_info_null");
   if (h.world == nullptr || h.byte == nullptr) {
     *other = find_symbol("MPIR_Err_create_code", false) ? "MPICH" : "an unrecognised MPI";
     return false;

@@ -23,6 +23,8 @@ HPCSENS_PMPI(Finalize)
 HPCSENS_PMPI(Abort)
 HPCSENS_PMPI(Comm_rank)
 HPCSENS_PMPI(Comm_size)
+HPCSENS_PMPI(Comm_split_type)
+HPCSENS_PMPI(Comm_free)
 HPCSENS_PMPI(Comm_remote_size)
 HPCSENS_PMPI(Comm_test_inter)
 HPCSENS_PMPI(Topo_test)
@@ -63,6 +65,7 @@ struct Handles {
   MPI_Datatype datatype_null{};
   MPI_Op op_band{};  // for agreeing on a flag at finalize
   MPI_Comm comm_null{};
+  MPI_Info info_null{};  // for finding the ranks of this node (Comm_split_type)
   MPI_Group world_group{};  // for translating partner ranks to MPI_COMM_WORLD
   bool have_world_group = false;
   // Fortran MPI_IN_PLACE is the address of a common block, under each compiler's mangling.

@@ -1,0 +1,21 @@
+#pragma once
+// One counter agent per node, shared by the node's ranks (docs/methodology.md "One counter agent
+// per node"). The node's ranks are found with MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), which
+// Open MPI and MPICH answer alike under any launcher (no launcher-specific local-rank variable).
+// Its rank 0 makes a private directory with a listening socket and starts the agent; the others
+// connect to it. Collective over `world`: every rank calls it at MPI_Init, before the init barrier.
+#include <sys/types.h>
+
+#include <string>
+
+#include "preload/account/counter_client.h"
+#include "preload/real/pmpi.h"
+
+namespace hpcsens::preload {
+
+// Sets `client` up for this rank's thread `tid` with the event spec `spec`. Never fails the job:
+// whatever goes wrong ends up in the client's status. "none" connects to no agent.
+void prepare_node_counters(CounterClient& client, MPI_Comm world, const std::string& agent,
+                           const std::string& spec, pid_t tid) noexcept;
+
+}  // namespace hpcsens::preload
