@@ -8,6 +8,8 @@
 #include <ctime>
 #include <random>
 
+#include "sweep/execute/emulated_power.h"
+
 namespace hpcsens::sweep {
 
 double emulated_time_s(const Emulation& e, double cpu_ghz, double mem_gbs, double z) {
@@ -119,6 +121,12 @@ record::RunRecord make_emulated_record(const SweepSpec& spec, const std::string&
   r.counters_status = "emulated: no counters";
   r.config = config;
   set_emulated_config(r.config, e, rates);
+  r.extra["energy"] = emulated_energy_unavailable();
+  if (e.power) {
+    const EmulatedWatts w = emulated_run_watts(e, rates.cpu_true_ghz, run_id);
+    r.extra["energy"] = emulated_energy(*e.power, w, t, run_id);
+    r.config["emulated_truth"]["power"] = emulated_power_truth(*e.power, w);
+  }
   return r;
 }
 

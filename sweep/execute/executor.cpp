@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "common/text_escape.h"
+#include "energy/energy_totals.h"
 #include "record/run_record.h"
 #include "sweep/calibrate/calibrate.h"
 #include "sweep/calibrate/clock_watch.h"
@@ -141,6 +142,8 @@ class MeasuredExecutor : public Executor {
     auto rec = record::load_run_record(from);
     for (auto it = config.begin(); it != config.end(); ++it) rec.config[it.key()] = it.value();
     add_network_rates(rec.config, achieved_factor(rec.extra.value("preload", nlohmann::json())));
+    // Only the node the run module ran on is read: the record names every other host as not measured.
+    if (auto e = rec.extra.find("energy"); e != rec.extra.end()) energy::mark_unmeasured_hosts(*e, rec.job.hosts);
     write_record(session_, name, rec);
     std::error_code ec;
     std::filesystem::remove(from, ec);

@@ -4,10 +4,13 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include <fmt/core.h>
 
+#include "common/text_escape.h"
+#include "energy/energy_totals.h"
 #include "record/run_record.h"
 
 namespace hpcsens::sweep {
@@ -22,6 +25,16 @@ struct Agg {
   double requested = 0, measured = 0;
   int measured_n = 0;
   std::string against = "requested";
+  double joules = 0, watts = 0;  // RAPL package + DRAM, over the runs whose energy was read
+  int energy_n = 0;
+};
+
+// What the table's energy columns leave unsaid, once per sweep: why a run has none, which hosts
+// no reader measured, and that emulated energy is computed.
+struct EnergyNotes {
+  std::string reason;
+  std::set<std::string> unmeasured;
+  bool emulated = false;
 };
 
 std::optional<double> number_in(const nlohmann::json& config, const char* key) {
@@ -41,6 +54,16 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t m = v.size() / 2;
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+energy::Totals add_energy(Agg& a, const record::RunRecord& rec, EnergyNotes& notes) {
+  const auto it = rec.extra.find("energy");
+  const energy::Totals e = energy::energy_totals(it == rec.extra.end() ? nlohmann::json() : *it);
+  if (e.available) a.joules += e.joules, a.watts += e.mean_w, ++a.energy_n;
+  else if (notes.reason.empty()) notes.reason = e.reason.empty() ? "the records have no energy section" : e.reason;
+  notes.unmeasured.insert(e.not_measured.begin(), e.not_measured.end());
+  notes.emulated = notes.emulated || e.source == "emulated";
+  return e;
 }
 
 void add(Agg& a, const record::RunRecord& rec) {
@@ -68,9 +91,9 @@ void add(Agg& a, const record::RunRecord& rec) {
 
 void print_table(const SweepSpec& spec, const Plan& plan, std::map<int, Agg>& agg) {
   const bool emu = spec.emulation.has_value(), net = !spec.network.empty();
-  fmt::print("{:<28} {:>9} {:>10} {:>9} {:>3} {:>10} {:>10} {:>10}{}{}\n", "point", "cpu_ghz", "source",
+  fmt::print("{:<28} {:>9} {:>10} {:>9} {:>3} {:>10} {:>10} {:>10}{} {:>10} {:>8}{}\n", "point", "cpu_ghz", "source",
              "mem_gbs", "n", "median_s", "min_s", "max_s", net ? fmt::format(" {:>10} {:>10}", "net_lat_us", "net_ns/B") : "",
-             emu ? "  " : "");
+             "energy_J", "mean_W", emu ? "  " : "");
   for (const auto& p : plan.points) {
     auto it = agg.find(p.index);
     if (it == agg.end()) {
@@ -78,11 +101,11 @@ void print_table(const SweepSpec& spec, const Plan& plan, std::map<int, Agg>& ag
       continue;
     }
     const auto& a = it->second;
-    fmt::print("{:<28} {:>9.3f} {:>10} {:>9} {:>3} {:>10.4f} {:>10.4f} {:>10.4f}{}{}\n", p.label, a.cpu / a.n,
-               a.cpu_src, mean_or_dash(a.mem, a.mem_n, 2), a.n, median(a.times), a.min, a.max,
+    fmt::print("{:<28} {:>9.3f} {:>10} {:>9} {:>3} {:>10.4f} {:>10.4f} {:>10.4f}{} {:>10} {:>8}{}\n", p.label,
+               a.cpu / a.n, a.cpu_src, mean_or_dash(a.mem, a.mem_n, 2), a.n, median(a.times), a.min, a.max,
                net ? fmt::format(" {:>10} {:>10}", mean_or_dash(a.net_lat, a.net_n, 2), mean_or_dash(a.net_byte, a.net_n, 4))
                    : "",
-               emu ? "  EMULATED" : "");
+               mean_or_dash(a.joules, a.energy_n, 1), mean_or_dash(a.watts, a.energy_n, 1), emu ? "  EMULATED" : "");
   }
   std::vector<std::pair<double, double>> asked_got;  // per measured point: set (or requested), measured
   for (const auto& p : plan.points) {
@@ -100,6 +123,21 @@ void print_table(const SweepSpec& spec, const Plan& plan, std::map<int, Agg>& ag
   }
 }
 
+void print_energy_notes(const EnergyNotes& n) {
+  if (n.emulated)
+    fmt::print("energy: EMULATED from the spec's power truth (emulated.power), read through the powercap reader; "
+               "not measured\n");
+  else
+    fmt::print("energy: RAPL package + DRAM of the measured node, mean over the point's runs (RAPL covers no "
+               "fans, PSU losses, disks or network)\n");
+  if (!n.reason.empty()) fmt::print("energy: {}\n", text::escape_for_message(n.reason));
+  std::string hosts;
+  for (const auto& h : n.unmeasured) hosts += (hosts.empty() ? "" : ", ") + h;
+  if (!hosts.empty())
+    fmt::print("energy: not measured on {} (ranks ran there; only the node hpcsens run ran on is read)\n",
+               text::escape_for_message(hosts));
+}
+
 }  // namespace
 
 std::string write_summary(const SweepSpec& spec, const Plan& plan, const Session& s) {
@@ -109,19 +147,23 @@ std::string write_summary(const SweepSpec& spec, const Plan& plan, const Session
   int small_stream = 0;  // STREAM arrays below 4x LLC: the cache inflates mem_gbs
   std::ostringstream csv;
   // Empty where a run measured nothing (mem_gbs with STREAM off, the network without its knob).
-  csv << "label,cpu_ghz,mem_gbs,time_s,run_id,emulated,net_latency_us,net_ns_per_byte\n";
+  // Energy: RAPL package + DRAM joules and mean watts; empty with energy_source none where not available.
+  csv << "label,cpu_ghz,mem_gbs,time_s,run_id,emulated,net_latency_us,net_ns_per_byte,energy_j,mean_w,energy_source\n";
+  EnergyNotes notes;
   for (const auto& r : plan.runs) {
     if (!st.done.count(r.id)) continue;
     try {
       const auto rec = record::load_run_record(s.records.child(r.id + ".json"));
       add(agg[r.point], rec);
+      const energy::Totals e = add_energy(agg[r.point], rec, notes);
       const auto stream = rec.config.find("stream");
       if (stream != rec.config.end() && stream->is_object() && stream->value("meets_4x_llc", true) == false)
         ++small_stream;
       csv << plan.points[std::size_t(r.point)].label << ',' << rec.config.value("cpu_ghz", 0.0) << ','
           << csv_number(number_in(rec.config, "mem_gbs")) << ',' << rec.timing.job_s << ',' << r.id << ','
           << (rec.emulated ? 1 : 0) << ',' << csv_number(number_in(rec.config, "net_latency_us")) << ','
-          << csv_number(number_in(rec.config, "net_ns_per_byte")) << '\n';
+          << csv_number(number_in(rec.config, "net_ns_per_byte")) << ','
+          << (e.available ? csv_number(e.joules) + ',' + csv_number(e.mean_w) + ',' + e.source : ",,none") << '\n';
     } catch (const std::exception& e) {
       fmt::print(stderr, "hpcsens sweep: warning: {}\n", e.what());
     }
@@ -130,6 +172,7 @@ std::string write_summary(const SweepSpec& spec, const Plan& plan, const Session
   fmt::print("\nSweep summary{}: {} of {} runs done, {} skipped after {} retries\n", emu ? " (EMULATED)" : "",
              st.done.size(), plan.runs.size(), st.skipped.size(), spec.retries);
   print_table(spec, plan, agg);
+  print_energy_notes(notes);
   if (small_stream > 0)
     fmt::print("warning: {} records have STREAM arrays not shown to be >= 4x the last-level cache "
                "(config.stream.meets_4x_llc: false), so mem_gbs may include cache bandwidth; raise "

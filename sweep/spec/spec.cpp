@@ -12,6 +12,7 @@
 #include "common/errors.h"
 #include "common/text_escape.h"
 #include "common/safe_file.h"
+#include "sweep/spec/emulated_power_spec.h"
 #include "sweep/spec/emulated_spec.h"
 #include "sweep/spec/spec_reader.h"
 
@@ -45,7 +46,7 @@ void parse_calibration(const Reader& r, const YAML::Node& n, Calibration& c) {
 
 void parse_emulation(const Reader& r, const YAML::Node& n, Emulation& e) {
   const std::string f = "emulated";
-  std::set<std::string> keys = {"W_cpu", "W_mem", "T_io", "overlap", "noise_pct", "seed", "ranks", "mem_gbs"};
+  std::set<std::string> keys = {"W_cpu", "W_mem", "T_io", "overlap", "noise_pct", "seed", "ranks", "mem_gbs", "power"};
   keys.insert(emulated_realism_keys().begin(), emulated_realism_keys().end());
   r.check_keys(n, f, keys);
   for (const char* k : {"W_cpu", "W_mem", "T_io"})
@@ -63,6 +64,7 @@ void parse_emulation(const Reader& r, const YAML::Node& n, Emulation& e) {
   if (n["ranks"]) e.ranks = int(r.integer(n["ranks"], f + ".ranks", 1, kMaxRanks));
   if (n["mem_gbs"]) e.mem_gbs = r.in_range(n["mem_gbs"], f + ".mem_gbs", kMinGbs, kMaxGbs, "GB/s");
   parse_emulated_realism(r, n, e.realism);
+  if (n["power"]) e.power = spec_detail::parse_emulated_power(r, n["power"]);
 }
 
 void parse_memory(const Reader& r, const YAML::Node& list, std::vector<MemoryConfig>& out) {
@@ -296,6 +298,7 @@ SweepSpec parse_spec_text(const std::string& text, const std::string& source) {
         r.fail_at(s.memory[i].line, "knobs.memory[" + std::to_string(i) + "].emulated_gbs",
                   "missing (the emulated launcher needs each configuration's bandwidth)");
   }
+  spec_detail::resolve_emulated_power(r, root, s);
   spec_detail::parse_execution(r, root, s);
   spec_detail::check_resctrl_spec(r, root, s);
   spec_detail::check_knob_roots(r, root, s);

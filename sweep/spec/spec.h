@@ -91,6 +91,26 @@ struct EmulatedRealism {
   std::optional<double> clock_ceiling_ghz;  // requested clocks above it are not reached
 };
 
+// A power truth for the emulated launcher (docs/spec-format.md, "power"): a clock domain's
+// dynamic power grows like f x V(f)^2, V linear in f from v_min at min_ghz to v_max at max_ghz
+// (never below v_min), scaled so that it draws dynamic_w at max_ghz.
+struct EmulatedClockPower {
+  double dynamic_w = 0;
+  std::optional<double> min_ghz, max_ghz;  // unset (core): the sweep's lowest / highest cpu_ghz
+  double v_min = 0.7, v_max = 1.1;         // volts
+  std::optional<double> ghz;               // uncore only: its fixed clock (no uncore knob here)
+};
+
+struct EmulatedPower {
+  double static_w = 0;                     // per node, in the package zone
+  EmulatedClockPower core;
+  std::optional<EmulatedClockPower> uncore;
+  double dram_w = 0;                       // 0: no DRAM zone (as on client parts and AMD)
+  double noise_pct = 0;                    // per-run scatter of the true power (1 sigma, percent)
+  std::uint64_t max_energy_range_uj = 262143328850;  // the counters' wrap (a common Intel value)
+  int line = 0;                            // of `emulated.power`, for later messages
+};
+
 struct Emulation {
   double w_cpu = 0;      // giga-cycles
   double w_mem = 0;      // GB moved
@@ -101,6 +121,7 @@ struct Emulation {
   int ranks = 4;
   std::optional<double> mem_gbs;  // bandwidth when no memory configurations are declared
   EmulatedRealism realism;
+  std::optional<EmulatedPower> power;  // unset: emulated records say energy is not available
 };
 
 // Where the runs execute: one after another on this machine (local), or as one Slurm job array
