@@ -61,9 +61,11 @@ void prepare_node_counters(CounterClient& client, MPI_Comm world, const std::str
                            const std::string& spec, pid_t tid) noexcept {
   try {
     MPI_Comm node = pmpi::handles().comm_null;
-    if (pmpi::Comm_split_type.get()(world, MPI_COMM_TYPE_SHARED, 0, pmpi::handles().info_null, &node) != MPI_SUCCESS ||
+    const char* per_rank = std::getenv(kAgentPerRankEnv);
+    if ((per_rank != nullptr && std::strcmp(per_rank, "1") == 0) ||
+        pmpi::Comm_split_type.get()(world, MPI_COMM_TYPE_SHARED, 0, pmpi::handles().info_null, &node) != MPI_SUCCESS ||
         node == pmpi::handles().comm_null) {
-      client.prepare(agent, spec, tid);  // no node communicator: one agent per rank, as before
+      client.prepare(agent, spec, tid);  // asked for, or no node communicator: one agent per rank
       return;
     }
     int local = 0;

@@ -13,6 +13,10 @@
 
 namespace hpcsens::preload {
 
+// "1" in the ranks' environment: one agent per rank instead (bench/preload_startup.sh compares
+// the two). Set by no hpcsens command.
+inline constexpr char kAgentPerRankEnv[] = "HPCSENS_AGENT_PER_RANK";
+
 // Sets `client` up for this rank's thread `tid` with the event spec `spec`. Never fails the job:
 // whatever goes wrong ends up in the client's status. "none" connects to no agent.
 void prepare_node_counters(CounterClient& client, MPI_Comm world, const std::string& agent,

@@ -17,41 +17,17 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/common/papi_state.h"
+#include "tests/counter_agent/mpirun_fixture.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-class AgentMpirun : public ::testing::Test {
+class AgentMpirun : public hpcsens::test::MpirunFixture {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/hpcsens-agent-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // mpirun -np 2 under a 60 s timeout; stdout and stderr kept apart. Returns the exit status.
+  // mpirun -np 2 of the CPU program.
   int mpirun(const std::string& preload, const std::string& extra = "") {
-    const std::string cmd = std::string("timeout -k 5 60 ") + HPCSENS_MPIRUN +
-                            " -np 2 --oversubscribe -x LD_PRELOAD=" + preload + " -x HPCSENS_OUT=" +
-                            dir_ + " -x HPCSENS_RUN_ID=r1 " + extra + " " + PROG_CPU + " 200 > " +
-                            dir_ + "/out 2> " + dir_ + "/err";
-    const int st = std::system(cmd.c_str());
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  }
-  std::string file(const std::string& name) const {
-    std::ifstream in(dir_ + "/" + name);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
-  }
-  // The record is "r1.<16 hex>.json" (docs/record-format.md, "File names").
-  nlohmann::json record() const {
-    for (const auto& e : fs::directory_iterator(dir_)) {
-      const std::string n = e.path().filename().string();
-      if (n.starts_with("r1.") && n.ends_with(".json") && n.size() == std::string("r1.0123456789abcdef.json").size())
-        return nlohmann::json::parse(file(n));
-    }
-    return nlohmann::json::parse(file("r1.json"));  // fails the test, naming the missing file
+    return mpirun_np(2, preload, extra, std::string(PROG_CPU) + " 200");
   }
   // rank -> {cpu_ns, papi_mapped} as the program printed them.
   std::map<int, std::pair<double, int>> printed() const {
@@ -62,8 +38,6 @@ class AgentMpirun : public ::testing::Test {
       m[std::stoi((*it)[1])] = {std::stod((*it)[2]), std::stoi((*it)[3])};
     return m;
   }
-
-  std::string dir_;
 };
 
 // Where PAPI disabled its perf_event component (tests/common/papi_state.h asks PAPI), the job
