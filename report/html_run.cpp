@@ -12,6 +12,7 @@
 #include "report/oversubscription.h"
 #include "report/html_page.h"
 #include "report/html_report.h"
+#include "report/memory_view.h"
 #include "report/mpi_aggregate.h"
 #include "report/record_output.h"
 #include "report/run_report.h"
@@ -278,6 +279,7 @@ json run_page(const RunRecord& rec, const json& raw) {
   json facts_section = html::section("Job and barrier-corrected bounds");
   facts_section["tables"].push_back(html::table_json(job_table(rec)));
   facts_section["tables"].push_back(html::table_json(summary_table(scan)));
+  if (scan.measure.memory.ranks > 0) facts_section["tables"].push_back(html::table_json(memory_node_table(scan.measure.memory)));
   if (!rec.complete) facts_section["warnings"].push_back("INCOMPLETE run: some ranks did not reach MPI_Finalize.");
   std::vector<json> sections = {facts_section, time_section(rec), calls_section(rec), counters_section(rec),
                                 topdown_section(rec)};

@@ -22,6 +22,7 @@ bool MeasureScan::add(std::string_view key, od::value v, const std::string& file
   else if (key == "partners_other") part = &MeasureScan::add_other;
   else if (key == "regions") part = &MeasureScan::add_regions;
   else if (key == "cpu") part = &MeasureScan::add_cpu;
+  else if (key == "memory") part = &MeasureScan::add_memory;
   else if (key != "truncated") return false;
   try {
     if (od::is_null(v)) return true;
@@ -119,8 +120,18 @@ void MeasureScan::add_cpu(od::value v) {
   if (used_s_ < 0) used_s_ = 0;  // a "cpu" object without CPU time still counts its host
 }
 
+void MeasureScan::add_memory(od::value v) {
+  each_field(v, "", "memory", [&](std::string_view k, od::value x) {
+    if (k == "peak_rss_kib") peak_kib_ = od::to_int64(x, "", k, 0, INT64_MAX >> 10);
+    else if (k == "node_total_kib") total_kib_ = od::to_int64(x, "", k, 0, INT64_MAX >> 10);
+    else od::walk(x, "");
+  });
+}
+
 void MeasureScan::end_rank(std::int64_t rank, double busy_s) {
   if (used_s_ >= 0) t_.cpu.add_rank(host_, online_, used_s_, busy_s, run_delay_s_);
+  t_.memory.add_rank(host_, rank, peak_kib_, total_kib_);
+  peak_kib_ = total_kib_ = -1;
   host_.clear();
   online_ = 0;
   used_s_ = -1;

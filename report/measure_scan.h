@@ -1,6 +1,6 @@
 #pragma once
 // The schema_minor 2 fields of a rank object (io, msg_sizes, partners, partners_other, regions,
-// truncated, cpu; docs/record-format.md) summed over ranks while the record is scanned, so the
+// truncated, cpu, memory; docs/record-format.md) summed over ranks while the record is scanned, so the
 // report's measurement section needs no second pass and no per-rank memory.
 #include <queue>
 #include <string>
@@ -34,6 +34,7 @@ class MeasureScan {
   void add_other(od::value v);
   void add_regions(od::value v);
   void add_cpu(od::value v);
+  void add_memory(od::value v);
 
   MeasureTotals t_;
   std::vector<PartnerPair> pending_;
@@ -41,6 +42,7 @@ class MeasureScan {
   std::int64_t online_ = 0;
   double used_s_ = -1;  // this rank's CPU time (-1: no "cpu" object)
   double run_delay_s_ = -1;  // its time waiting for a CPU (-1: not in the record)
+  std::int64_t peak_kib_ = -1, total_kib_ = -1;  // its "memory" object (-1: not in the record)
   std::priority_queue<PartnerPair, std::vector<PartnerPair>, Heavier> top_;  // min-heap of the largest
 };
 

@@ -13,6 +13,7 @@
 #include "report/headline.h"
 #include "report/html_page.h"
 #include "report/measure_csv.h"
+#include "report/memory_view.h"
 #include "report/mpi_aggregate.h"
 #include "report/run_report.h"
 #include "report/run_scan_rows.h"
@@ -72,6 +73,7 @@ std::string summary_csv(const RunScan& s) {
       {"emulated", rec.emulated ? "true" : "false"},
   };
   for (auto& row : mpi_summary_csv_rows(mpi_aggregate(s))) rows.push_back(std::move(row));
+  for (auto& row : memory_summary_csv_rows(s.measure.memory)) rows.push_back(std::move(row));
   std::string out = csv_line({"metric", "value"});
   for (const auto& [k, v] : rows) out += csv_line({k, v});
   return out;
@@ -250,6 +252,7 @@ nlohmann::json record_report_json(const RunRecord& rec, const std::string& sourc
   derived["mpi_aggregate"] = aggregate_json(mpi_aggregate(scan));
   for (const auto& [name, total] : scan.counter_totals) derived["counter_units"][name] = counter_unit(name);
   derived["io"] = io_json(scan);
+  if (auto memory = memory_totals_json(scan.measure.memory); !memory.is_null()) derived["memory"] = std::move(memory);
   if (j.contains("ranks")) derived["files"] = files_json(j["ranks"], source);
   if (j.contains("ranks")) {
     const auto [wall, mpi] = sum_wall_and_mpi(j["ranks"]);

@@ -9,6 +9,7 @@
 
 #include "report/headline.h"
 #include "report/measure_section.h"
+#include "report/memory_view.h"
 #include "report/mpi_aggregate.h"
 #include "topdown/bottleneck.h"
 #include "topdown/event_tables.h"
@@ -157,6 +158,7 @@ std::string render_run_report(const RunScan& rec, const ReportOptions& opt) {
   if (opt.summary_only) return out;
   out += render(job_table(rec.header), opt.format);
   out += render(summary_table(rec), opt.format);
+  if (rec.measure.memory.hosts.size() > 1) out += render(memory_node_table(rec.measure.memory), opt.format);
   if (io_first) out += render_measure_section(rec.measure, opt.format);
   bool any_incomplete = false;
   for (const auto& r : rec.rows) any_incomplete = any_incomplete || !r.complete;

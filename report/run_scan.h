@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "record/run_record.h"
+#include "report/memory_totals.h"
 
 namespace hpcsens::report {
 
@@ -93,6 +94,7 @@ struct MeasureTotals {
   std::map<std::string, RegionTotal> regions;
   std::uint64_t truncated = 0;
   CpuTotals cpu;
+  MemoryTotals memory;  // ranks[].memory
   bool any = false;  // the record has any of these fields
 };
 

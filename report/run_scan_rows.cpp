@@ -81,10 +81,18 @@ void add_rank(RunScan& s, const record::RankRecord& r, std::size_t index) {
 
 }  // namespace
 
-void add_measure_json(MeasureTotals& m, const nlohmann::json& rank, const std::string& host, double busy_s) {
+void add_measure_json(MeasureTotals& m, const nlohmann::json& rank, const std::string& host, double busy_s,
+                      std::int64_t rank_number) {
   const auto num = [](const nlohmann::json& o, const char* k) {
     return o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0;
   };
+  if (const auto mem = rank.find("memory"); mem != rank.end() && mem->is_object()) {
+    const auto kib = [&](const char* k) -> std::int64_t {
+      return mem->contains(k) && (*mem)[k].is_number_integer() ? (*mem)[k].get<std::int64_t>() : -1;
+    };
+    if (rank_number < 0 && rank.contains("rank") && rank["rank"].is_number_integer()) rank_number = rank["rank"].get<std::int64_t>();
+    m.memory.add_rank(host, rank_number, kib("peak_rss_kib"), kib("node_total_kib"));
+  }
   if (rank.contains("io") && rank["io"].is_object())
     for (const auto& [cls, c] : rank["io"].items()) {
       if (!c.is_object()) continue;
@@ -117,7 +125,7 @@ RunScan scan_of(const record::RunRecord& rec) {
 
 RunScan scan_with_extras(const record::RunRecord& rec) {
   RunScan s = scan_of(rec);
-  for (const auto& r : rec.ranks) add_measure_json(s.measure, r.extra, r.host, r.wall_s - r.io_s);
+  for (const auto& r : rec.ranks) add_measure_json(s.measure, r.extra, r.host, r.wall_s - r.io_s, r.rank);
   return s;
 }
 

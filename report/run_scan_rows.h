@@ -16,9 +16,11 @@ void validate_rows(const RunScan& scan, const std::string& source);
 void add_io_call(std::vector<IoCallTotal>& calls, std::string_view name, std::uint64_t count, std::uint64_t bytes,
                  double seconds);
 
-// A rank's "io" classes and "cpu" object (from a parsed rank object or a RankRecord's extra) into
-// `m`, by the rules the scan applies (CpuTotals::add_rank); `busy_s`: the rank's wall - io.
-void add_measure_json(MeasureTotals& m, const nlohmann::json& rank, const std::string& host, double busy_s);
+// A rank's "io" classes, "cpu" and "memory" objects (from a parsed rank object or a RankRecord's
+// extra) into `m`, by the rules the scan applies (CpuTotals::add_rank); `busy_s`: the rank's
+// wall - io; `rank`: its number (< 0: the object's own "rank").
+void add_measure_json(MeasureTotals& m, const nlohmann::json& rank, const std::string& host, double busy_s,
+                      std::int64_t rank_number = -1);
 
 // scan_of(rec) with the "io" classes and "cpu" objects the careful reader kept in each rank's
 // `extra` (the fast reader keeps none): what the answer needs beyond the typed fields.

@@ -9,6 +9,7 @@
 #include "energy/energy_text.h"
 #include "mpi/imbalance.h"
 #include "report/byte_direction.h"
+#include "report/memory_view.h"
 #include "report/mpi_aggregate.h"
 #include "report/run_report.h"
 
@@ -131,6 +132,7 @@ Table summary_table(const RunScan& s) {
     t.rows.push_back({"slowest ranks (most compute first)", rank_list(im.slowest), "rank"});
     for (auto& row : mpi_summary_rows(mpi_aggregate(s))) t.rows.push_back(std::move(row));
   }
+  for (auto& row : memory_summary_rows(s.measure.memory)) t.rows.push_back(std::move(row));
   std::uint64_t read = 0, written = 0;
   double io_s = 0;
   for (const auto& r : s.rows) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/human_units.h"
 #include "report/html_page.h"
 
 namespace hpcsens::report {
@@ -23,6 +24,27 @@ std::string resolution_line(const std::vector<RankTimeline>& ranks) {
                      ranks.size(), bins, width);
 }
 
+// Resident memory over the run: one line per rank (the first kMemoryLines), in MiB.
+inline constexpr std::size_t kMemoryLines = 16;
+json memory_chart(const std::vector<RankTimeline>& ranks) {
+  std::vector<json> series;
+  std::size_t sampled = 0;
+  for (const auto& r : ranks) {
+    if (r.rss_kib.empty() || ++sampled > kMemoryLines) continue;
+    json points = json::array();
+    for (std::size_t i = 0; i < r.rss_kib.size(); ++i)
+      points.push_back({{"x", r.bin_s * (static_cast<double>(i) + 0.5)}, {"y", static_cast<double>(r.rss_kib[i]) / 1024}});
+    series.push_back(html::series(fmt::format("rank {}", r.rank), points, {{"line", true}}));
+  }
+  if (series.empty()) return json();
+  json chart = html::xy_chart("Resident memory per rank over the run (sampled once per bin)", "time since MPI_Init [s]",
+                              "resident memory [MiB]", series);
+  if (sampled > kMemoryLines)
+    chart["note"] = fmt::format("The first {} of {} ranks; every rank's samples are in the record (ranks[].timeline.rss_kib).",
+                                kMemoryLines, sampled);
+  return chart;
+}
+
 }  // namespace
 
 Table timeline_phase_table(const std::vector<RankTimeline>& ranks) {
@@ -31,11 +53,15 @@ Table timeline_phase_table(const std::vector<RankTimeline>& ranks) {
   t.title = "Timeline phases (all ranks)";
   t.header = {"from [s]", "to [s]", "mostly", "compute", "MPI", "I/O", "main MPI call", "marks"};
   t.numeric = {true, true, false, true, true, true, false, false};
-  for (const auto& p : timeline_phases(ranks)) {
+  const auto phases = timeline_phases(ranks);
+  const bool memory = std::any_of(phases.begin(), phases.end(), [](const Phase& p) { return p.rss_kib >= 0; });
+  if (memory) t.header.push_back("memory (sum of ranks' RSS, peak)"), t.numeric.push_back(true);
+  for (const auto& p : phases) {
     const double all = p.compute_s + p.mpi_s + p.io_s;
-    t.rows.push_back({fixed(p.start_s, 3), fixed(p.end_s, 3), p.activity, percent(p.compute_s, all),
-                      percent(p.mpi_s, all), percent(p.io_s, all), p.top_mpi.empty() ? "-" : p.top_mpi,
-                      p.marks.empty() ? "-" : join(p.marks, " ")});
+    t.rows.push_back({fixed(p.start_s, 3), fixed(p.end_s, 3), p.burst ? p.activity + " burst" : p.activity,
+                      percent(p.compute_s, all), percent(p.mpi_s, all), percent(p.io_s, all),
+                      p.top_mpi.empty() ? "-" : p.top_mpi, p.marks.empty() ? "-" : join(p.marks, " ")});
+    if (memory) t.rows.back().push_back(p.rss_kib >= 0 ? human::bytes(p.rss_kib * 1024) : "-");
   }
   return t;
 }
@@ -71,6 +97,7 @@ json timeline_html_section(const std::vector<RankTimeline>& ranks) {
                         {"rows", numbers}, {"numeric", {true, true, true, true, true, true}}};
     if (marked) chart["note"] = fmt::format("Dashed lines: phase marks (MPI_Pcontrol, regions) of rank {}.", marked->rank);
     s["charts"].push_back(std::move(chart));
+    if (json memory = memory_chart(ranks); !memory.is_null()) s["charts"].push_back(std::move(memory));
   } else {
     s["text"].push_back(fmt::format("{} ranks: too many for a heat map; every rank's bins are in the record "
                                     "(ranks[].timeline) and in `--format csv --table timeline`.", ranks.size()));

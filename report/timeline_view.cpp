@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "report/table.h"
+#include "report/timeline_phases.h"
 
 namespace hpcsens::report {
 namespace {
@@ -70,6 +71,14 @@ RankTimeline one_timeline(int rank, const json& t, const std::string& where) {
         throw InputError(where + ".marks", "expected objects {t_s, phase}");
       r.marks.push_back({k["t_s"].get<double>(), k["phase"].get<std::string>()});
     }
+  if (const auto rss = t.find("rss_kib"); rss != t.end()) {
+    if (!rss->is_array() || rss->size() != n)
+      throw InputError(where + ".rss_kib", fmt::format("expected an array of {} KiB values (one per bin)", n));
+    for (const auto& v : *rss) {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0) throw InputError(where + ".rss_kib", "holds a value that is not a whole number of KiB >= 0");
+      r.rss_kib.push_back(v.get<std::int64_t>());
+    }
+  }
   if (const auto d = t.find("marks_dropped"); d != t.end() && d->is_number_unsigned())
     r.marks_dropped = d->get<std::uint64_t>();
   return r;
@@ -100,6 +109,16 @@ Grid common_grid(const std::vector<RankTimeline>& ranks) {
   if (g.cell_s <= 0) return g;
   const auto cells = static_cast<std::size_t>(std::ceil(span / g.cell_s - 1e-9));
   g.compute.assign(cells, 0), g.mpi.assign(cells, 0), g.io.assign(cells, 0), g.mpi_by_call.resize(cells);
+  for (const auto& r : ranks) {
+    if (r.rss_kib.empty()) continue;
+    std::vector<double> mine(cells, 0);  // this rank's largest bin in each cell
+    for (std::size_t i = 0; i < r.rss_kib.size(); ++i) {
+      const auto c = std::min(cells - 1, static_cast<std::size_t>((r.bin_s * (static_cast<double>(i) + 0.5)) / g.cell_s));
+      mine[c] = std::max(mine[c], static_cast<double>(r.rss_kib[i]));
+    }
+    if (g.rss_kib.empty()) g.rss_kib.assign(cells, 0);
+    for (std::size_t c = 0; c < cells; ++c) g.rss_kib[c] += mine[c];
+  }
   for (const auto& r : ranks)
     for (std::size_t i = 0; i < r.mpi_s.size(); ++i) {
       const double a = r.bin_s * static_cast<double>(i), b = a + r.bin_s;
@@ -120,64 +139,45 @@ Grid common_grid(const std::vector<RankTimeline>& ranks) {
 
 namespace {
 
-std::string activity(double compute, double mpi, double io) {
-  return compute >= mpi && compute >= io ? "compute" : mpi >= io ? "MPI" : "I/O";
-}
-
-std::string range_activity(const Grid& g, std::size_t first, std::size_t last) {
-  double c = 0, m = 0, o = 0;
-  for (std::size_t i = first; i < last; ++i) c += g.compute[i], m += g.mpi[i], o += g.io[i];
-  return activity(c, m, o);
-}
-
 void finish(Phase& p, const std::map<std::string, double>& calls) {
   // A phase with next to no MPI (a boundary bin's few calls) names no call.
   double best = 0.01 * (p.compute_s + p.mpi_s + p.io_s);
   for (const auto& [name, s] : calls)
     if (s > best) best = s, p.top_mpi = name;
-  p.activity = activity(p.compute_s, p.mpi_s, p.io_s);
+}
+
+// The longest rank's span: its last bin ends at its t2.
+double longest_span(const std::vector<RankTimeline>& ranks) {
+  double end = 0;
+  for (const auto& r : ranks) {
+    double s = 0;
+    for (std::size_t i = 0; i < r.mpi_s.size(); ++i) s += r.compute_s[i] + r.mpi_s[i] + r.io_s[i];
+    end = std::max(end, s);
+  }
+  return end;
 }
 
 }  // namespace
 
 std::vector<Phase> timeline_phases(const std::vector<RankTimeline>& ranks) {
   const Grid g = common_grid(ranks);
-  // Runs of one activity; a run under two cells is noise at a boundary and joins the one before.
-  std::vector<std::pair<std::size_t, std::size_t>> runs;  // [first, last) cells
-  for (std::size_t c = 0; c < g.mpi.size(); ++c) {
-    const std::string a = activity(g.compute[c], g.mpi[c], g.io[c]);
-    if (!runs.empty() && activity(g.compute[runs.back().first], g.mpi[runs.back().first], g.io[runs.back().first]) == a)
-      runs.back().second = c + 1;
-    else
-      runs.emplace_back(c, c + 1);
-  }
-  // A short run joins the phase before it; a run like the phase before extends it.
-  std::vector<std::pair<std::size_t, std::size_t>> merged;
-  for (const auto& run : runs) {
-    if (!merged.empty() && (run.second - run.first < 2 || range_activity(g, merged.back().first, run.first) ==
-                                                              range_activity(g, run.first, run.second)))
-      merged.back().second = run.second;
-    else
-      merged.push_back(run);
-  }
   const RankTimeline* marked = nullptr;  // rank 0's marks, else the first rank's that has some
   for (const auto& r : ranks)
     if (!r.marks.empty() && (!marked || r.rank == 0)) marked = &r;
-  double end = 0;  // the longest rank's span: its last bin ends at its t2
-  for (const auto& r : ranks) {
-    double s = 0;
-    for (std::size_t i = 0; i < r.mpi_s.size(); ++i) s += r.compute_s[i] + r.mpi_s[i] + r.io_s[i];
-    end = std::max(end, s);
-  }
+  const double end = longest_span(ranks);
   std::vector<Phase> out;
-  for (const auto& [first, last] : merged) {
+  for (const PhaseRun& run : phase_runs(g)) {
+    const std::size_t first = run.first, last = run.last;
     Phase p;
+    p.activity = run.activity;
+    p.burst = run.burst;
     p.start_s = g.cell_s * static_cast<double>(first);
     p.end_s = last == g.mpi.size() ? std::max(end, p.start_s) : g.cell_s * static_cast<double>(last);
     std::map<std::string, double> calls;
     for (std::size_t c = first; c < last; ++c) {
       p.compute_s += g.compute[c], p.mpi_s += g.mpi[c], p.io_s += g.io[c];
       for (const auto& [name, s] : g.mpi_by_call[c]) calls[name] += s;
+      if (!g.rss_kib.empty()) p.rss_kib = std::max(p.rss_kib, g.rss_kib[c]);
     }
     finish(p, calls);
     if (marked)

@@ -20,6 +20,7 @@ struct RankTimeline {
   double bin_s = 0;
   std::vector<double> compute_s, mpi_s, io_s;
   std::vector<std::string> top_mpi;  // "" where the bin had no MPI
+  std::vector<std::int64_t> rss_kib;  // resident memory per bin (KiB); empty: not sampled
   std::vector<TimelineMark> marks;
   std::uint64_t marks_dropped = 0;
 };
@@ -35,17 +36,23 @@ struct Grid {
   double cell_s = 0;
   std::vector<double> compute, mpi, io;
   std::vector<std::vector<std::pair<std::string, double>>> mpi_by_call;  // dominant calls' MPI time
+  // Resident memory summed over the ranks that sampled it (each rank's largest bin in the cell),
+  // KiB; empty when no rank did.
+  std::vector<double> rss_kib;
 };
 Grid common_grid(const std::vector<RankTimeline>& ranks);
 
-// Runs of cells where the same activity ("compute", "MPI", "I/O") took most of the ranks' time;
-// runs shorter than two cells are folded into the phase before them.
+// Runs of cells where the same activity ("compute", "MPI", "I/O") took most of the ranks' time,
+// and MPI or I/O bursts that stand out from their neighbourhood (report/timeline_phases.h);
+// other runs shorter than two cells are folded into the phase before them.
 struct Phase {
   double start_s = 0, end_s = 0;
   std::string activity;
+  bool burst = false;  // named for the MPI or I/O that stands out in it, not for what took most time
   double compute_s = 0, mpi_s = 0, io_s = 0;  // summed over ranks
   std::string top_mpi;                        // the call dominant bins spent most MPI time in
   std::vector<std::string> marks;             // phase marks (rank 0's, else the first rank's) inside
+  double rss_kib = -1;                        // the largest summed resident memory of its cells (-1: none)
 };
 std::vector<Phase> timeline_phases(const std::vector<RankTimeline>& ranks);
 

@@ -39,10 +39,22 @@ TEST(TimelineView, PhasesFollowTheDominantActivityOverAllRanks) {
   EXPECT_NEAR(phases[1].mpi_s, 0.6, 1e-12);
 }
 
-TEST(TimelineView, AOneBinBlipJoinsThePhaseBeforeIt) {
+TEST(TimelineView, AOneBinBurstThatStandsOutIsItsOwnPhase) {
+  // Issue 33: a whole bin of MPI among compute was folded into the compute phase.
   const auto phases = timeline_phases(timelines_of(json{rank_with(0, "ccccmccccc", 0.1)}, "r.json"));
-  ASSERT_EQ(phases.size(), 1u);
-  EXPECT_EQ(phases[0].activity, "compute");
+  ASSERT_EQ(phases.size(), 3u);
+  EXPECT_EQ(phases[1].activity, "MPI");
+  EXPECT_NEAR(phases[1].start_s, 0.4, 1e-12);
+  EXPECT_NEAR(phases[1].end_s, 0.5, 1e-12);
+  EXPECT_EQ(phases[1].top_mpi, "MPI_Bcast");
+}
+
+TEST(TimelineView, AOneBinBlipAtAPhaseBoundaryJoinsAPhase) {
+  // Rank 1 switches one bin later than rank 0: the bin between is half compute, half MPI.
+  const auto phases = timeline_phases(
+      timelines_of(json{rank_with(0, "ccccmmmmmm", 0.1), rank_with(1, "cccccmmmmm", 0.1)}, "r.json"));
+  ASSERT_EQ(phases.size(), 2u);
+  EXPECT_FALSE(phases[0].burst || phases[1].burst);
 }
 
 TEST(TimelineView, RanksWithDifferentBinWidthsShareTheWidestGrid) {
