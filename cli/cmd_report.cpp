@@ -1,6 +1,7 @@
 // `hpcsens report INPUT [--format table|csv|md|json|html] [--table NAME] [-o FILE] [--all]`.
 // Every format describes a run record; text, Markdown, JSON and HTML also a model or a sweep
-// directory (its answer object, report/model_view.h); HTML also a prediction or mix JSON.
+// directory (its answer object, report/model_view.h); every format but --table a prediction or mix
+// JSON (what predict printed, read back: model/saved_output.h).
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -54,8 +55,9 @@ std::string render(const ReportArgs& a) {
   if (a.format == "html") return report::html_report(a.path);
   if (!a.table.empty() && a.format != "csv")
     throw InputError("--table", "only with --format csv (one tidy table per call)");
-  // A sweep directory or a model: its answer object as text, Markdown or JSON (report/model_view.h).
-  if (a.format != "csv")
+  // A sweep directory or a model: its answer object as text, Markdown or JSON (report/model_view.h);
+  // a prediction or mix: what predict printed in that format, read back (model/saved_output.h).
+  if (a.table.empty())
     if (auto view = report::sweep_or_model_report(a.path, a.format, a.summary)) return *view;
   if (a.format == "json") return report::record_report_json_file(a.path).dump(1) + "\n";
   if (a.table == "timeline") return report::timeline_csv(report::timelines_of(report::read_raw_ranks(a.path), a.path));
@@ -85,7 +87,7 @@ void add_report(CLI::App& app, Registry& reg) {
   auto* sub = app.add_subcommand("report", "Show a run record as tables, JSON or CSV; any hpcsens output as one "
                                            "self-contained HTML page");
   sub->add_option("input", args->path,
-                  "Run record (JSON), model JSON or sweep directory; for --format html also a prediction/mix JSON")
+                  "Run record (JSON), model JSON, sweep directory, or a prediction/mix JSON from predict --format json")
       ->required();
   sub->add_option("--format", args->format, "table (or text), md, csv, json or html")
       ->capture_default_str()

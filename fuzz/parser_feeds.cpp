@@ -14,6 +14,7 @@
 #include "model/mix.h"
 #include "model/model_json.h"
 #include "model/predict.h"
+#include "model/saved_output.h"
 #include "common/text_escape.h"
 #include "common/text_terminal.h"
 #include "mpi/appfile.h"
@@ -109,6 +110,14 @@ void feed_record(std::string_view in) {
 // As model::load_model does after reading the file.
 // As model::load_model reads a file: strict and bounded JSON, then the model's fields.
 void feed_model(std::string_view in) { model::model_from_json(json_input::parse_strict(in, kSource), kSource); }
+
+// `hpcsens report` of a saved prediction or mix JSON: strict JSON, then every format's reader.
+void feed_saved_output(std::string_view in) {
+  const auto j = json_input::parse_strict(in, kSource);
+  const bool mix = j.is_object() && j.value("schema", nlohmann::json()) == model::kMixSchema;
+  for (const char* f : {"table", "md", "csv", "json"})
+    mix ? model::render_saved_mix(j, kSource, f) : model::render_saved_prediction(j, kSource, f);
+}
 
 // An Open MPI appfile: parsed, then rewritten with a setting in front of every context.
 void feed_appfile(std::string_view in) {
@@ -266,6 +275,7 @@ const std::vector<ParserFeed>& parser_feeds() {
       {"cpuinfo", feed_cpuinfo}, {"resctrl_schemata", feed_resctrl_schemata},
       {"net_env", feed_net_env},
       {"rank_sections", feed_rank_sections},
+      {"saved_output", feed_saved_output},
   };
   return feeds;
 }

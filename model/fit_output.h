@@ -18,5 +18,10 @@ std::string with_region_column(const std::string& csv, const std::string& region
 // `model_path` is named in the advice and the JSON.
 std::string render_predictions(const ModelReport& model, const std::vector<Prediction>& preds,
                                const std::string& format, const std::string& model_path = "");
+// The same with the answer given: a prediction read back from its JSON renders the answer it was
+// written with (model/saved_output.h), never one recomputed from the read-back numbers.
+struct Answer;
+std::string render_predictions(const ModelReport& model, const std::vector<Prediction>& preds, const Answer& answer,
+                               const std::string& format, const std::string& model_path);
 
 }  // namespace hpcsens::model

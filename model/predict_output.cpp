@@ -247,7 +247,12 @@ std::string header_lines(const ModelReport& m, const std::vector<Prediction>& pr
 
 std::string render_predictions(const ModelReport& m, const std::vector<Prediction>& preds, const std::string& format,
                                const std::string& model_path) {
-  const Answer a = prediction_answer(m, preds, model_path);  // once; every format renders it
+  // once; every format renders it
+  return render_predictions(m, preds, prediction_answer(m, preds, model_path), format, model_path);
+}
+
+std::string render_predictions(const ModelReport& m, const std::vector<Prediction>& preds, const Answer& a,
+                               const std::string& format, const std::string& model_path) {
   if (format == "json") return render_json(m, preds, a, model_path);
   if (format == "csv") {
     std::string o;  // tidy data only: the answer is in every other format

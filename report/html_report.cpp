@@ -6,6 +6,8 @@
 #include "common/errors.h"
 #include "common/json_input.h"
 #include "common/safe_file.h"
+#include "model/mix.h"
+#include "model/saved_output.h"
 #include "report/html_page.h"
 #include "report/model_view.h"
 #include "report/record_reader.h"
@@ -36,15 +38,22 @@ std::string render_view(const nlohmann::json& view, const std::string& format, b
 std::optional<std::string> sweep_or_model_report(const std::string& input, const std::string& format, bool summary) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(input, ec)) return render_view(sweep_view(input), format, summary);
+  if (fs::is_directory(input, ec))
+    return format == "csv" ? std::nullopt : std::optional(render_view(sweep_view(input), format, summary));
   const auto size = fs::file_size(input, ec);
   if (ec || size > kRawRecordMax) return std::nullopt;  // only run records get that large
   const std::string text = safe_file::read_input_file(input);
-  // A model names its schema; a run record is left to its own fast reader unparsed.
-  if (text.find(std::string("\"") + kModelSchema + "\"") == std::string::npos) return std::nullopt;
+  // A model, prediction or mix names its schema; a run record is left to its own fast reader unparsed.
+  auto names = [&](const char* schema) { return text.find(std::string("\"") + schema + "\"") != std::string::npos; };
+  if (!names(kModelSchema) && !names(model::kPredictionSchema) && !names(model::kMixSchema)) return std::nullopt;
   const nlohmann::json j = parse_json(input, text);
   // value() would throw on a schema of another type (an internal error): a record reader says what is wrong.
-  if (const auto s = j.find("schema"); s == j.end() || *s != kModelSchema) return std::nullopt;
+  const auto s = j.find("schema");
+  if (s == j.end() || !s->is_string()) return std::nullopt;
+  const std::string fmt = format == "text" ? "table" : format;
+  if (*s == model::kPredictionSchema) return model::render_saved_prediction(j, input, fmt, summary);
+  if (*s == model::kMixSchema) return model::render_saved_mix(j, input, fmt, summary);
+  if (*s != kModelSchema || format == "csv") return std::nullopt;
   return render_view(model_view(j, input), format, summary);
 }
 

@@ -16,8 +16,9 @@ namespace hpcsens::report {
 std::string html_report(const std::string& input);
 
 // `report INPUT --format table|md|json` of a sweep directory or a model file: its answer object
-// (report/model_view.h) as text, Markdown or JSON (`summary`: the answer only); nullopt for any
-// other input (a run record...).
+// (report/model_view.h) as text, Markdown or JSON; of a prediction or mix JSON (csv too): what
+// `predict` printed in that format, read back from the file (model/saved_output.h). `summary`:
+// the answer only. nullopt for any other input (a run record...).
 std::optional<std::string> sweep_or_model_report(const std::string& input, const std::string& format,
                                                  bool summary = false);
 
