@@ -187,9 +187,10 @@ std::string topdown_state(const RunScan& s) {
     if (status != "ok") return status.empty() ? "not counted" : status;
     state = "ok";
   }
-  const std::string& job = s.header.counters_status;  // "Top-Down unavailable: ..." with no rank's event set
-  if (state.empty() && job != "ok" && (job.find("Top-Down") != std::string::npos || job.find("topdown") != std::string::npos))
-    return job;
+  // "Top-Down unavailable: ..." with no rank's event set; or the run's own counters failed (no PMU,
+  // PAPI's perf_event disabled): --events topdown needs those very counters, so no advice says to.
+  const std::string& job = s.header.counters_status;
+  if (state.empty() && !job.empty() && job != "ok") return job;
   return state;
 }
 

@@ -231,9 +231,10 @@ BottleneckData bottleneck_data(const record::RunRecord& rec, bool csv, bool all_
   // to one line only when no rank has usable counts (the others are shown as usual).
   const bool other_set = !event_set.empty() && table_by_name(event_set).name.empty();
   if (rec.counters_status != "ok" && !any_usable && other_set) {
-    // Counters failed for a run that never asked for Top-Down: say that first, then why.
-    return only("Top-Down: not measured (event set '" + event_set + "'; run with --events topdown); " +
-                rec.counters_status);
+    // Counters failed for a run that never asked for Top-Down: say that first, then why. Top-Down
+    // needs the very counters that failed, so the line does not send the user to --events topdown.
+    return only("Top-Down: not measured (event set '" + event_set +
+                "'; --events topdown needs the counters that failed here); " + rec.counters_status);
   }
   if (rec.counters_status != "ok" && !any_usable) {
     const std::string& st = rec.counters_status;

@@ -147,6 +147,33 @@ TEST(RunAnswer, TextFormListsTheAdviceUnderTheAnswer) {
   EXPECT_NE(t.find("\n  - Balance the work"), std::string::npos) << t;
 }
 
+// A balanced compute-bound run of the default event set on a machine without a usable PMU (this
+// AMD VM: PAPI's perf_event component disabled). The answer must not send the user to
+// --events topdown, which needs the very counters that just failed; with working counters it does.
+TEST(RunAnswer, NoTopDownAdviceRightAfterTheCountersFailed) {
+  record::RunRecord rec;
+  rec.timing.job_s = 10;
+  for (int i = 0; i < 2; ++i) {
+    record::RankRecord r;
+    r.rank = i, r.wall_s = 10, r.compute_s = 9.8, r.mpi_s = 0.2, r.event_set = "default";
+    r.mpi_calls["MPI_Allreduce"] = {10, 0.2, 80};
+    rec.ranks.push_back(r);
+  }
+  auto advises_topdown = [](const record::RunRecord& x) {
+    for (const auto& item : run_answer(run_facts(scan_of(x))).advice)
+      if (item.find("--events topdown") != std::string::npos) return true;
+    return false;
+  };
+  rec.counters_status = "ok";
+  for (auto& r : rec.ranks) r.counters_status = "ok";
+  EXPECT_TRUE(advises_topdown(rec));
+  rec.counters_status =
+      "counters unavailable: PAPI's perf_event component is disabled (Error libpfm4 no default PMU found)";
+  for (auto& r : rec.ranks) r.counters_status = rec.counters_status;
+  EXPECT_EQ(run_facts(scan_of(rec)).topdown, rec.counters_status);
+  EXPECT_FALSE(advises_topdown(rec));
+}
+
 // The prediction and mix answers are built by `hpcsens predict` (tests/model/predict_answer_test.cpp).
 
 }  // namespace

@@ -138,7 +138,8 @@ TEST(BottleneckSection, OneLineWhyWhenNothingToShow) {
       "counters unavailable: PAPI's perf_event component is disabled (Error libpfm4 no default PMU found)";
   plain.ranks[0].counters.clear();
   EXPECT_EQ(bottleneck_section(plain, TableFormat::kText, false),
-            "Top-Down: not measured (event set 'default'; run with --events topdown); counters unavailable: "
+            "Top-Down: not measured (event set 'default'; --events topdown needs the counters that failed here); "
+            "counters unavailable: "
             "PAPI's perf_event component is disabled (Error libpfm4 no default PMU found)\n");
 }
 
