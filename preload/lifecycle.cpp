@@ -26,6 +26,7 @@
 #include "preload/account/counter_client.h"
 #include "preload/account/node_agent.h"
 #include "preload/account/cpu_share.h"
+#include "preload/account/memory_use.h"
 #include "preload/real/pmpi.h"
 #include "preload/rank_record/msg_report.h"
 #include "preload/account/net_delay.h"
@@ -112,6 +113,7 @@ record::RankRecord own_record(State& s, const CallTotals& totals) {
 // The rank object with the schema_minor 2 fields (docs/record-format.md).
 nlohmann::json rank_json(State& s, const CallTotals& totals, const record::RankRecord& r) {
   const double spt = s.ticks.seconds_per_tick();
+  nlohmann::json memory = memory_json();  // first: the record's own allocations are not the program's
   nlohmann::json j = record::to_json(r);
   if (auto io = io_classes(totals, spt); !io.empty()) j["io"] = std::move(io);
   const ThreadCounts* slots[kMaxThreadSlots + 1];
@@ -126,6 +128,7 @@ nlohmann::json rank_json(State& s, const CallTotals& totals, const record::RankR
   j["files_dropped"] = files_dropped();
   j["mpi_s_main_thread"] = s.main_slot ? mpi_seconds(s.main_slot->calls, spt) : 0.0;
   j["cpu"] = cpu_share_json();
+  if (!memory.empty()) j["memory"] = std::move(memory);
   return j;
 }
 

@@ -54,30 +54,16 @@ std::vector<std::string> wrap(const std::string& s, std::size_t width, bool spli
   return lines;
 }
 
-// Shrinks the widest text column (never below 12) until the table fits; numeric columns only
-// down to their longest word (their header wraps), so a number is never cut.
-void fit_widths(const Table& t, std::vector<std::size_t>& width) {
-  constexpr std::size_t kMinColumn = 12;
-  constexpr std::size_t kMaxNameFloor = 48;  // a path column keeps room for "..." + "/" + its file name
-  std::vector<std::size_t> floor(width.size(), kMinColumn);
-  for (std::size_t c = 0; c < width.size(); ++c) {
-    if (c >= t.numeric.size() || !t.numeric[c]) {
-      for (const auto& row : t.rows) {
-        const auto slash = c < row.size() ? row[c].rfind('/') : std::string::npos;
-        if (slash != std::string::npos && row[c].find(' ') == std::string::npos)
-          floor[c] = std::max(floor[c], std::min(kMaxNameFloor, std::min(width[c], row[c].size() - slash + 3)));
-      }
-      continue;
-    }
-    floor[c] = 1;
-    for (const auto& row : t.rows) {
-      if (c >= row.size()) continue;
-      std::size_t start = 0;
-      for (std::size_t end; (end = row[c].find(' ', start)) != std::string::npos; start = end + 1)
-        floor[c] = std::max(floor[c], end - start);
-      floor[c] = std::max(floor[c], row[c].size() - start);
-    }
-  }
+// The longest space-free piece of `s` (a number stays whole; "1.00 MiB" may wrap before its unit).
+std::size_t longest_word(const std::string& s) {
+  std::size_t most = 0, start = 0;
+  for (std::size_t end; (end = s.find(' ', start)) != std::string::npos; start = end + 1) most = std::max(most, end - start);
+  return std::max(most, s.size() - start);
+}
+
+// Shrinks the widest column above its floor until the table fits in kTextWidth; false when every
+// column is at its floor and the table is still wider.
+bool shrink_to(std::vector<std::size_t>& width, const std::vector<std::size_t>& floor) {
   auto total = [&] {
     std::size_t sum = 1 + 2 * (width.empty() ? 0 : width.size() - 1);
     for (auto w : width) sum += w;
@@ -87,9 +73,42 @@ void fit_widths(const Table& t, std::vector<std::size_t>& width) {
     std::size_t widest = width.size();
     for (std::size_t c = 0; c < width.size(); ++c)
       if (width[c] > floor[c] && (widest == width.size() || width[c] > width[widest])) widest = c;
-    if (widest == width.size()) return;  // nothing left to shrink without cutting numbers
+    if (widest == width.size()) return false;
     width[widest] = std::max(floor[widest], width[widest] - std::min(width[widest], total() - kTextWidth));
   }
+  return true;
+}
+
+// Shrinks the widest text column (never below 12) until the table fits. Numeric columns first keep
+// their cells whole and wrap only their header between words ("write [s]" over two lines, never
+// "writ" / "e"); only where that is not enough do they go down to their longest word, so a number
+// is never cut.
+void fit_widths(const Table& t, std::vector<std::size_t>& width) {
+  constexpr std::size_t kMinColumn = 12;
+  constexpr std::size_t kMaxNameFloor = 48;  // a path column keeps room for "..." + "/" + its file name
+  constexpr std::size_t kWholeCell = 12;
+  std::vector<std::size_t> floor(width.size(), kMinColumn), whole(width.size(), kMinColumn);
+  for (std::size_t c = 0; c < width.size(); ++c) {
+    if (c >= t.numeric.size() || !t.numeric[c]) {
+      for (const auto& row : t.rows) {
+        const auto slash = c < row.size() ? row[c].rfind('/') : std::string::npos;
+        if (slash != std::string::npos && row[c].find(' ') == std::string::npos)
+          floor[c] = std::max(floor[c], std::min(kMaxNameFloor, std::min(width[c], row[c].size() - slash + 3)));
+      }
+      whole[c] = floor[c];
+      continue;
+    }
+    floor[c] = 1;
+    whole[c] = c < t.header.size() ? longest_word(t.header[c]) : 1;
+    for (const auto& row : t.rows) {
+      if (c >= row.size()) continue;
+      floor[c] = std::max(floor[c], longest_word(row[c]));
+      // A number with its unit ("16.0 MiB", "2 shared") stays whole; longer text wraps as before.
+      whole[c] = std::max(whole[c], row[c].size() <= kWholeCell ? row[c].size() : longest_word(row[c]));
+    }
+    whole[c] = std::min(whole[c], width[c]);
+  }
+  if (!shrink_to(width, whole)) shrink_to(width, floor);
 }
 
 std::string render_text(const Table& t) {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "preload/account/clock.h"
+#include "preload/account/rss_sampler.h"
 
 namespace hpcsens::preload {
 
@@ -156,6 +157,7 @@ void timeline_begin(const ThreadCounts* owner, bool tsc) noexcept {
   g_timeline.start(now_ticks(), initial_timeline_shift(tsc), &owner->calls);
   g_timeline_thread = owner;
   t_state.timeline_limit = g_timeline.limit();  // MPI_Init's thread is the owner
+  rss_sampler_start();  // the memory row's samples, from a thread of its own (rss_sampler.h)
 }
 
 // On the owner thread only (the bound lives in its thread-local state). A stop from another
@@ -168,6 +170,7 @@ void timeline_cross(int id, std::uint64_t start, std::uint64_t elapsed) noexcept
 
 void timeline_end() noexcept {
   g_timeline.stop(now_ticks());
+  rss_sampler_stop();
   if (t_state.slot == g_timeline_thread) t_state.timeline_limit = g_timeline.limit();
 }
 

@@ -119,7 +119,8 @@ inline void timeline_mark(std::uint64_t tick, int region) noexcept {
   if (t_state.slot == g_timeline_thread && g_timeline_thread != nullptr) g_timeline.mark(tick, region);
 }
 
-// Starts the timeline now for `owner`'s calls (at t1), and ends it now (at t2).
+// Starts the timeline now for `owner`'s calls (at t1), and ends it now (at t2); with it the
+// sampler of resident memory (rss_sampler.h).
 void timeline_begin(const ThreadCounts* owner, bool tsc) noexcept;
 void timeline_end() noexcept;
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "call_table.h"
+#include "preload/account/rss_sampler.h"
 
 namespace hpcsens::preload {
 namespace {
@@ -44,9 +45,11 @@ nlohmann::json timeline_json(const Timeline& t, double spt, const char* (*region
     const double at = m.tick > t.t0() ? static_cast<double>(m.tick - t.t0()) * spt : 0.0;
     marks.push_back({{"t_s", rounded(at)}, {"phase", region_name(m.region)}});
   }
-  return {{"bin_s", static_cast<double>(width) * spt}, {"bins", n}, {"compute_s", compute}, {"mpi_s", mpi},
-          {"io_s", io}, {"calls", calls}, {"top_mpi", top}, {"marks", marks},
-          {"marks_dropped", t.marks_dropped()}, {"thread", "MPI_Init thread"}};
+  nlohmann::json j = {{"bin_s", static_cast<double>(width) * spt}, {"bins", n}, {"compute_s", compute}, {"mpi_s", mpi},
+                      {"io_s", io}, {"calls", calls}, {"top_mpi", top}, {"marks", marks},
+                      {"marks_dropped", t.marks_dropped()}, {"thread", "MPI_Init thread"}};
+  if (auto rss = rss_timeline(n, static_cast<double>(width) * spt); !rss.empty()) j["rss_kib"] = rss;
+  return j;
 }
 
 }  // namespace hpcsens::preload

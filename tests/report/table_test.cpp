@@ -33,6 +33,28 @@ TEST(TextTable, LongPathsAreShortenedFromTheLeft) {
   EXPECT_EQ(text.find(dir.substr(0, 13)), std::string::npos) << "cut from the right:\n" << text;
 }
 
+// The compact file table of an mpi4py job (Debian's python3, 2 ranks): 11 columns with a long path.
+// The numbers and their units stay whole and headers wrap between words; it read "1.00" / "MiB" on
+// two lines and "per" / "writ" / "e" as the last header.
+TEST(TextTable, NumbersKeepTheirUnitsAndHeadersWrapBetweenWords) {
+  Table t;
+  t.header = {"file", "interface", "ranks", "time [s]", "read [s]", "write [s]", "sync [s]", "meta [s]",
+              "read", "written", "per write"};
+  t.numeric = {false, false, true, true, true, true, true, true, true, true, true};
+  t.rows.push_back({"/usr/lib/python3/dist-packages/mpi4py/__pycache__/__init__.cpython-311.pyc", "posix",
+                    "2 shared", "0.0348", "0.0347", "0.0000", "0.0000", "0.0001", "152 KiB", "0 B", "-"});
+  t.rows.push_back({"/tmp/answers/py/out_0.bin", "posix", "rank 0", "0.0230", "0.0000", "0.0228", "0.0000", "0.0002",
+                    "0 B", "16.0 MiB", "1.00 MiB"});
+  const std::string text = render(t, Format::kTable);
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    EXPECT_LE(line.size(), kTextWidth) << line;
+  }
+  for (const char* whole : {"1.00 MiB", "16.0 MiB", "152 KiB", "2 shared", "__init__.cpython-311.pyc"})
+    EXPECT_NE(text.find(whole), std::string::npos) << whole << " is split:\n" << text;
+  EXPECT_EQ(text.find("writ\n"), std::string::npos) << "a header cut inside a word:\n" << text;
+}
+
 TEST(TextTable, AWordThatIsNotAPathKeepsItsStart) {
   Table t;
   t.header = {"name", "a", "b", "c", "d", "e", "f", "g"};
