@@ -47,6 +47,11 @@ void expect_two_host_record(const json& rec, const std::string& launcher) {
   }
   EXPECT_EQ(hosts.count("node0"), 2u);
   EXPECT_EQ(hosts.count("node1"), 2u);
+  // One counter agent per host: rank 0's served node0's two ranks, not all four; node1's ranks
+  // were answered by their own host's agent, the same way (values, or the same reason).
+  EXPECT_EQ(rec.at("preload").at("counter_agent_ranks"), 2) << rec.at("preload");
+  for (const auto& r : rec.at("ranks"))
+    EXPECT_EQ(r.at("counters_status"), rec.at("ranks")[0].at("counters_status")) << "rank " << r.at("rank");
 }
 
 class MultiHostRun : public ClusterTest {
