@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 
 #include "report/json_access.h"
 #include "report/model_view.h"
@@ -41,9 +42,16 @@ const RateRole* role_of(const std::vector<RateRole>& roles, const std::string& k
   return nullptr;
 }
 
+// A command that runs as written: the shipped candidates where they are installed, else a copy of
+// the sources' example the user makes (it named a SYSTEMS.yaml no one had).
 std::string predict_command(const ModelPlace& place) {
-  const std::string predict = "hpcsens predict " + place.path + " --system SYSTEMS.yaml (your candidate systems, in "
-                              "the format of examples/systems/candidates.yaml)";
+  const std::string predict =
+      place.systems_example.empty()
+          ? "hpcsens predict " + place.path + " --system candidates.yaml (copy examples/systems/candidates.yaml of the "
+            "hpcsens sources, installed as share/hpcsens/examples/systems/candidates.yaml, and put in your candidate "
+            "systems' rates)"
+          : "hpcsens predict " + place.path + " --system " + place.systems_example +
+                " (example candidates: copy it and put in your systems' rates)";
   return place.keep_command.empty() ? predict : place.keep_command + ", then " + predict;
 }
 
@@ -104,6 +112,14 @@ void held_advice(const json& m, const std::vector<RateRole>& roles, Answer& a) {
 }
 
 }  // namespace
+
+std::string ModelPlace::installed_systems_example() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const auto example = exe.parent_path().parent_path() / "share/hpcsens/examples/systems/candidates.yaml";
+  return std::filesystem::is_regular_file(example, ec) ? example.lexically_normal().string() : "";
+}
 
 Answer model_answer(const json& m, const std::vector<RateRole>& roles, const ModelPlace& place) {
   Answer a;

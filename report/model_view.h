@@ -19,6 +19,10 @@ namespace hpcsens::report {
 struct ModelPlace {
   std::string path;
   std::string keep_command;  // "" when `path` holds the model
+  // The shipped example of candidate systems as this hpcsens finds it (an install's
+  // share/hpcsens/examples/systems/candidates.yaml), "" where it finds none (a build tree).
+  std::string systems_example = installed_systems_example();
+  static std::string installed_systems_example();
 };
 
 // Headline (verdict, what the sweep varied), caveats (other reasons, held rates, emulated data,

@@ -205,8 +205,15 @@ TEST(ModelAnswer, VerdictWhatWasVariedAndActionsWithTheirFigures) {
   ASSERT_EQ(a.advice.size(), 1u);  // the model choice and the fit notes are facts, not things to try
   EXPECT_EQ(a.advice[0], "Project it onto candidate systems within the measured range (core clock 1.2 to 3 GHz and "
                          "memory bandwidth 60 to 120 GB/s), where leaving one configuration out mispredicts it by "
-                         "1.2 %: hpcsens predict /data/m.json --system SYSTEMS.yaml (your candidate systems, in the "
-                         "format of examples/systems/candidates.yaml).");
+                         "1.2 %: hpcsens predict /data/m.json --system candidates.yaml (copy "
+                         "examples/systems/candidates.yaml of the hpcsens sources, installed as "
+                         "share/hpcsens/examples/systems/candidates.yaml, and put in your candidate systems' rates).");
+  // Where hpcsens is installed beside its examples, the command names the installed file.
+  ModelPlace installed{"/data/m.json", "", "/opt/hpcsens/share/hpcsens/examples/systems/candidates.yaml"};
+  EXPECT_NE(model_answer(m, rate_roles(m), installed)
+                .advice[0]
+                .find("--system /opt/hpcsens/share/hpcsens/examples/systems/candidates.yaml (example candidates"),
+            std::string::npos);
   EXPECT_EQ(fit_notes(m), (std::vector<std::string>{"Model choice: cpu+mem+io: the io term is significant.",
                                                     "Fit note: fixed is I/O."}));
   EXPECT_TRUE(a.caveats.empty());
