@@ -29,7 +29,12 @@ std::string start_agent(CounterClient& client, AgentSocket& sock, const std::str
     // Counted alone: the node's other ranks then start their own agents.
     return "!alone: the node's counter agent has no socket: " + err;
   }
-  if (!client.host(agent, spec, sock.listener)) {
+  const bool started = client.host(agent, spec, sock.listener);
+  // The agent holds the listening socket now. Ours closes at once: should the agent die, the
+  // other ranks' connections are then refused or reset instead of waiting for an answer.
+  ::close(sock.listener);
+  sock.listener = -1;
+  if (!started) {
     remove_agent_socket(sock);
     return "!" + client.status();
   }

@@ -3,6 +3,8 @@
 // every rank's record has its own readings or the same reason, and an agent killed mid-run leaves
 // the job its exit status and every rank a reason (the program waits until the kernel says the
 // agent is dead before any rank goes on).
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <string>
@@ -73,6 +75,30 @@ TEST_F(NodeAgentMpirun, AgentKilledMidRunKeepsTheExitStatusAndEveryRankSaysWhy) 
     EXPECT_EQ(r.at("counters_status"), "counters unavailable: counter agent: agent closed the connection")
         << "rank " << r.at("rank");
     EXPECT_TRUE(r.at("counters").empty()) << r.at("counters");
+  }
+}
+
+// An agent that exits at once (here a stand-in that does nothing) must not hold the node's other
+// ranks at MPI_Init until their 60 s set-up timeout: nobody else holds its listening socket, so
+// they are refused or reset at once. Every rank says why; the job keeps its status.
+TEST_F(NodeAgentMpirun, AgentThatExitsAtOnceIsEveryRanksReasonNotAHang) {
+  const std::string lib = dir_ + "/lib/libhpcsens_preload.so";
+  std::filesystem::create_directories(dir_ + "/lib/hpcsens");
+  std::filesystem::copy_file(HPCSENS_PRELOAD_LIB, lib);
+  {
+    std::ofstream agent(dir_ + "/lib/hpcsens/hpcsens-counter-agent");
+    agent << "#!/bin/sh\nexit 0\n";
+  }
+  std::filesystem::permissions(dir_ + "/lib/hpcsens/hpcsens-counter-agent", std::filesystem::perms::owner_all);
+  ASSERT_EQ(mpirun_np(4, lib, "", std::string(PROG_NODE) + " count 10 0"), 0) << file("err");
+  EXPECT_EQ(cpu_ns().size(), 4u) << file("out");
+  const nlohmann::json rec = record();
+  ASSERT_EQ(rec.at("ranks").size(), 4u);
+  for (const auto& r : rec.at("ranks")) {
+    const std::string status = r.at("counters_status");
+    EXPECT_EQ(status.rfind("counters unavailable: ", 0), 0u) << status;
+    EXPECT_NE(status.find("agent"), std::string::npos) << status;
+    EXPECT_TRUE(r.at("counters").empty());
   }
 }
 
