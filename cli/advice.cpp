@@ -18,15 +18,15 @@ const std::vector<Rule>& rules() {
                                   "cpu_ghz and mem_gbs at each point), or give a CSV label,cpu_ghz,mem_gbs,time_s"},
       {"fit", "'config.mem_gbs'", "a plain hpcsens run records no memory bandwidth: run hpcsens sweep SPEC.yaml, or "
                                   "give a CSV label,cpu_ghz,mem_gbs,time_s"},
-      {"report", "'hpcsens.model.v1', expected", "this is a model: hpcsens report MODEL.json --format html -o model.html "
-                                                 "draws it, hpcsens predict MODEL.json --system S.yaml projects it"},
-      {"report", "'hpcsens.prediction.v1', expected", "this is a prediction: hpcsens report FILE --format html -o "
-                                                      "prediction.html draws it"},
-      {"report", "'hpcsens.mix.v1', expected", "this is a workload mix: hpcsens report FILE --format html -o mix.html "
-                                               "draws it"},
+      {"report", "'hpcsens.model.v1', expected", "this is a model: hpcsens report MODEL.json (--format text, md, json or "
+                                                 "html) shows it, hpcsens predict MODEL.json --system S.yaml projects it"},
+      {"report", "'hpcsens.prediction.v1', expected", "this is a prediction: hpcsens report FILE (--format text, md, csv, json "
+                                                      "or html) shows it; --table is for run records"},
+      {"report", "'hpcsens.mix.v1', expected", "this is a workload mix: hpcsens report FILE (--format text, md, csv, "
+                                               "json or html) shows it; --table is for run records"},
       {"report", "expected 'hpcsens.run.v1'", "hpcsens report reads run records (hpcsens run prints their path as "
-                                              "'hpcsens: record: PATH'), and with --format html models, predictions, "
-                                              "mixes and sweep directories"},
+                                              "'hpcsens: record: PATH'), models, predictions, mixes and sweep "
+                                              "directories"},
       {"report", "does not hold a JSON object", "hpcsens report reads the JSON files hpcsens writes (a CSV of runs goes to "
                                        "hpcsens fit FILE.csv)"},
       {"report", "not valid JSON", "hpcsens report reads the JSON files hpcsens writes, whole (a record cut short: "
