@@ -12,6 +12,8 @@ inline constexpr const char* kStartUtc = "HPCSENS_START_UTC";  // ISO 8601 start
 inline constexpr const char* kPreload = "LD_PRELOAD";
 // "1": the preload keeps the call-site table (`hpcsens run --callsites`, preload/callsites.h).
 inline constexpr const char* kCallSites = "HPCSENS_CALLSITES";
+// 1..8: frames per call site (`hpcsens run --stack-depth K`, mpiP's -k; default 1).
+inline constexpr const char* kStackDepth = "HPCSENS_STACK_DEPTH";
 // The network-delay knob (sweep knobs.network), one run at a time: added latency per message
 // (microseconds) and the bandwidth of an added link (GB/s; each byte costs 1/B more). Unset or 0:
 // off. Only ever in one run's environment, so nothing outlives the run (a killed sweep included).

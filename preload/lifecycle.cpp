@@ -122,7 +122,10 @@ nlohmann::json rank_json(State& s, const CallTotals& totals, const record::RankR
   add_partners(m, j);
   if (auto regions = region_results(spt); !regions.empty()) j["regions"] = regions_json(regions);
   j["timeline"] = timeline_json(g_timeline, spt, region_name);
-  if (auto sites = callsites_json(spt); !sites.is_null()) j["callsites"] = std::move(sites);
+  nlohmann::json build_ids;
+  if (auto sites = callsites_json(spt, &build_ids); !sites.is_null()) j["callsites"] = std::move(sites);
+  if (!build_ids.empty()) j["callsite_build_ids"] = std::move(build_ids);
+  if (*callsites_error() != '\0') j["callsites_error"] = callsites_error();
   if (const auto lost = callsite_drops(); lost > 0) j["callsite_drops"] = lost;
   j["files"] = files_json(g_files, files_used(), spt, g_timeline.t0());
   j["files_dropped"] = files_dropped();
@@ -304,7 +307,7 @@ void after_init() noexcept {
   // less this set-up (the signal handler's set-up, which opens the output directory, comes after).
   timeline_begin(s.main_slot, s.ticks.uses_tsc());
   arm_for_signals(s);
-  callsites_begin(std::getenv(env::kCallSites));
+  callsites_begin(std::getenv(env::kCallSites), std::getenv(env::kStackDepth));
   s.papi.start();
   g_counting.store(true, std::memory_order_release);
 }

@@ -1,17 +1,26 @@
 #pragma once
 // Call sites, as mpiP's signature table has them: per rank, count, time and bytes of each
-// (MPI call, return address) pair, in a fixed table. Off unless HPCSENS_CALLSITES=1
-// (`hpcsens run --callsites`): then the hot path costs one out-of-line call with a hash probe
-// and three relaxed atomic adds; off, one load and a not-taken branch.
+// (MPI call, call stack) pair, with each call's least and greatest duration and message size, in
+// a fixed table. Off unless HPCSENS_CALLSITES=1 (`hpcsens run --callsites`): then the hot path
+// costs one out-of-line call with a hash probe, three relaxed atomic adds and four compares (a
+// store only when a call sets a new minimum or maximum); off, one load and a not-taken branch.
 //
-// The site is __builtin_return_address(0) of the exported wrapper, i.e. the instruction after the
-// user's call (no unwinding). A Fortran call reaches our Fortran wrapper straight from the user's
-// code (mpif.h, `use mpi`, mpi_f08's *_f08 symbols): that wrapper passes its own return address,
-// and the C call the MPI library's Fortran binding makes underneath is nested, never counted, so
-// frames inside the MPI libraries never become the site. At finalize (not in the hot path) each
-// address becomes a module path and an offset in that module's ELF address space (this rank's
-// own load map: PIE and ASLR differ per rank); `hpcsens report` resolves those to function and
-// file:line with elfutils' libdw (report/symbolize.h).
+// Depth 1 (the default, mpiP's -k 1): the site is __builtin_return_address(0) of the exported
+// wrapper, i.e. the instruction after the user's call (no unwinding). A Fortran call reaches our
+// Fortran wrapper straight from the user's code (mpif.h, `use mpi`, mpi_f08's *_f08 symbols): that
+// wrapper passes its own return address, and the C call the MPI library's Fortran binding makes
+// underneath is nested, never counted, so frames inside the MPI libraries never become the site.
+//
+// Depth k > 1 (HPCSENS_STACK_DEPTH=k, `hpcsens run --stack-depth k`, at most kMaxStackDepth):
+// the site is that return address and the k - 1 return addresses above it, from libgcc's
+// unwinder (_Unwind_Backtrace: DWARF CFI, lock-free object lookup through glibc's
+// _dl_find_object) on every counted call. The stack cannot be cached by return address: calls
+// made through a helper share the helper's return address and differ only above it, which is
+// exactly what depth 2 is for (docs/methodology.md states the measured cost per depth).
+//
+// At finalize (not in the hot path) each address becomes a module path and an offset in that
+// module's ELF address space (this rank's own load map: PIE and ASLR differ per rank), and the
+// names are resolved while the objects are still those that ran (rank_record/callsite_report.h).
 //
 // The table holds kCallSites sites per process, shared by its threads (the key is claimed with a
 // compare-and-swap, the sums are relaxed atomic adds); a site that finds no free entry within
@@ -23,14 +32,19 @@ namespace hpcsens::preload {
 
 inline constexpr int kCallSites = 1024;  // a power of two
 inline constexpr int kSiteProbes = 16;
+inline constexpr int kMaxStackDepth = 8;
 
+// All-zero when empty (static storage in .bss): minima are kept complemented (~min), so both
+// extremes are "keep the greatest" and 0 means "none yet".
 struct CallSiteEntry {
-  std::atomic<std::uint64_t> key{0};  // return address ^ (call id + 1) << 52; 0: free
-  std::atomic<std::uint32_t> id{0};   // call id + 1, written after the key is claimed
+  std::atomic<std::uint64_t> key{0};  // depth 1: return address ^ (call id + 1) << 52; else a hash; 0: free
+  std::atomic<std::uint32_t> id{0};   // call id + 1, written after the key (and the stack) are stored
   std::uint64_t count = 0, ticks = 0, bytes = 0;  // updated with atomic_ref
+  std::uint64_t max_ticks = 0, not_min_ticks = 0, max_bytes = 0, not_min_bytes = 0;
 };
 
 extern bool g_callsites_on;  // set once at MPI_Init, before any call is counted
+extern int g_stack_depth;    // 1..kMaxStackDepth, set with g_callsites_on
 
 void add_callsite(int id, const void* site, std::uint64_t ticks, std::uint64_t bytes) noexcept;
 
@@ -40,14 +54,19 @@ void add_callsite(int id, const void* site, std::uint64_t ticks, std::uint64_t b
     add_callsite(id, site, ticks, bytes);
 }
 
-// Turns the table on (HPCSENS_CALLSITES "1", "yes" or "on") or off, and forgets it.
-void callsites_begin(const char* env_value) noexcept;
+// Turns the table on (HPCSENS_CALLSITES "1", "yes" or "on") or off, with the stack depth
+// (HPCSENS_STACK_DEPTH: 1..kMaxStackDepth; absent: 1; anything else turns the table off and
+// callsites_error() says why), and forgets it.
+void callsites_begin(const char* env_value, const char* depth_value = nullptr) noexcept;
+// Why the last callsites_begin refused its depth ("" when it did not); for the record.
+const char* callsites_error() noexcept;
 
-// One used entry, for the record.
+// One used entry, for the record. frames[0] is the return address, frames[1..depth) the callers.
 struct SiteTotals {
-  int id = 0;
-  std::uintptr_t address = 0;
+  int id = 0, depth = 1;
+  std::uintptr_t frames[kMaxStackDepth] = {};
   std::uint64_t count = 0, ticks = 0, bytes = 0;
+  std::uint64_t min_ticks = 0, max_ticks = 0, min_bytes = 0, max_bytes = 0;
 };
 // The used entries (call at finalize, when no other thread is in MPI); `out` holds kCallSites.
 int callsite_totals(SiteTotals out[]) noexcept;

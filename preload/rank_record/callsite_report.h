@@ -9,12 +9,9 @@
 
 namespace hpcsens::preload {
 
-// The loaded object holding `address` and the address in that object's ELF addresses (minus its
-// load bias); false when no loaded object holds it. The main program's path comes from
-// /proc/self/exe.
-bool module_of(std::uintptr_t address, std::string* path, std::uintptr_t* offset);
-
-// [{call, module, offset, count, seconds, bytes}], most time first; null when the table is off.
-nlohmann::json callsites_json(double seconds_per_tick);
+// [{call, module, offset, count, seconds, bytes, min/max_seconds, min/max_bytes[, callers]}], most
+// time first; null when the table is off. `build_ids` (if given) gets {module path: GNU build-id
+// hex} of every module a frame lies in, read from the loaded objects' notes.
+nlohmann::json callsites_json(double seconds_per_tick, nlohmann::json* build_ids = nullptr);
 
 }  // namespace hpcsens::preload
