@@ -16,6 +16,7 @@
 #include "common/run_id.h"
 #include "common/text_escape.h"
 #include "record/run_record.h"
+#include "report/callsite_names.h"
 #include "report/record_reader.h"
 #include "report/run_scan.h"
 #include "report/run_report.h"
@@ -100,6 +101,11 @@ int run_command(CLI::App* sub, RunOptions& opt) {
   if (!std::isfinite(opt.request.timeout_s) || opt.request.timeout_s < 0)
     throw InputError("--timeout", "must be a finite number of seconds >= 0 (0: never)");
   if (opt.events_given) check_events_spec(opt.request.events);
+  if (opt.request.stack_depth < 1 || opt.request.stack_depth > 8)
+    throw InputError("--stack-depth", fmt::format("{} is not a depth from 1 to 8 (frames per call site, as mpiP's -k)",
+                                                  opt.request.stack_depth));
+  // Names while the programs that ran are still in place (issue 29 item 7).
+  opt.request.name_sites = [](nlohmann::json& record) { report::name_callsites(record); };
   opt.request.argv = argv;
   warn_missing_program(argv);
   // HPCSENS_RUN_ID names the record, as it does for the preload used on its own.
@@ -146,6 +152,9 @@ void add_run(CLI::App& app, Registry& reg) {
       ->each([opt](const std::string&) { opt->events_given = true; });
   sub->add_flag("--callsites", opt->request.callsites,
                 "Time MPI calls per call site (file:line of the caller, mpiP-style; HPCSENS_CALLSITES=1 does the same)");
+  sub->add_option("--stack-depth", opt->request.stack_depth,
+                  "Frames per call site, 1-8 (mpiP's -k; implies --callsites; HPCSENS_STACK_DEPTH=K does the same)")
+      ->capture_default_str();
   sub->add_flag("--quiet", opt->request.quiet, "Print only the record path (and problems)");
   sub->add_flag("--all", opt->all, "List every rank in the table printed afterwards");
   sub->add_flag("--summary", opt->summary, "Print only the answer and the advice afterwards, not the tables");

@@ -10,12 +10,20 @@
 #include "common/human_units.h"
 #include "report/html_page.h"
 #include "report/json_access.h"
+#include "report/callsite_names.h"
 #include "report/symbolize.h"
 
 namespace hpcsens::report {
 namespace {
 
 using nlohmann::json;
+
+double seconds_field(const json& s, const char* key, const std::string& where) {
+  const auto sec = s.find(key);
+  if (sec == s.end() || !sec->is_number() || !std::isfinite(sec->get<double>()) || sec->get<double>() < 0)
+    throw InputError(where + "." + key, "expected seconds >= 0");
+  return sec->get<double>();
+}
 
 RankSite one_site(int rank, const json& s, const std::string& where) {
   if (!s.is_object()) throw InputError(where, "expected an object");
@@ -25,19 +33,45 @@ RankSite one_site(int rank, const json& s, const std::string& where) {
   r.call = s["call"].get<std::string>();
   r.count = json_access::whole(s, "count", where);
   r.bytes = json_access::whole(s, "bytes", where);
-  const auto sec = s.find("seconds");
-  if (sec == s.end() || !sec->is_number() || !std::isfinite(sec->get<double>()) || sec->get<double>() < 0)
-    throw InputError(where + ".seconds", "expected seconds >= 0");
-  r.seconds = sec->get<double>();
+  r.seconds = seconds_field(s, "seconds", where);
   if (s.contains("module")) {
     if (!s["module"].is_string()) throw InputError(where + ".module", "expected a path");
     r.module = s["module"].get<std::string>();
     r.offset = json_access::whole(s, "offset", where);
   }
+  if (s.contains("min_seconds")) {
+    r.has_extremes = true;
+    r.call_min_s = seconds_field(s, "min_seconds", where);
+    r.call_max_s = seconds_field(s, "max_seconds", where);
+    r.min_bytes = json_access::whole(s, "min_bytes", where);
+    r.max_bytes = json_access::whole(s, "max_bytes", where);
+  }
   return r;
 }
 
+// The site's frames named (stored names, else resolved now: callsite_names.h) and its label.
+void name_site(RankSite& r, const json& s, const json& build_ids, Symbolizer& symbols) {
+  const SourceLocation at = frame_location(s, build_ids, symbols);
+  r.function = at.function, r.file = at.file, r.line = at.line, r.inlined_into = at.inlined_into;
+  r.label = site_label(at, r.module, r.offset);
+  if (!s.contains("callers") || !s["callers"].is_array()) return;
+  for (const auto& f : s["callers"]) {
+    const SourceLocation up = frame_location(f, build_ids, symbols);
+    const std::string module = f.is_object() ? f.value("module", std::string()) : "";
+    const std::uint64_t offset = f.is_object() && f.contains("offset") && f["offset"].is_number_unsigned()
+                                     ? f["offset"].get<std::uint64_t>() : 0;
+    r.callers.push_back(site_label(up, module, offset));
+    r.label += " <- " + r.callers.back();
+  }
+}
+
 double site_pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+void add_extremes(SiteSummary& t, const RankSite& s) {
+  t.has_extremes = t.has_extremes && s.has_extremes;
+  t.call_min_s = std::min(t.call_min_s, s.call_min_s), t.call_max_s = std::max(t.call_max_s, s.call_max_s);
+  t.min_bytes = std::min(t.min_bytes, s.min_bytes), t.max_bytes = std::max(t.max_bytes, s.max_bytes);
+}
 
 }  // namespace
 
@@ -50,12 +84,10 @@ std::vector<RankSite> callsites_of(const json& raw_ranks, const std::string& fil
     const int rank = r.contains("rank") && r["rank"].is_number_integer() ? r["rank"].get<int>() : -1;
     const std::string where = fmt::format("{}: ranks[rank {}].callsites", file, rank);
     if (!r["callsites"].is_array()) throw InputError(where, "expected an array");
+    const json ids = r.value("callsite_build_ids", json::object());
     for (std::size_t i = 0; i < r["callsites"].size(); ++i) {
       RankSite s = one_site(rank, r["callsites"][i], fmt::format("{}[{}]", where, i));
-      if (!s.module.empty()) {
-        const SourceLocation at = symbols.resolve(s.module, s.offset);
-        s.function = at.function, s.file = at.file, s.line = at.line;
-      }
+      name_site(s, r["callsites"][i], ids, symbols);
       out.push_back(std::move(s));
     }
   }
@@ -69,9 +101,13 @@ std::vector<SiteSummary> summarize_sites(const std::vector<RankSite>& sites) {
   std::map<std::pair<std::string, std::string>, SiteSummary> by;
   std::map<std::pair<std::string, std::string>, std::map<int, double>> per_rank;
   for (const auto& s : sites) {
-    const std::string label = site_label({s.function, s.file, s.line}, s.module, s.offset);
+    const std::string label = s.label.empty() ? site_label({s.function, s.file, s.line}, s.module, s.offset) : s.label;
     SiteSummary& t = by[{s.call, label}];
-    if (t.label.empty()) t.call = s.call, t.label = label, t.module = s.module, t.offset = s.offset;
+    if (t.label.empty()) {
+      t.call = s.call, t.label = label, t.module = s.module, t.offset = s.offset;
+      t.call_min_s = s.call_min_s, t.call_max_s = s.call_max_s, t.min_bytes = s.min_bytes, t.max_bytes = s.max_bytes;
+    }
+    add_extremes(t, s);
     t.count += s.count, t.bytes += s.bytes, t.seconds += s.seconds;
     per_rank[{s.call, label}][s.rank] += s.seconds;
   }
@@ -113,10 +149,6 @@ Table callsite_table(const std::vector<SiteSummary>& sites, std::size_t top) {
   return t;
 }
 
-std::string callsite_text(const std::vector<RankSite>& sites, Format format) {
-  if (sites.empty()) return "";
-  return render(callsite_table(summarize_sites(sites), 20), format);
-}
 
 std::string callsite_csv(const std::vector<RankSite>& sites) {
   std::string out = "rank,call,function,file,line,module,offset,count,seconds,bytes\n";
@@ -127,11 +159,16 @@ std::string callsite_csv(const std::vector<RankSite>& sites) {
 }
 
 std::string callsite_stats_csv(const std::vector<SiteSummary>& sites, double wall_s, double mpi_s) {
-  std::string out = "site,call,ranks,count,seconds,min_s,min_rank,max_s,max_rank,cov,bytes,mean_bytes,app_pct,mpi_pct\n";
-  for (const auto& s : sites)
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(s.label), csv_cell(s.call), s.ranks,
+  std::string out = "site,call,ranks,count,seconds,min_s,min_rank,max_s,max_rank,cov,bytes,mean_bytes,app_pct,mpi_pct,"
+                    "call_min_s,call_mean_s,call_max_s,min_bytes,max_bytes\n";
+  for (const auto& s : sites) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},", csv_cell(s.label), csv_cell(s.call), s.ranks,
                        s.count, s.seconds, s.min_s, s.min_rank, s.max_s, s.max_rank, s.cov, s.bytes, s.mean_bytes(),
                        site_pct(s.seconds, wall_s), site_pct(s.seconds, mpi_s));
+    out += s.has_extremes ? fmt::format("{},{},{},{},{}\n", s.call_min_s, s.mean_call_s(), s.call_max_s, s.min_bytes,
+                                        s.max_bytes)
+                          : ",,,,\n";
+  }
   return out;
 }
 
@@ -153,15 +190,22 @@ json callsite_json(const std::vector<SiteSummary>& sites, double wall_s, double 
                    {"seconds", s.seconds}, {"min_s", s.min_s}, {"min_rank", s.min_rank}, {"max_s", s.max_s},
                    {"max_rank", s.max_rank}, {"cov", s.cov}, {"bytes", s.bytes}, {"mean_bytes", s.mean_bytes()},
                    {"app_pct", site_pct(s.seconds, wall_s)}, {"mpi_pct", site_pct(s.seconds, mpi_s)}});
+  for (std::size_t i = 0; i < sites.size(); ++i)
+    if (sites[i].has_extremes)
+      out[i].update({{"call_min_s", sites[i].call_min_s}, {"call_mean_s", sites[i].mean_call_s()},
+                     {"call_max_s", sites[i].call_max_s}, {"min_bytes", sites[i].min_bytes},
+                     {"max_bytes", sites[i].max_bytes}});
   return out;
 }
 
-json callsite_html_section(const std::vector<RankSite>& sites) {
+json callsite_html_section(const std::vector<RankSite>& sites, double wall_s, double mpi_s) {
   if (sites.empty()) return json();
   const auto sums = summarize_sites(sites);
   json s = html::section("Where ranks wait: MPI time per call site");
-  s["text"].push_back("Each site is the caller's return address, resolved after the run to function and file:line "
-                      "(a site in a module without debug information shows its module and offset).");
+  s["text"].push_back("Each site is the caller's return address (with --stack-depth K, the K frames above the call, "
+                      "innermost first), named at the end of the run to function and file:line; a call inlined into "
+                      "another function is named by the inlined function (a site in a module without debug "
+                      "information shows its module and offset).");
   std::vector<std::string> labels;
   json total = json::array(), lo = json::array(), hi = json::array();
   for (std::size_t i = 0; i < sums.size() && i < 15; ++i) {
@@ -175,6 +219,8 @@ json callsite_html_section(const std::vector<RankSite>& sites) {
                                          html::series("most on one rank", hi)},
                                         false, true));
   s["tables"].push_back(html::table_json(callsite_table(sums, 50)));
+  if (Table t = callsite_time_table(sums, wall_s, mpi_s, 50); !t.rows.empty()) s["tables"].push_back(html::table_json(t));
+  if (Table t = callsite_bytes_table(sums, 50); !t.rows.empty()) s["tables"].push_back(html::table_json(t));
   return s;
 }
 

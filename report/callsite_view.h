@@ -19,6 +19,16 @@ struct RankSite {
   double seconds = 0;
   std::string function, file;  // resolved; "" when unknown
   int line = 0;
+  std::string inlined_into;    // the function `function` was inlined into ("" when not inlined)
+  // Each call's least and greatest duration and bytes (records before them: has_extremes false).
+  bool has_extremes = false;
+  double call_min_s = 0, call_max_s = 0;
+  std::uint64_t min_bytes = 0, max_bytes = 0;
+  // The frames above the site (`--stack-depth` > 1), labelled, innermost first.
+  std::vector<std::string> callers;
+  // The whole stack as the user reads it (site_label of each frame, joined by " <- "); the site's
+  // identity over ranks. Empty: summarize_sites labels the site from the fields above.
+  std::string label;
 };
 
 // Every rank's sites, resolved (ranks without callsites are skipped). InputError names `file`,
@@ -34,6 +44,12 @@ struct SiteSummary {
   // Coefficient of variation of the site's seconds over the ranks that called it (population
   // standard deviation / mean; 0 for one rank), mpiP's COV.
   double cov = 0;
+  // Each call's least and greatest duration over all ranks, and the least and greatest bytes of one
+  // call (mpiP's call-site time and message statistics); known only when every rank recorded them.
+  bool has_extremes = true;
+  double call_min_s = 0, call_max_s = 0;
+  std::uint64_t min_bytes = 0, max_bytes = 0;
+  double mean_call_s() const { return count ? seconds / static_cast<double>(count) : 0.0; }
   // Bytes per call (0 without calls).
   double mean_bytes() const { return count ? static_cast<double>(bytes) / static_cast<double>(count) : 0.0; }
 };
@@ -47,7 +63,8 @@ std::string callsite_text(const std::vector<RankSite>& sites, Format format);
 // `--format csv --table callsites`: rank,call,function,file,line,module,offset,count,seconds,bytes.
 std::string callsite_csv(const std::vector<RankSite>& sites);
 // `--format csv --table callsite_stats`: mpiP's call-site statistics, one row per site over ranks:
-// site,call,ranks,count,seconds,min_s,min_rank,max_s,max_rank,cov,bytes,mean_bytes,app_pct,mpi_pct
+// site,call,ranks,count,seconds,min_s,min_rank,max_s,max_rank,cov,bytes,mean_bytes,app_pct,mpi_pct,
+// call_min_s,call_mean_s,call_max_s,min_bytes,max_bytes (the last five empty for older records)
 // (App% of `wall_s` and MPI% of `mpi_s`, both summed over ranks: sum_wall_and_mpi(raw_ranks)).
 std::string callsite_stats_csv(const std::vector<SiteSummary>& sites, double wall_s, double mpi_s);
 // The ranks' wall_s and mpi_s summed over the `ranks` array of a record.
@@ -55,7 +72,16 @@ std::pair<double, double> sum_wall_and_mpi(const nlohmann::json& raw_ranks);
 // `derived.callsites` of the JSON report: every site over ranks (the table's columns, unrounded).
 // App% and MPI% as in callsite_stats_csv.
 nlohmann::json callsite_json(const std::vector<SiteSummary>& sites, double wall_s, double mpi_s);
-// The HTML section (null without call sites).
-nlohmann::json callsite_html_section(const std::vector<RankSite>& sites);
+// The HTML section (null without call sites); App% and MPI% of `wall_s` and `mpi_s`.
+nlohmann::json callsite_html_section(const std::vector<RankSite>& sites, double wall_s = 0, double mpi_s = 0);
+
+// mpiP's "Callsite Time statistics": per site over ranks, calls, each call's max/mean/min [ms],
+// App% and MPI% (callsite_stats.cpp).
+Table callsite_time_table(const std::vector<SiteSummary>& sites, double wall_s, double mpi_s, std::size_t top);
+// mpiP's "Callsite Message Sent statistics": sites that moved bytes, calls, max/mean/min bytes per
+// call and the sum.
+Table callsite_bytes_table(const std::vector<SiteSummary>& sites, std::size_t top);
+// The text report's call-site part: "where ranks wait" and the two tables above ("" without sites).
+std::string callsite_text(const std::vector<RankSite>& sites, Format format, double wall_s, double mpi_s);
 
 }  // namespace hpcsens::report

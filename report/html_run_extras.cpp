@@ -191,7 +191,8 @@ std::vector<json> run_extra_sections(const json& raw_ranks, bool /*emulated*/) {
   bool any_partners = false;
   for (const auto& r : raw_ranks) any_partners = any_partners || (r.is_object() && r.contains("partners"));
   if (auto s = timeline_html_section(timelines_of(raw_ranks, "record")); !s.is_null()) out.push_back(std::move(s));
-  if (auto s = callsite_html_section(callsites_of(raw_ranks, "record")); !s.is_null()) out.push_back(std::move(s));
+  const auto [wall, mpi] = sum_wall_and_mpi(raw_ranks);
+  if (auto s = callsite_html_section(callsites_of(raw_ranks, "record"), wall, mpi); !s.is_null()) out.push_back(std::move(s));
   if (auto s = files_html_section(files_of(raw_ranks, "record")); !s.is_null()) out.push_back(std::move(s));
   if (any_partners) out.push_back(partners_section(raw_ranks));
   for (auto s : {msg_sizes_section(raw_ranks), regions_section(raw_ranks), io_section(raw_ranks)})

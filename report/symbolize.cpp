@@ -1,6 +1,8 @@
 #include "report/symbolize.h"
 
 #include <cxxabi.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -43,6 +45,27 @@ std::string demangle_symbol(const char* name) {
 
 namespace {
 
+// The name of the innermost inlined function whose code holds `pc` ("" when `pc` is in no inlined
+// scope or the module has no DWARF): the scopes libdw lists for the address, innermost first.
+std::string innermost_inlined(Dwfl_Module* mod, Dwarf_Addr pc) {
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(mod, pc, &bias);
+  Dwarf_Die* scopes = nullptr;
+  const int n = cu != nullptr ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+  std::string name;
+  for (int i = 0; i < n && name.empty(); ++i) {
+    const int tag = dwarf_tag(&scopes[i]);
+    if (tag == DW_TAG_subprogram) break;  // the enclosing real function: not inlined
+    if (tag != DW_TAG_inlined_subroutine) continue;
+    Dwarf_Attribute attr;
+    const char* linkage = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &attr));
+    const char* plain = dwarf_diename(&scopes[i]);
+    name = linkage != nullptr ? demangle_symbol(linkage) : plain != nullptr ? plain : "";
+  }
+  std::free(scopes);
+  return name;
+}
+
 std::string base_name(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -61,7 +84,7 @@ struct Symbolizer::Module {
 Symbolizer::Symbolizer() = default;
 Symbolizer::~Symbolizer() = default;
 
-SourceLocation Symbolizer::resolve(const std::string& module, std::uint64_t offset) {
+Symbolizer::Module& Symbolizer::open(const std::string& module) {
   auto& m = modules_[module];
   if (!m) {
     m = std::make_unique<Module>();
@@ -77,11 +100,27 @@ SourceLocation Symbolizer::resolve(const std::string& module, std::uint64_t offs
     }
     if (m->dwfl) dwfl_report_end(m->dwfl, nullptr, nullptr);
   }
+  return *m;
+}
+
+std::string Symbolizer::build_id(const std::string& module) {
+  const Module& m = open(module);
+  const unsigned char* bits = nullptr;
+  GElf_Addr vaddr = 0;
+  const int n = m.mod != nullptr ? dwfl_module_build_id(m.mod, &bits, &vaddr) : -1;
+  std::string out;
+  for (int i = 0; i < n; ++i) out += fmt::format("{:02x}", bits[i]);
+  return out;
+}
+
+SourceLocation Symbolizer::resolve(const std::string& module, std::uint64_t offset) {
+  const Module& m = open(module);
   SourceLocation at;
-  if (m->mod == nullptr || offset == 0) return at;
+  if (m.mod == nullptr || offset == 0) return at;
   const Dwarf_Addr pc = offset - 1;  // inside the call instruction, not after it
-  at.function = demangle_symbol(dwfl_module_addrname(m->mod, pc));
-  if (Dwfl_Line* line = dwfl_module_getsrc(m->mod, pc); line != nullptr) {
+  at.function = demangle_symbol(dwfl_module_addrname(m.mod, pc));
+  if (std::string inl = innermost_inlined(m.mod, pc); !inl.empty()) at.inlined_into = at.function, at.function = inl;
+  if (Dwfl_Line* line = dwfl_module_getsrc(m.mod, pc); line != nullptr) {
     int lineno = 0;
     const char* file = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);
     if (file != nullptr) at.file = file, at.line = lineno;
@@ -91,10 +130,13 @@ SourceLocation Symbolizer::resolve(const std::string& module, std::uint64_t offs
 
 std::string site_label(const SourceLocation& at, const std::string& module, std::uint64_t offset) {
   const std::string where = at.file.empty() ? "" : fmt::format("{}:{}", base_name(at.file), at.line);
+  if (!at.function.empty() && !at.inlined_into.empty())
+    return fmt::format("{} ({}{}inlined in {})", at.function, where, where.empty() ? "" : ", ", at.inlined_into);
   if (!at.function.empty() && !where.empty()) return fmt::format("{} ({})", at.function, where);
   if (!at.function.empty()) return at.function + " in " + base_name(module);
   if (!where.empty()) return where;
-  return fmt::format("{}+0x{:x}", module.empty() ? "?" : base_name(module), offset);
+  const std::string raw = fmt::format("{}+0x{:x}", module.empty() ? "?" : base_name(module), offset);
+  return at.problem.empty() ? raw : raw + " (" + at.problem + ")";
 }
 
 }  // namespace hpcsens::report

@@ -11,9 +11,13 @@
 namespace hpcsens::report {
 
 struct SourceLocation {
-  std::string function;  // demangled; "" when the module has no symbol there
+  // Demangled; "" when the module has no symbol there. Where the call was inlined (debug
+  // information with inline scopes), the innermost inlined function, as mpiP names it.
+  std::string function;
   std::string file;      // "" when the module has no line table there (built without -g)
   int line = 0;
+  std::string inlined_into;  // the function the call was inlined into ("" when not inlined)
+  std::string problem;  // why there are no names (the module is not the one that ran); "" otherwise
 };
 
 class Symbolizer {
@@ -26,9 +30,12 @@ class Symbolizer {
   // The call instruction before return address `offset` in `module` (a module that cannot be
   // read gives an empty location). Modules are opened once each.
   SourceLocation resolve(const std::string& module, std::uint64_t offset);
+  // The module's GNU build-id as lowercase hex ("" when it has none or cannot be read).
+  std::string build_id(const std::string& module);
 
  private:
   struct Module;
+  Module& open(const std::string& module);
   std::map<std::string, std::unique_ptr<Module>> modules_;
 };
 

@@ -241,6 +241,7 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
   if (config.is_object()) j["config"].update(config);
   if (facts.sections.is_object())
     for (const auto& [k, v] : facts.sections.items()) j[k] = v;
+  if (facts.enrich) facts.enrich(j);
   std::string text, werr;
   if (record::record_text(j, &text, &werr)) {
     // The preload's file is ours and is replaced in place; an assembled one gets a fresh name.

@@ -1,6 +1,7 @@
 #pragma once
 // After the job: find the run record the preload wrote, or assemble an incomplete one from the
 // per-rank partial files that ranks leave when they never reach MPI_Finalize.
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ struct JobFacts {
   std::set<std::string> earlier;  // files of the run id that were there before the job (earlier_run_files)
   // Top-level sections hpcsens run measured itself (`energy`), set in the record as they are.
   nlohmann::json sections = nlohmann::json::object();
+  // Last change to the record before it is written (RunRequest::name_sites); may be empty.
+  std::function<void(nlohmann::json&)> enrich;
 };
 
 struct Collected {

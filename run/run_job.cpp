@@ -132,7 +132,8 @@ bool plan_measured(const RunRequest& req, mpi::LauncherKind kind, AppfileJob& ap
       {env::kPreload, ld_preload},
   };
   for (const auto& [name, value] : req.rank_env) vars.push_back({name, value});
-  if (req.callsites) vars.push_back({env::kCallSites, "1"});
+  if (req.callsites || req.stack_depth > 1) vars.push_back({env::kCallSites, "1"});
+  if (req.stack_depth > 1) vars.push_back({env::kStackDepth, std::to_string(req.stack_depth)});
   *plan = mpi::plan_launch(kind, req.argv, vars);
   if (!appfile.present) return true;
   if (auto err = inject_into_appfile(appfile, *plan, vars, run_id); !err.empty()) {
@@ -336,7 +337,7 @@ RunResult run_job(const RunRequest& req) {
 
   const Collected c =
       collect_record(out_dir, run_id, {encoded(req.argv), result.launcher, start_utc, earlier,
-                                     {{"energy", energy::energy_section({energy_node})}}},
+                                     {{"energy", energy::energy_section({energy_node})}}, req.name_sites},
                      req.config);
   result.record_path = c.record_path;
   result.complete = c.complete;

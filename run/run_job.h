@@ -1,6 +1,7 @@
 #pragma once
 // Running one wrapped MPI job: detect the launcher, inject the preload into the ranks only,
 // wait, and hand back the exit status and the record. Used by `hpcsens run` and by the sweep.
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -21,6 +22,10 @@ struct RunRequest {
   double timeout_s = 0;  // 0: no limit; else the job's process group is killed after it
   std::string run_id;    // empty: generated (UTC time + pid)
   bool callsites = false;  // --callsites: the preload keeps its call-site table (HPCSENS_CALLSITES=1)
+  int stack_depth = 1;     // --stack-depth K: frames per call site (HPCSENS_STACK_DEPTH; implies callsites)
+  // Called on the record after the job, while the programs that ran are still in place: `hpcsens
+  // run` resolves call-site names into it (report/callsite_names.h); empty: nothing added.
+  std::function<void(nlohmann::json&)> name_sites;
   bool quiet = false;    // no warnings on stderr (they are still returned in RunResult)
   // More variables for the ranks' environment, this run only (the sweep's network-delay knob,
   // common/preload_env.h); they reach the ranks the way the preload's own settings do.
