@@ -131,6 +131,9 @@ void rss_sampler_stop() noexcept {
   pthread_mutex_unlock(&g_rss.lock);
   pthread_join(g_rss.thread, nullptr);
   g_rss.running = false;
+  // One last sample at t2 from this thread: the last bin holds the memory the run ended with
+  // even where a loaded machine never ran the sampler after the program's last change.
+  if (const std::int64_t kib = read_rss_kib(g_rss.fd); kib >= 0) g_rss.bins.add(now_ns() - g_rss.t0, kib);
   close(g_rss.fd);
   g_rss.fd = -1;
 }

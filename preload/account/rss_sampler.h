@@ -10,8 +10,8 @@
 // 256-512 times per doubling after (a 10-minute run: under 3,000 wakeups in all), never inside a
 // wrapper. It blocks every signal (the program's handlers never run on it), calls no MPI and
 // allocates nothing after its start. Started with the timeline (after the init barrier), stopped
-// and joined at t2; a thread that cannot be started leaves no samples (the record then has no
-// rss_kib).
+// and joined at t2, when the stopping thread takes one last sample (so the last bin always has
+// one); a thread that cannot be started leaves no samples (the record then has no rss_kib).
 #include <cstdint>
 #include <vector>
 

@@ -33,7 +33,9 @@ TEST(MemoryUse, ThisProcessHasAPeakAtLeastItsResidentSet) {
   std::free(p);
   const auto j = memory_json();
   ASSERT_TRUE(j.contains("peak_rss_kib") && j.contains("rss_kib") && j.contains("node_total_kib")) << j.dump();
-  EXPECT_GE(j["peak_rss_kib"].get<long>(), before["rss_kib"].get<long>());
+  // The peak holds the resident set read before the free, up to the kernel's lazily synced
+  // per-thread RSS counters (VmHWM was 16-136 KiB under VmRSS read before it here).
+  EXPECT_GE(j["peak_rss_kib"].get<long>() + 1024, before["rss_kib"].get<long>());
   EXPECT_GE(j["peak_rss_kib"].get<long>(), 32 * 1024);
   EXPECT_GT(j["node_total_kib"].get<long>(), j["peak_rss_kib"].get<long>());
 }

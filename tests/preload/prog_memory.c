@@ -1,7 +1,8 @@
 /* Memory per rank for the memory test: rank 1 allocates and touches MIB MiB (argv[1], default
  * 64), every other rank nothing; each rank prints its own VmHWM (KiB) read just before
  * MPI_Finalize ("rank R vmhwm_kib=N"), so the test can also run it without the preload and see
- * what the preload adds. Rank 1 holds the memory for 0.1 s, so the timeline's samples see it. Usage: prog_memory MIB [DIR] */
+ * what the preload adds. Rank 1 holds the memory until after MPI_Finalize, so the timeline's
+ * last sample (taken at t2 whatever the load) sees it. Usage: prog_memory MIB [DIR] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +27,12 @@ int main(int argc, char** argv) {
     volatile char* p = malloc(mib << 20);
     if (!p) return 1;
     for (size_t i = 0; i < (mib << 20); i += 4096) p[i] = (char)i; /* every page resident */
-    const double until = MPI_Wtime() + 0.1;                          /* held for the sampler's bins */
-    while (MPI_Wtime() < until) {
-    }
     MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    printf("rank %d vmhwm_kib=%ld\n", rank, vmhwm_kib());
+    MPI_Finalize(); /* the memory still held: the timeline's last sample (at t2) sees it */
     free((void*)p);
+    return 0;
   } else {
     MPI_Barrier(MPI_COMM_WORLD);
   }
