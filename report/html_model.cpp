@@ -170,6 +170,8 @@ json model_sections(const json& view) {
   json sections = json::array({verdict_section(model), stacked_section(model, pts, file),
                                fit_quality_section(view, pts), bounds_section(model, file)});
   if (model.contains("per_rank") && model["per_rank"].is_object()) sections.push_back(per_rank_section(model, file));
+  // Energy right after the verdict: it is an answer, the McCalpin pictures are its evidence.
+  if (json energy = energy_trade_off_section(model, file); energy.is_object()) sections.insert(sections.begin() + 1, std::move(energy));
   return sections;
 }
 

@@ -38,6 +38,21 @@ std::string series_of(const json& run, const json& rate, const std::vector<json>
   return key.empty() ? "runs" : key;
 }
 
+// What the runs table's energy columns hold, or why they are empty (the first run's reason).
+std::string energy_words(const json& runs) {
+  bool emulated = false;
+  std::string reason;
+  for (const auto& r : runs) {
+    emulated = emulated || ja::text(r, "energy_source") == "emulated";
+    if (reason.empty()) reason = ja::text(r, "energy_reason");
+  }
+  std::string out = emulated ? "Energy [J] and mean power [W] are EMULATED: computed from the spec's power truth and "
+                               "read back through the powercap reader, not measured."
+                             : "Energy [J] and mean power [W]: RAPL package + DRAM of the measured node(s) over each "
+                               "run; RAPL covers no fans, PSU losses, disks or network.";
+  return reason.empty() ? out : out + " Runs without energy ('-'): " + reason + ".";
+}
+
 json runs_section(const json& view) {
   json s = html::section("Runs");
   const json& runs = view["runs"];
@@ -73,6 +88,7 @@ json runs_section(const json& view) {
     if (spans_decades(rate["lo"].get<double>(), rate["hi"].get<double>())) chart["logx"] = true;
     s["charts"].push_back(chart);
   }
+  s["text"].push_back(energy_words(runs));
   s["tables"].push_back(html::table_json(runs_table(view)));
   return s;
 }

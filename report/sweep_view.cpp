@@ -9,6 +9,7 @@
 
 #include "common/errors.h"
 #include "common/safe_file.h"
+#include "energy/energy_totals.h"
 #include "model/analysis.h"
 #include "model/dataset.h"
 #include "model/model_json.h"
@@ -42,8 +43,14 @@ json read_runs(const fs::path& dir) {
       if (const std::string s = knob_setting(axis, rec.config); !s.empty()) settings[axis.shown_key] = s;
     }
     const std::string id = f.stem().string();
-    runs.push_back({{"id", id}, {"label", ja::text(rec.config, "label", id)}, {"job_s", rec.timing.job_s},
-                    {"emulated", rec.emulated}, {"rates", rates}, {"settings", settings}});
+    json run = {{"id", id}, {"label", ja::text(rec.config, "label", id)}, {"job_s", rec.timing.job_s},
+                {"emulated", rec.emulated}, {"rates", rates}, {"settings", settings}};
+    // RAPL package + DRAM of the measured nodes, or why there is none (docs/record-format.md, "energy").
+    const auto e = rec.extra.find("energy");
+    const energy::Totals tot = energy::energy_totals(e == rec.extra.end() ? json() : *e);
+    if (tot.available) run.update({{"energy_j", tot.joules}, {"mean_w", tot.mean_w}, {"energy_source", tot.source}});
+    else run["energy_reason"] = tot.reason.empty() ? "the record has no energy section" : tot.reason;
+    runs.push_back(std::move(run));
   }
   return runs;
 }
@@ -160,8 +167,8 @@ Table runs_table(const json& view) {
       t.header.push_back(ja::text(r, "words") + " [" + ja::text(r, "unit") + "]");
       t.numeric.push_back(true);
     }
-  for (const char* h : {"job time [s]", "emulated"}) t.header.push_back(h);
-  t.numeric.insert(t.numeric.end(), {true, false});
+  for (const char* h : {"job time [s]", "energy [J]", "mean power [W]", "emulated"}) t.header.push_back(h);
+  t.numeric.insert(t.numeric.end(), {true, true, true, false});
   for (const auto& run : runs) {
     std::vector<std::string> row = {ja::text(run, "id"), ja::text(run, "label")};
     for (const auto& k : keys) {
@@ -169,6 +176,9 @@ Table runs_table(const json& view) {
       row.push_back(v.is_number() ? fmt::format("{:.4g}", v.get<double>()) : "-");
     }
     row.push_back(fmt::format("{:.6g}", run.value("job_s", 0.0)));
+    const json ej = ja::maybe(run, "energy_j"), w = ja::maybe(run, "mean_w");
+    row.push_back(ej.is_number() ? fmt::format("{:.6g}", ej.get<double>()) : "-");
+    row.push_back(w.is_number() ? fmt::format("{:.4g}", w.get<double>()) : "-");
     row.push_back(run.value("emulated", false) ? "EMULATED" : "no");
     t.rows.push_back(row);
   }

@@ -41,6 +41,7 @@
     if (s.kind === 'bubble' && s.colors) d.backgroundColor = s.colors;
     if (s.kind === 'bar' || (!s.kind && c.type === 'bar')) d.barPercentage = s.thin ? 0.35 : 0.9;
     if (s.order !== undefined) d.order = s.order;
+    if (s.radius) { d.pointRadius = s.radius; d.pointHoverRadius = s.radius + 2; }  // marks that may coincide stay visible as rings
     return d;
   }
   function axis(title, log, stacked) {
