@@ -87,7 +87,7 @@ void add_fit(CLI::App& app, Registry& reg) {
   struct Options {
     std::vector<std::string> inputs;
     std::string model = "auto", robust = "none", out, format = "table", table = "points";
-    std::string region, baseline;
+    std::string region, baseline, max_slowdown = "5%";
     bool per_rank = false, allow_mixed = false;
     double slack = model::kDefaultBoundsSlack;
   };
@@ -110,6 +110,10 @@ void add_fit(CLI::App& app, Registry& reg) {
   sub->add_option("--baseline", o->baseline,
                   "state sensitivities and speed-ups at the configuration of this label (default: the highest set "
                   "clock, fastest network setting, highest memory setting)");
+  sub->add_option("--max-slowdown", o->max_slowdown,
+                  "energy: the lowest-energy configuration that runs at most this much slower than the baseline "
+                  "(EAR's min_energy_to_solution), e.g. 5%")
+      ->capture_default_str();
   sub->add_flag("--per-rank", o->per_rank, "also fit every rank's own time and group ranks that behave alike");
   sub->add_option("--robust", o->robust, "robust loss for outlier runs: none | huber | cauchy")
       ->capture_default_str()
@@ -133,6 +137,7 @@ void add_fit(CLI::App& app, Registry& reg) {
     opts.model = o->model;
     opts.per_rank = o->per_rank;
     opts.baseline = o->baseline;
+    opts.max_slowdown = model::parse_max_slowdown(o->max_slowdown);
     opts.bounds_slack = o->slack;
     opts.fit.robust = model::parse_robust(o->robust);
     if (o->region == "all") {

@@ -11,6 +11,7 @@
 #include "cli/usage.h"
 #include "common/errors.h"
 #include "model/dataset.h"
+#include "model/energy_analysis.h"
 #include "model/fit_output.h"
 #include "model/model_json.h"
 #include "model/mix.h"
@@ -90,12 +91,14 @@ std::string run_model(const Options& o) {
   if (rates == !o.systems.empty())
     throw InputError("predict", "give either --system FILE.yaml ... or the target's rates (--cpu-ghz X --mem-gbs Y, "
                                 "--net-latency-us U, ...: those the model has terms for)");
-  const model::ModelReport m = model::load_model(o.model_path);
+  const double max_slowdown = model::parse_max_slowdown(o.max_slowdown);
+  model::ModelReport m = model::load_model(o.model_path);
   std::vector<model::SystemSpec> systems = load_all_systems(o.systems);
   if (rates) systems.push_back(option_target(o, m));
   std::vector<model::Prediction> preds;
   for (const auto& s : systems) preds.push_back(model::predict(m, s));
   model::rank_predictions(preds);
+  m.energy = model::energy_with_candidates(m, preds, max_slowdown);
   if (o.format == "html") return page_of(model::render_predictions(m, preds, "json", o.model_path), false, o.model_path);
   return model::render_predictions(m, preds, o.format, o.model_path);
 }
@@ -104,7 +107,7 @@ std::string run_model(const Options& o) {
 
 void add_predict(CLI::App& app, Registry& reg) {
   struct Options {
-    std::string model_path, format = "table", name = "target", mix, rank_by, out;
+    std::string model_path, format = "table", name = "target", mix, rank_by, out, max_slowdown = "5%";
     std::vector<std::string> systems;
     std::optional<double> cpu_ghz, mem_gbs, lat_ns, net_latency_us, net_bandwidth_gbs;
   };
@@ -132,6 +135,10 @@ void add_predict(CLI::App& app, Registry& reg) {
   sub->add_option("--format", o->format, "table (or text) | md | csv | json | html (the page of the JSON)")
       ->capture_default_str()
       ->transform(format_in({"table", "md", "csv", "json", "html"}));
+  sub->add_option("--max-slowdown", o->max_slowdown,
+                  "energy: the lowest-energy configuration, measured or candidate, that runs at most this much "
+                  "slower than the baseline, e.g. 5%")
+      ->capture_default_str();
   sub->add_option("-o,--output", o->out, "write to this file instead of standard output");
   reg.add(sub, [o] {
     const std::string text = o->mix.empty() ? run_model(*o) : run_mix(*o);

@@ -1,4 +1,5 @@
 #include "model/analysis.h"
+#include "model/energy_analysis.h"
 
 #include <fmt/core.h>
 
@@ -322,6 +323,7 @@ ModelReport analyze(const Dataset& data, const AnalyzeOptions& opts) {
   if (rep.emulated)
     rep.warnings.insert(rep.warnings.begin(), "EMULATED: the input runs were produced by the emulated launcher, "
                                               "not measured");
+  rep.energy = analyze_energy(rep, opts.max_slowdown);
   return rep;
 }
 

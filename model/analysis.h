@@ -8,6 +8,7 @@
 
 #include "model/dataset.h"
 #include "model/diagnostics.h"
+#include "model/energy_decision.h"
 #include "model/fitter.h"
 #include "model/node_effects.h"
 #include "model/overlap_bounds.h"
@@ -63,6 +64,7 @@ struct AnalyzeOptions {
   // both relative to the simpler one and in absolute fraction.
   double auto_margin_rel = 0.10;
   double auto_margin_abs = 0.002;
+  double max_slowdown = kDefaultMaxSlowdown;  // --max-slowdown: the energy decision's allowance
   std::string baseline;  // --baseline LABEL: the configuration sensitivities are stated at ("" = fastest setting)
 };
 
@@ -103,6 +105,7 @@ struct ModelReport {
   Matrix jackknife_covariance;                  // of the parameters; empty with < 3 usable fits
   int jackknife_n = 0;                          // usable leave-one-out fits
   std::string interval_method = "covariance";   // what low/high of elasticities and predictions use
+  EnergyReport energy;                          // power model and energy decisions (model/energy_analysis.h)
 };
 
 // The configuration of the highest set CPU rate, then the fastest network setting, then the highest

@@ -13,6 +13,7 @@
 
 #include "common/errors.h"
 #include "common/safe_file.h"
+#include "model/energy_dataset.h"
 #include "model/knob_design.h"
 #include "model/region_times.h"
 #include "record/run_record.h"
@@ -161,6 +162,7 @@ Observation observation_of(const record::RunRecord& r, const std::string& path) 
   }
   o.emulated = r.emulated;
   o.app = application_of(r.job.command);
+  read_record_energy(r.config, r.extra, path, o);
   return o;
 }
 
@@ -173,6 +175,7 @@ struct Acc {
   std::string label;
   KnobSetting knobs;      // of its first run: a configuration's runs share their settings
   std::size_t index = 0;  // its point in the dataset
+  std::vector<const Observation*> runs;
 };
 
 // A measured clock that disagrees with the one the knob set (else the one requested) means the
@@ -212,6 +215,7 @@ Dataset assemble(const std::vector<Observation>& obs) {
     const std::string k = o.group.empty() ? o.label : o.group;
     if (!acc.count(k)) order.push_back(k), acc[k].label = o.label, acc[k].knobs = o.knobs, acc[k].index = order.size() - 1;
     Acc& a = acc[k];
+    a.runs.push_back(&o);
     if (o.node.empty()) ++d.runs_without_node;
     else if (std::isfinite(o.time_s)) d.node_runs.push_back({o.node, a.index, o.time_s});
     if (std::isfinite(o.time_s)) a.times.push_back(o.time_s);
@@ -271,6 +275,7 @@ Dataset assemble(const std::vector<Observation>& obs) {
       for (const auto& [r, ts] : a.ranks) reps = std::max(reps, ts.size());
       p.reps = static_cast<int>(reps);
     }
+    combine_energy(a.runs, p);
     d.points.push_back(p);
   }
   for (auto& [r, row] : per_rank) {

@@ -57,6 +57,10 @@ struct Observation {
   std::string cpu_source;               // config.cpu_ghz_source: measured, requested, nominal, emulated
   std::string node;                     // config.node: where a slurm-array task ran it
   KnobSetting knobs;                    // what the sweep's knobs set (model/knob_design.h)
+  // Energy (model/energy_dataset.h): the set uncore clock; joules and mean power over the run
+  // (summed over the record's measured nodes); the domains they hold, or why there are none.
+  std::optional<double> uncore_ghz, energy_j, power_w;
+  std::string energy_domains, energy_reason;
 };
 
 // One run's time and node, with the configuration it belongs to (index into Dataset::points).

@@ -120,6 +120,9 @@ std::vector<Observation> parse_fit_csv(const std::string& text, const std::strin
   const bool has_rank = col.count("rank"), has_lat = col.count("lat_ns");
   const bool has_app = col.count("app"), has_emulated = col.count("emulated");
   const bool has_net = col.count("net_latency_us") && col.count("net_ns_per_byte");
+  // Energy (model/energy_dataset.h): joules per run and the uncore clock set, when given.
+  const std::string energy_col = col.count("energy_j") ? "energy_j" : col.count("pkg_energy_j") ? "pkg_energy_j" : "";
+  const bool has_uncore = col.count("uncore_ghz");
 
   std::vector<Observation> out;
   while (std::getline(in, line)) {
@@ -160,6 +163,18 @@ std::vector<Observation> parse_fit_csv(const std::string& text, const std::strin
       o.time_s = std::nan("");
     } else {
       o.time_s = time;
+    }
+    if (has_uncore && !f[col["uncore_ghz"]].empty())
+      o.uncore_ghz = parse_measure(f[col["uncore_ghz"]], where_line(path, lineno, "uncore_ghz"), kCpuGhzRange);
+    if (energy_col.empty()) {
+      o.energy_reason = "the CSV has no energy_j or pkg_energy_j column";
+    } else if (f[col[energy_col]].empty() || !std::isfinite(o.time_s)) {
+      o.energy_reason = fmt::format("{}:{}: no {} for this run", path, lineno,
+                                    std::isfinite(o.time_s) ? energy_col : "job time (per-rank rows)");
+    } else {
+      o.energy_j = parse_number(f[col[energy_col]], where_line(path, lineno, energy_col), true);
+      o.power_w = *o.energy_j / o.time_s;
+      o.energy_domains = energy_col;
     }
     out.push_back(std::move(o));
   }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/errors.h"
+#include "model/energy_render.h"
 #include "model/fit_tables.h"
 #include "model/model_json.h"
 #include "model/number_format.h"
@@ -126,6 +127,7 @@ std::string render_table(const ModelReport& r, bool markdown) {
       o += fmt::format("{}ranks {}: {}\n", markdown ? "- " : "  ", format_rank_list(g.ranks),
                        share_sentence(r.spec, g.cpu, g.mem));
   }
+  o += render_energy(r.energy, markdown);
   if (!r.warnings.empty()) {
     o += "\nwarnings:\n";
     for (const auto& w : r.warnings) o += (markdown ? "- " : "  - ") + w + "\n";

@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "common/json_input.h"
 #include "common/safe_file.h"
+#include "model/energy_json.h"
 #include "model/number_format.h"
 
 namespace hpcsens::model {
@@ -216,6 +217,7 @@ json to_json(const ModelReport& rep) {
   };
   // A model of one named region (hpcsens fit --region): its time is the region's, not the job's.
   if (!rep.region.empty()) out["region"] = rep.region;
+  out["energy"] = energy_to_json(rep.energy);
   if (!rep.candidates.empty()) {
     json c = json::array();
     for (const auto& s : rep.candidates) {
@@ -339,6 +341,7 @@ ModelReport model_from_json(const json& j, const std::string& src) {
     if (!std::isfinite(m.diag.loocv_mape) || m.diag.loocv_mape < 0)
       throw InputError(src + ": field 'diagnostics.loocv_mape'", "must be a finite number of at least 0");
   }
+  energy_from_json(j, src, m);
   return m;
 }
 

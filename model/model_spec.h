@@ -67,6 +67,13 @@ struct Point {
   // measurement noise. NaN with fewer than two repetitions.
   double cpu_spread = NAN, mem_spread = NAN, lat_spread = NAN, net_lat_spread = NAN, net_bw_spread = NAN;
   KnobSetting knobs;
+  // Energy (model/energy_dataset.h): the uncore clock the sweep set (GHz; absent when it set
+  // none), each repetition's mean power (W; empty: no energy measured) and the median energy.
+  std::optional<double> uncore_ghz;
+  std::vector<double> power_reps_w;
+  double energy_j = NAN;
+  std::string energy_domains;  // what the joules hold: "package+dram", "package", "pkg_energy_j"
+  std::string energy_reason;   // why there is none (the record's reason), "" when there is
 };
 
 struct ModelSpec {

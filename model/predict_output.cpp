@@ -9,6 +9,8 @@
 #include <cmath>
 
 #include "common/errors.h"
+#include "model/energy_json.h"
+#include "model/energy_render.h"
 #include "model/fit_output.h"
 #include "model/number_format.h"
 #include "model/predict_answer.h"
@@ -112,6 +114,7 @@ std::string render_json(const ModelReport& m, const std::vector<Prediction>& pre
               {"predictions", arr}};
   if (preds.size() == 1)
     for (const char* k : {"predicted_s", "low_s", "high_s", "speedup"}) out[k] = arr[0][k];
+  out["energy"] = energy_to_json(m.energy);
   return out.dump(2) + "\n";
 }
 
@@ -270,6 +273,7 @@ std::string render_predictions(const ModelReport& m, const std::vector<Predictio
   const auto rows = candidate_rows(preds, false);
   o += "\n" + (md ? pipe_table(rows) : aligned(rows)) + "\n";
   o += notes(preds);
+  o += render_energy(m.energy, md);
   return o;
 }
 

@@ -1,0 +1,28 @@
+#pragma once
+// From a fitted time model whose points carry energy to its energy report (model/energy_decision.h):
+// `hpcsens fit` over the measured configurations, `hpcsens predict` over them and the candidates.
+#include <vector>
+
+#include "model/analysis.h"
+#include "model/energy_decision.h"
+#include "model/predict.h"
+
+namespace hpcsens::model {
+
+// The power model and decisions over rep.points; not available (with the reason, naming the first
+// configuration without energy and the record's words) unless every configuration has energy.
+EnergyReport analyze_energy(const ModelReport& rep, double max_slowdown);
+
+// rep.energy (fitted, or read back from the model file) with the candidates added as predicted
+// points and the decisions taken again over all of them.
+EnergyReport energy_with_candidates(const ModelReport& rep, const std::vector<Prediction>& preds,
+                                    double max_slowdown);
+
+// The candidate's energy per job (J) and mean power (W) by the power model, for a mix ranked per
+// watt from measured power; nullopt when the model has no energy.
+struct CandidatePower {
+  double power_w = 0, energy_j = 0;
+};
+std::optional<CandidatePower> candidate_power(const ModelReport& rep, const Prediction& p);
+
+}  // namespace hpcsens::model
