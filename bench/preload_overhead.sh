@@ -45,6 +45,10 @@ measure hpcsens "$lib"
 measure callsites "$lib" "" "-x HPCSENS_CALLSITES=1"
 paste "$out/hpcsens.median" "$out/callsites.median" | awk '{
   printf "--callsites adds: %+.2f ns/MPI_Test call, %+.1f ns per ping-pong hop\n", $5 - $1, $7 - $3 }'
+# Call stacks of 4 frames (--stack-depth 4): libgcc's unwinder walks the stack on every call.
+measure depth4 "$lib" "" "-x HPCSENS_CALLSITES=1 -x HPCSENS_STACK_DEPTH=4"
+paste "$out/hpcsens.median" "$out/depth4.median" | awk '{
+  printf "--stack-depth 4 adds: %+.2f ns/MPI_Test call, %+.1f ns per ping-pong hop\n", $5 - $1, $7 - $3 }'
 # The shared-memory ping-pong (~0.2-0.6 us here) is the worst case; a network-like latency shows
 # what the same per-call cost is on an interconnect. TCP over loopback stands in for one here.
 echo "ping-pong through Open MPI's TCP transport on loopback (network-like latency):"
