@@ -168,6 +168,33 @@ namespace {
 
 // One site (no module, so no name: "?+0x0") on two ranks: 1 s and 3 s, so mean 2 s, population
 // standard deviation 1 s, COV 0.5; 400 bytes in 8 calls, 50 bytes per call.
+// mpiP's call-site time and message statistics: each call's extremes over all ranks, the mean per call.
+TEST(CallSiteStatistics, EachCallsExtremesOverRanks) {
+  std::vector<RankSite> sites(2);
+  for (int r = 0; r < 2; ++r) sites[r].rank = r, sites[r].call = "MPI_Send", sites[r].has_extremes = true, sites[r].count = 4;
+  sites[0].seconds = 0.4, sites[0].call_min_s = 0.05, sites[0].call_max_s = 0.2, sites[0].bytes = 40;
+  sites[0].min_bytes = 4, sites[0].max_bytes = 16;
+  sites[1].seconds = 1.2, sites[1].call_min_s = 0.1, sites[1].call_max_s = 0.5, sites[1].bytes = 400;
+  sites[1].min_bytes = 8, sites[1].max_bytes = 256;
+  const auto sums = summarize_sites(sites);
+  ASSERT_EQ(sums.size(), 1u);
+  EXPECT_EQ(callsite_stats_csv(sums, 16.0, 3.2).substr(callsite_stats_csv(sums, 16.0, 3.2).find('\n') + 1),
+            "?+0x0,MPI_Send,2,8,1.6,0.4,0,1.2,1,0.5,440,55,10,50,0.05,0.2,0.5,4,256\n");
+  const Table time = callsite_time_table(sums, 16.0, 3.2, 10);
+  ASSERT_EQ(time.rows.size(), 1u);
+  EXPECT_EQ(time.rows[0][3], "500.0000");  // max [ms]
+  EXPECT_EQ(time.rows[0][4], "200.0000");  // mean [ms]: 1.6 s / 8 calls
+  EXPECT_EQ(time.rows[0][5], "50.0000");   // min [ms]
+  const Table bytes = callsite_bytes_table(sums, 10);
+  ASSERT_EQ(bytes.rows.size(), 1u);
+  EXPECT_EQ(bytes.rows[0][3], "256");
+  EXPECT_EQ(bytes.rows[0][5], "4");
+  EXPECT_EQ(bytes.rows[0][6], "440");
+  // A record from before the extremes: no row, since there is nothing true to show.
+  sites[1].has_extremes = false;
+  EXPECT_TRUE(callsite_time_table(summarize_sites(sites), 16.0, 3.2, 10).rows.empty());
+}
+
 TEST(CallSiteStatistics, CovOverRanksAndBytesPerCall) {
   std::vector<RankSite> sites(2);
   sites[0].rank = 0, sites[0].call = "MPI_Send", sites[0].count = 4, sites[0].bytes = 100, sites[0].seconds = 1.0;
@@ -185,8 +212,9 @@ TEST(CallSiteStatistics, CovOverRanksAndBytesPerCall) {
   EXPECT_EQ(j[0]["app_pct"].get<double>(), 20.0);
   EXPECT_EQ(j[0]["mpi_pct"].get<double>(), 50.0);
   EXPECT_EQ(callsite_stats_csv(sums, 20.0, 8.0),
-            "site,call,ranks,count,seconds,min_s,min_rank,max_s,max_rank,cov,bytes,mean_bytes,app_pct,mpi_pct\n"
-            "?+0x0,MPI_Send,2,8,4,1,0,3,1,0.5,400,50,20,50\n");  // no module: site_label's "?+0x0"
+            "site,call,ranks,count,seconds,min_s,min_rank,max_s,max_rank,cov,bytes,mean_bytes,app_pct,mpi_pct,"
+            "call_min_s,call_mean_s,call_max_s,min_bytes,max_bytes\n"
+            "?+0x0,MPI_Send,2,8,4,1,0,3,1,0.5,400,50,20,50,,,,,\n");  // no module: site_label's "?+0x0"; no extremes
   EXPECT_EQ(j[0]["mean_bytes"].get<double>(), 50.0);
   sites.pop_back();  // one rank: no spread
   EXPECT_EQ(summarize_sites(sites)[0].cov, 0.0);
