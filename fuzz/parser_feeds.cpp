@@ -243,7 +243,7 @@ void feed_rank_sections(std::string_view in) {
   const auto sites = report::callsites_of(ranks, kSource);
   report::callsite_html_section(sites);
   report::callsite_csv(sites);
-  report::callsite_text(sites, report::Format::kMarkdown);
+  report::callsite_text(sites, report::Format::kMarkdown, 1.0, 0.5);
   const auto files = report::files_of(ranks, kSource);
   report::files_html_section(files);
   report::files_csv(files);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/errors.h"
+#include "model/energy_json.h"
 #include "model/fit_output.h"
 #include "model/predict_rates.h"
 #include "model/saved_output.h"
@@ -27,7 +28,7 @@ Point baseline_point(const SavedJson& b) {
   return p;
 }
 
-ModelReport model_of(const SavedJson& s) {
+ModelReport model_of(const SavedJson& s, const std::string& file) {
   ModelReport m;
   const std::string name = s.text("model");
   try {
@@ -41,6 +42,8 @@ ModelReport model_of(const SavedJson& s) {
   m.verdict.reasons = s.texts("verdict_reasons");
   m.points = {baseline_point(s.object("baseline"))};
   m.baseline = 0;
+  // The model's energy as predict wrote it (the Energy line under the table; model/energy_json.h).
+  energy_from_json(s.node(), file, m);
   return m;
 }
 
@@ -112,7 +115,7 @@ std::string render_saved_prediction(const nlohmann::json& j, const std::string& 
                                     bool summary) {
   const SavedJson s(j, file, kAgain);
   if (s.text("schema") != kPredictionSchema) s.fail("schema", std::string("is not '") + kPredictionSchema + "'");
-  const ModelReport m = model_of(s);
+  const ModelReport m = model_of(s, file);
   const double baseline_model_s = s.object("baseline").number_or_nan("model_s");
   std::vector<Prediction> preds;
   for (const auto& p : s.objects("predictions")) preds.push_back(prediction_of(p, baseline_model_s));

@@ -58,8 +58,6 @@ std::vector<SiteSummary> summarize_sites(const std::vector<RankSite>& sites);
 
 // "Where ranks wait": the top `top` sites (title empty when there are none).
 Table callsite_table(const std::vector<SiteSummary>& sites, std::size_t top);
-// The table rendered, "" without call sites.
-std::string callsite_text(const std::vector<RankSite>& sites, Format format);
 // `--format csv --table callsites`: rank,call,function,file,line,module,offset,count,seconds,bytes.
 std::string callsite_csv(const std::vector<RankSite>& sites);
 // `--format csv --table callsite_stats`: mpiP's call-site statistics, one row per site over ranks:
