@@ -167,8 +167,14 @@ Table runs_table(const json& view) {
       t.header.push_back(ja::text(r, "words") + " [" + ja::text(r, "unit") + "]");
       t.numeric.push_back(true);
     }
-  for (const char* h : {"job time [s]", "energy [J]", "mean power [W]", "emulated"}) t.header.push_back(h);
-  t.numeric.insert(t.numeric.end(), {true, true, true, false});
+  // Energy columns only where some run has energy (a sweep without RAPL says why elsewhere).
+  bool energy = false;
+  for (const auto& run : runs) energy = energy || ja::maybe(run, "energy_j").is_number();
+  t.header.push_back("job time [s]");
+  if (energy) t.header.insert(t.header.end(), {"energy [J]", "mean power [W]"});
+  t.header.push_back("emulated");
+  t.numeric.resize(t.header.size(), true);
+  t.numeric.back() = false;  // emulated
   for (const auto& run : runs) {
     std::vector<std::string> row = {ja::text(run, "id"), ja::text(run, "label")};
     for (const auto& k : keys) {
@@ -177,8 +183,8 @@ Table runs_table(const json& view) {
     }
     row.push_back(fmt::format("{:.6g}", run.value("job_s", 0.0)));
     const json ej = ja::maybe(run, "energy_j"), w = ja::maybe(run, "mean_w");
-    row.push_back(ej.is_number() ? fmt::format("{:.6g}", ej.get<double>()) : "-");
-    row.push_back(w.is_number() ? fmt::format("{:.4g}", w.get<double>()) : "-");
+    if (energy) row.push_back(ej.is_number() ? fmt::format("{:.6g}", ej.get<double>()) : "-");
+    if (energy) row.push_back(w.is_number() ? fmt::format("{:.4g}", w.get<double>()) : "-");
     row.push_back(run.value("emulated", false) ? "EMULATED" : "no");
     t.rows.push_back(row);
   }
