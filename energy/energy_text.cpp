@@ -4,25 +4,16 @@
 
 #include <set>
 
+#include "energy/json_fields.h"
 #include "energy/sampler.h"
 
 namespace hpcsens::energy {
 using nlohmann::json;
 
 namespace {
-
-double num(const json& j, const char* key, double fallback = 0) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-std::string str(const json& j, const char* key, const std::string& fallback = "") {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-bool flag(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_boolean() && it->get<bool>();
-}
+using fields::flag;
+using fields::num;
+using fields::str;
 
 std::string joules(double j) { return j >= 1e4 ? fmt::format("{:.4g} kJ", j / 1e3) : fmt::format("{:.4g} J", j); }
 

@@ -2,22 +2,15 @@
 
 #include <set>
 
+#include "energy/json_fields.h"
+
 namespace hpcsens::energy {
 using nlohmann::json;
 
 namespace {
-double num(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0;
-}
-std::string str(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-bool flag(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_boolean() && it->get<bool>();
-}
+using fields::flag;
+using fields::num;
+using fields::str;
 const json& nodes_of(const json& section) {
   static const json none = json::array();
   const auto it = section.find("nodes");

@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-json pct(double f) { return json_number(100 * f); }
+json pct_json(double f) { return json_number(100 * f); }
 
 json decision_json(const EnergyReport& e, const EnergyDecision& d) {
   const EnergyPoint& p = e.points[d.point];
@@ -26,12 +26,12 @@ json decision_json(const EnergyReport& e, const EnergyDecision& d) {
             {"time_s", p.cfg.time_s},
             {"time_low", d.time_low},
             {"time_high", d.time_high},
-            {"energy_saving_pct", pct(d.saving)},
-            {"energy_saving_low", pct(d.saving_low)},
-            {"energy_saving_high", pct(d.saving_high)},
-            {"slowdown_pct", pct(d.slowdown)},
-            {"slowdown_low", pct(d.slowdown_low)},
-            {"slowdown_high", pct(d.slowdown_high)},
+            {"energy_saving_pct", pct_json(d.saving)},
+            {"energy_saving_low", pct_json(d.saving_low)},
+            {"energy_saving_high", pct_json(d.saving_high)},
+            {"slowdown_pct", pct_json(d.slowdown)},
+            {"slowdown_low", pct_json(d.slowdown_low)},
+            {"slowdown_high", pct_json(d.slowdown_high)},
             {"verdict", d.verdict},
             {"verdict_reasons", d.reasons},
             {"sentence", d.sentence}};

@@ -10,8 +10,8 @@
 namespace hpcsens::model {
 namespace {
 
-const char* const kAgain = "hpcsens predict --mix MIX.yaml --system FILE.yaml --format json -o FILE";
-const std::vector<std::string> kVerdicts = {"ok", "caution", "unreliable"};
+const char* const kMixAgain = "hpcsens predict --mix MIX.yaml --system FILE.yaml --format json -o FILE";
+const std::vector<std::string> kMixVerdicts = {"ok", "caution", "unreliable"};
 
 Mix mix_of(const SavedJson& s, const std::string& file) {
   Mix mix;
@@ -23,7 +23,7 @@ Mix mix_of(const SavedJson& s, const std::string& file) {
     app.name = a.text("name");
     app.model_path = a.text("model");
     app.weight = a.number("weight");
-    app.model.verdict.word = a.word("verdict", kVerdicts);
+    app.model.verdict.word = a.word("verdict", kMixVerdicts);
     app.model.verdict.reasons = a.texts("verdict_reasons");
     app.model.emulated = a.flag("emulated");
     mix.apps.push_back(std::move(app));
@@ -35,7 +35,7 @@ MixAppResult app_result(const SavedJson& a) {
   MixAppResult out;
   out.name = a.text("name");
   out.weight = a.number("weight");
-  out.verdict = a.word("verdict", kVerdicts);
+  out.verdict = a.word("verdict", kMixVerdicts);
   Prediction& p = out.pred;
   p.system.name = out.name;
   p.predicted_s = a.number("predicted_s");
@@ -70,7 +70,7 @@ MixSystem system_of(const SavedJson& s) {
   out.throughput = s.optional("throughput");
   out.per_price = s.optional("per_price");
   out.per_watt = s.optional("per_watt");
-  out.verdict = s.word("verdict", kVerdicts);
+  out.verdict = s.word("verdict", kMixVerdicts);
   out.extrapolation = s.number("extrapolation");
   out.warnings = s.texts("warnings");
   for (const auto& a : s.objects("applications")) out.apps.push_back(app_result(a));
@@ -105,7 +105,7 @@ MixResult result_of(const SavedJson& s, const Mix& mix) {
 
 std::string render_saved_mix(const nlohmann::json& j, const std::string& file, const std::string& format,
                              bool summary) {
-  const SavedJson s(j, file, kAgain);
+  const SavedJson s(j, file, kMixAgain);
   if (s.text("schema") != kMixSchema) s.fail("schema", std::string("is not '") + kMixSchema + "'");
   const Mix mix = mix_of(s, file);
   const MixResult r = result_of(s, mix);  // points at `mix`, which outlives it here
