@@ -11,7 +11,6 @@ namespace hpcsens::model {
 namespace {
 
 const char* const kMixAgain = "hpcsens predict --mix MIX.yaml --system FILE.yaml --format json -o FILE";
-const std::vector<std::string> kMixVerdicts = {"ok", "caution", "unreliable"};
 
 Mix mix_of(const SavedJson& s, const std::string& file) {
   Mix mix;
@@ -23,7 +22,7 @@ Mix mix_of(const SavedJson& s, const std::string& file) {
     app.name = a.text("name");
     app.model_path = a.text("model");
     app.weight = a.number("weight");
-    app.model.verdict.word = a.word("verdict", kMixVerdicts);
+    app.model.verdict.word = a.word("verdict", kSavedVerdictWords);
     app.model.verdict.reasons = a.texts("verdict_reasons");
     app.model.emulated = a.flag("emulated");
     mix.apps.push_back(std::move(app));
@@ -35,7 +34,7 @@ MixAppResult app_result(const SavedJson& a) {
   MixAppResult out;
   out.name = a.text("name");
   out.weight = a.number("weight");
-  out.verdict = a.word("verdict", kMixVerdicts);
+  out.verdict = a.word("verdict", kSavedVerdictWords);
   Prediction& p = out.pred;
   p.system.name = out.name;
   p.predicted_s = a.number("predicted_s");
@@ -70,7 +69,7 @@ MixSystem system_of(const SavedJson& s) {
   out.throughput = s.optional("throughput");
   out.per_price = s.optional("per_price");
   out.per_watt = s.optional("per_watt");
-  out.verdict = s.word("verdict", kMixVerdicts);
+  out.verdict = s.word("verdict", kSavedVerdictWords);
   out.extrapolation = s.number("extrapolation");
   out.warnings = s.texts("warnings");
   for (const auto& a : s.objects("applications")) out.apps.push_back(app_result(a));

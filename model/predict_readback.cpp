@@ -13,7 +13,6 @@ namespace hpcsens::model {
 namespace {
 
 const char* const kAgain = "hpcsens predict MODEL ... --format json -o FILE";
-const std::vector<std::string> kVerdicts = {"ok", "caution", "unreliable"};
 
 // The baseline configuration in the point the header reads (rates in the model's units).
 Point baseline_point(const SavedJson& b) {
@@ -38,7 +37,7 @@ ModelReport model_of(const SavedJson& s, const std::string& file) {
   }
   m.app = s.text("app");
   m.emulated = s.flag("emulated");
-  m.verdict.word = s.word("verdict", kVerdicts);
+  m.verdict.word = s.word("verdict", kSavedVerdictWords);
   m.verdict.reasons = s.texts("verdict_reasons");
   m.points = {baseline_point(s.object("baseline"))};
   m.baseline = 0;
@@ -86,7 +85,7 @@ Prediction prediction_of(const SavedJson& p, double baseline_model_s) {
   if (p.flag("extrapolated") == out.extrapolated.empty())
     p.fail("extrapolated", "disagrees with extrapolated_rates");
   out.extrapolation = p.number("extrapolation");
-  out.verdict = p.word("verdict", kVerdicts);
+  out.verdict = p.word("verdict", kSavedVerdictWords);
   out.verdict_reasons = p.texts("verdict_reasons");
   out.warnings = p.texts("warnings");
   out.baseline_model_s = baseline_model_s;

@@ -36,4 +36,7 @@ class SavedJson {
   std::string file_, again_, path_;
 };
 
+// The verdict words a saved prediction or mix may hold (model/verdict.h), for SavedJson::word.
+inline const std::vector<std::string> kSavedVerdictWords = {"ok", "caution", "unreliable"};
+
 }  // namespace hpcsens::model
