@@ -15,6 +15,7 @@
 #include "sweep/output/dry_run.h"
 #include "sweep/execute/executor.h"
 #include "sweep/execute/machine.h"
+#include "sweep/execute/node_refusal.h"
 #include "sweep/execute/point_group.h"
 #include "sweep/knobs/resctrl_groups.h"
 #include "sweep/journal/session.h"
@@ -237,8 +238,14 @@ int apply_point_here(const SweepSpec& spec, int point, const std::string& dir) {
   // changed) refuse us; our controller's lock on its own node lets us on. The controller's
   // environment (srun --export=ALL) carries its token.
   const char* token = std::getenv(kTokenVariable);
-  const FileLock node_lock =
-      lock_node_for_sweep(spec.sysfs_root, {std::filesystem::absolute(dir).lexically_normal().string(), token ? token : ""});
+  FileLock node_lock;
+  try {
+    node_lock = lock_node_for_sweep(spec.sysfs_root, {std::filesystem::absolute(dir).lexically_normal().string(), token ? token : ""});
+  } catch (const std::exception& e) {
+    note_node_refusal(dir, host, e.what());  // for the controller to print (node_refusal.h)
+    throw;
+  }
+  clear_node_refusal(dir, host);
   // Each node locks only its own directory: the nodes of one allocation apply at the same time.
   Session s = lock_directory(dir + "/nodes/" + host, true);
   Journal journal(s.fd);

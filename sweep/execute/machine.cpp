@@ -11,6 +11,7 @@
 #include "common/errors.h"
 #include "common/text_escape.h"
 #include "common/text_terminal.h"
+#include "sweep/execute/node_refusal.h"
 #include "sweep/execute/point_group.h"
 #include "sweep/knobs/resctrl_groups.h"
 #include "sweep/process/subprocess.h"
@@ -35,13 +36,18 @@ void run_commands(const std::vector<Argv>& cmds) {
   }
 }
 
-// The per-node srun: a node task exits 2 when another sweep holds that node's knobs (it said
-// so on stderr); that stops the sweep, which then restores what the other nodes applied.
-void apply_on_every_node(const Argv& cmd, int point) {
+// The per-node srun: a node task exits 2 when another sweep holds that node's knobs (it says so
+// on stderr and in the sweep directory); that stops the sweep, which then restores what the other
+// nodes applied.
+void apply_on_every_node(const Argv& cmd, int point, const std::string& sweep_dir) {
   const auto r = run_child(cmd, 60, false, nullptr);
-  if (r.exit_status == kExitBadInput)
-    throw InputError("point " + std::to_string(point), "a node refused to apply it (another sweep holds its knobs; "
-                                                       "see the node's message above): " + shell_join(cmd));
+  if (r.exit_status == kExitBadInput) {
+    std::string why;
+    for (const auto& n : node_refusals(sweep_dir)) why += (why.empty() ? "" : "; ") + n;
+    if (why.empty()) why = "its reason was not saved (see its message above, if the launcher passed it on)";
+    throw InputError("point " + std::to_string(point), "a node refused to apply it: " + why + " (node tasks: " +
+                                                           shell_join(cmd) + ")");
+  }
   if (r.exit_status != 0)
     throw std::runtime_error("knob command failed (" +
                              (r.error.empty() ? "exit " + std::to_string(r.exit_status) : r.error) + "): " + shell_join(cmd));
@@ -117,7 +123,7 @@ void Machine::enter(const Point& p, Journal& journal) {
   if (nnodes_ > 1 && knobs_.changes_machine() && !emulated_) {
     set_job_tasks_file("");
     apply_on_every_node(per_node_apply_command(nnodes_, opt_.hpcsens_exe, std::filesystem::absolute(spec_.source).string(),
-                                               p.index, session_.abs_dir), p.index);
+                                               p.index, session_.abs_dir), p.index, session_.abs_dir);
     join_local_group(p);
   } else {
     leave_group(journal);

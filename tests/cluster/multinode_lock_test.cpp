@@ -137,7 +137,10 @@ TEST_F(MultiNodeLock, RefusedNodeTaskStopsTheSweepWhichRestoresItsOtherNodes) {
   ASSERT_GT(ctl, 0);
   const auto b = on_host("node1", {"salloc", "-N", "2", "-n", "2", "--immediate=30", kHpcsens, "sweep", spec_b}, work_, 90);
   EXPECT_EQ(b.status, 2) << b.err;
-  EXPECT_NE(b.err.find("are in use by another hpcsens sweep (pid " + std::to_string(ctl) + " on node0"), std::string::npos)
+  // The controller's own error names the node and its reason (from nodes/node0/refused), whether
+  // or not srun passed the node task's stderr on.
+  EXPECT_NE(b.err.find("point 0: a node refused to apply it: node0: the knobs under " + Cluster::dir() + "/local/sysfs on node0: are in use by another "
+                       "hpcsens sweep (pid " + std::to_string(ctl) + " on node0"), std::string::npos)
       << b.err;
   EXPECT_NE(b.err.find("point 0: a node refused to apply it"), std::string::npos) << b.err;
   for (int p = 0; p < 2; ++p) EXPECT_NE(knob("node0", p, "scaling_setspeed"), "2400000") << "B changed node0";
