@@ -1,6 +1,6 @@
 #include "preload/account/callsites.h"
 
-#include <unwind.h>
+#include "preload/account/stack_cache.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -22,24 +22,6 @@ void keep_greatest(std::uint64_t& v, std::uint64_t x) {
   std::uint64_t seen = r.load(std::memory_order_relaxed);
   while (x > seen && !r.compare_exchange_weak(seen, x, std::memory_order_relaxed)) {
   }
-}
-
-struct Walk {
-  std::uintptr_t site;
-  int depth, n = 0, skipped = 0;
-  std::uintptr_t frames[kMaxStackDepth] = {};
-};
-
-// Frames below the user's return address (add_callsite, the wrapper, a Fortran wrapper's inner
-// function) are skipped; a stack on which the site never appears keeps the site alone.
-_Unwind_Reason_Code walk_frame(_Unwind_Context* ctx, void* arg) {
-  auto* w = static_cast<Walk*>(arg);
-  const auto ip = static_cast<std::uintptr_t>(_Unwind_GetIP(ctx));
-  if (w->n == 0) {
-    if (ip != w->site) return ++w->skipped > kMaxStackDepth ? _URC_END_OF_STACK : _URC_NO_REASON;
-  }
-  w->frames[w->n++] = ip;
-  return w->n == w->depth || ip == 0 ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
 
 std::uint64_t stack_key(int id, const std::uintptr_t* frames, int n) {
@@ -64,14 +46,19 @@ bool g_callsites_on = false;
 int g_stack_depth = 1;
 
 void add_callsite(int id, const void* site, std::uint64_t ticks, std::uint64_t bytes) noexcept {
-  Walk w{reinterpret_cast<std::uintptr_t>(site), g_stack_depth};
+  const auto at = reinterpret_cast<std::uintptr_t>(site);
+  const int depth = g_stack_depth;
+  std::uintptr_t frames[kMaxStackDepth] = {};
   std::uint64_t key;
-  if (w.depth > 1) {
-    _Unwind_Backtrace(walk_frame, &w);
-    if (w.n == 0) w.frames[0] = w.site, w.n = 1;
-    key = stack_key(id, w.frames, w.depth);
+  if (depth > 1) {
+    // The cached walk; libgcc's unwinder only where the cache cannot answer (stack_cache.h).
+    if (cached_stack(at, depth, kMaxStackDepth, frames) == 0) {
+      std::memset(frames, 0, sizeof frames);  // a partial cached walk leaves nothing behind
+      unwound_stack(at, depth, kMaxStackDepth, frames);
+    }
+    key = stack_key(id, frames, depth);
   } else {
-    key = w.site ^ (static_cast<std::uint64_t>(id + 1) << 52);
+    key = at ^ (static_cast<std::uint64_t>(id + 1) << 52);
   }
   std::uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> (64 - 10);
   static_assert(kCallSites == 1 << 10);
@@ -80,7 +67,7 @@ void add_callsite(int id, const void* site, std::uint64_t ticks, std::uint64_t b
     std::uint64_t seen = e.key.load(std::memory_order_acquire);
     if (seen == 0 && e.key.compare_exchange_strong(seen, key, std::memory_order_acq_rel)) {
       // The stack is read at finalize only, after `id` marks the entry complete.
-      if (w.depth > 1) std::memcpy(g_stacks[h], w.frames, sizeof g_stacks[h]);
+      if (depth > 1) std::memcpy(g_stacks[h], frames, sizeof g_stacks[h]);
       e.id.store(static_cast<std::uint32_t>(id + 1), std::memory_order_release);
       seen = key;
     }

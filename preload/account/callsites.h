@@ -12,11 +12,13 @@
 // underneath is nested, never counted, so frames inside the MPI libraries never become the site.
 //
 // Depth k > 1 (HPCSENS_STACK_DEPTH=k, `hpcsens run --stack-depth k`, at most kMaxStackDepth):
-// the site is that return address and the k - 1 return addresses above it, from libgcc's
-// unwinder (_Unwind_Backtrace: DWARF CFI, lock-free object lookup through glibc's
-// _dl_find_object) on every counted call. The stack cannot be cached by return address: calls
-// made through a helper share the helper's return address and differ only above it, which is
-// exactly what depth 2 is for (docs/methodology.md states the measured cost per depth).
+// the site is that return address and the k - 1 return addresses above it, as libgcc's unwinder
+// (_Unwind_Backtrace, DWARF CFI) reports them. The stack is walked on every counted call, but
+// through stack_cache.h: each return address's frame rule is read from .eh_frame once, later
+// walks only look it up and load the caller's address off the stack, so a helper's callers stay
+// apart (caching whole stacks by the immediate return address would merge them: calls made
+// through a helper share the helper's return address and differ only above it, which is exactly
+// what depth 2 is for). libgcc walks the stacks the cache cannot (docs/methodology.md: costs).
 //
 // At finalize (not in the hot path) each address becomes a module path and an offset in that
 // module's ELF address space (this rank's own load map: PIE and ASLR differ per rank), and the
