@@ -192,12 +192,13 @@ std::vector<Phase> timeline_phases(const std::vector<RankTimeline>& ranks) {
 }
 
 std::string timeline_csv(const std::vector<RankTimeline>& ranks) {
-  std::string out = "rank,bin,start_s,end_s,compute_s,mpi_s,io_s,top_mpi\n";
+  std::string out = "rank,bin,start_s,end_s,compute_s,mpi_s,io_s,top_mpi,rss_kib\n";
   for (const auto& r : ranks)
     for (std::size_t i = 0; i < r.mpi_s.size(); ++i)
-      out += fmt::format("{},{},{},{},{},{},{},{}\n", r.rank, i, seconds_text(r.bin_s * static_cast<double>(i)),
+      // rss_kib empty where the rank's memory was not sampled (the record has no rss_kib).
+      out += fmt::format("{},{},{},{},{},{},{},{},{}\n", r.rank, i, seconds_text(r.bin_s * static_cast<double>(i)),
                          seconds_text(r.bin_s * static_cast<double>(i + 1)), seconds_text(r.compute_s[i]), seconds_text(r.mpi_s[i]),
-                         seconds_text(r.io_s[i]), csv_cell(r.top_mpi[i]));
+                         seconds_text(r.io_s[i]), csv_cell(r.top_mpi[i]), i < r.rss_kib.size() ? std::to_string(r.rss_kib[i]) : "");
   return out;
 }
 

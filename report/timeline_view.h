@@ -56,7 +56,8 @@ struct Phase {
 };
 std::vector<Phase> timeline_phases(const std::vector<RankTimeline>& ranks);
 
-// `--format csv --table timeline`: rank,bin,start_s,end_s,compute_s,mpi_s,io_s,top_mpi.
+// `--format csv --table timeline`: rank,bin,start_s,end_s,compute_s,mpi_s,io_s,top_mpi,rss_kib
+// (rss_kib empty for a rank whose memory was not sampled).
 std::string timeline_csv(const std::vector<RankTimeline>& ranks);
 
 }  // namespace hpcsens::report

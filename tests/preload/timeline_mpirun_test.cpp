@@ -148,24 +148,25 @@ TEST_F(TimelineMpirun, ReportShowsTheSameBinsAsCsvPhasesAndHeatMap) {
   std::istringstream lines(csv);
   std::string line;
   std::getline(lines, line);
-  EXPECT_EQ(line, "rank,bin,start_s,end_s,compute_s,mpi_s,io_s,top_mpi");
+  EXPECT_EQ(line, "rank,bin,start_s,end_s,compute_s,mpi_s,io_s,top_mpi,rss_kib");
   std::size_t rows = 0;
   for (const json& r : rec.at("ranks")) {
     const json& t = r.at("timeline");
+    ASSERT_TRUE(t.contains("rss_kib")) << "memory sampling thread did not run: " << t.dump();
     for (int i = 0; i < t.at("bins").get<int>(); ++i, ++rows) {
       ASSERT_TRUE(std::getline(lines, line));
-      int rank = -1, bin = -1;
-      double start = 0, end = 0, c = 0, m = 0, o = 0;
-      char top[64] = "";
-      ASSERT_GE(std::sscanf(line.c_str(), "%d,%d,%lf,%lf,%lf,%lf,%lf,%63s", &rank, &bin, &start, &end, &c, &m, &o, top), 7)
-          << line;
-      EXPECT_EQ(rank, r.at("rank").get<int>());
-      EXPECT_EQ(bin, i);
-      EXPECT_EQ(c, t["compute_s"][i].get<double>()) << line;
-      EXPECT_EQ(m, t["mpi_s"][i].get<double>()) << line;
-      EXPECT_EQ(o, t["io_s"][i].get<double>()) << line;
+      std::vector<std::string> f;
+      std::istringstream cells(line + ",");
+      for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+      ASSERT_EQ(f.size(), 9u) << line;
+      EXPECT_EQ(std::stoi(f[0]), r.at("rank").get<int>());
+      EXPECT_EQ(std::stoi(f[1]), i);
+      EXPECT_EQ(std::stod(f[4]), t["compute_s"][i].get<double>()) << line;
+      EXPECT_EQ(std::stod(f[5]), t["mpi_s"][i].get<double>()) << line;
+      EXPECT_EQ(std::stod(f[6]), t["io_s"][i].get<double>()) << line;
       const int k = t["top_mpi"][i];
-      EXPECT_EQ(std::string(top), k < 0 ? "" : t["calls"][k].get<std::string>()) << line;
+      EXPECT_EQ(f[7], k < 0 ? "" : t["calls"][k].get<std::string>()) << line;
+      EXPECT_EQ(f[8], std::to_string(t["rss_kib"][i].get<std::int64_t>())) << line;
     }
   }
   EXPECT_FALSE(std::getline(lines, line)) << "extra row " << line;

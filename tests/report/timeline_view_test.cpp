@@ -69,9 +69,16 @@ TEST(TimelineView, RanksWithDifferentBinWidthsShareTheWidestGrid) {
 
 TEST(TimelineView, CsvHasOneRowPerRankAndBin) {
   EXPECT_EQ(timeline_csv(timelines_of(json{rank_with(3, "cm", 0.5)}, "r.json")),
-            "rank,bin,start_s,end_s,compute_s,mpi_s,io_s,top_mpi\n"
-            "3,0,0,0.5,0.5,0,0,\n"
-            "3,1,0.5,1,0,0.5,0,MPI_Bcast\n");
+            "rank,bin,start_s,end_s,compute_s,mpi_s,io_s,top_mpi,rss_kib\n"
+            "3,0,0,0.5,0.5,0,0,,\n"
+            "3,1,0.5,1,0,0.5,0,MPI_Bcast,\n");
+  // With memory sampled: each bin's resident KiB, as the record has it.
+  json sampled = rank_with(4, "cm", 0.5);
+  sampled["timeline"]["rss_kib"] = {2048, 3072};
+  EXPECT_EQ(timeline_csv(timelines_of(json{sampled}, "r.json")),
+            "rank,bin,start_s,end_s,compute_s,mpi_s,io_s,top_mpi,rss_kib\n"
+            "4,0,0,0.5,0.5,0,0,,2048\n"
+            "4,1,0.5,1,0,0.5,0,MPI_Bcast,3072\n");
 }
 
 TEST(TimelineView, MalformedFieldsAreNamedWithFileRankAndField) {
