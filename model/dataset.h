@@ -61,6 +61,9 @@ struct Observation {
   // (summed over the record's measured nodes); the domains they hold, or why there are none.
   std::optional<double> uncore_ghz, energy_j, power_w;
   std::string energy_domains, energy_reason;
+  // The record's energy.source (powercap, emulated), "csv" for a fit CSV; the nodes measured.
+  std::string energy_source;
+  int energy_nodes = 0;
 };
 
 // One run's time and node, with the configuration it belongs to (index into Dataset::points).

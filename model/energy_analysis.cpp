@@ -1,5 +1,6 @@
 #include "model/energy_analysis.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -100,10 +101,23 @@ std::string missing_reason(const std::vector<Point>& points) {
   return fmt::format("{} of {} configurations have no energy; '{}': {}", lacking, points.size(), first->label, why);
 }
 
+// What the energy figures cover. Emulated energy is the spec's power truth, not RAPL: saying
+// what RAPL covers there would claim a measurement that never happened.
 void describe_domains(const std::vector<Point>& points, EnergyReport& e) {
-  std::set<std::string> d;
-  for (const auto& p : points) d.insert(p.energy_domains);
+  std::set<std::string> d, src;
+  for (const auto& p : points) {
+    d.insert(p.energy_domains), src.insert(p.energy_source);
+    e.nodes_per_job = std::max(e.nodes_per_job, p.energy_nodes);
+  }
   e.domains = d.size() == 1 ? *d.begin() : "package";
+  e.source = src.size() == 1 ? *src.begin() : src.count("emulated") ? "emulated" : "mixed";
+  if (e.source == "emulated") {
+    e.domains_note = std::string("EMULATED: ") + (e.domains == "package+dram" ? "package and DRAM" : "package") +
+                     " energy computed from the sweep spec's power truth (emulated.power) and read back through "
+                     "the powercap reader, not measured" +
+                     (src.size() > 1 ? "; some configurations' energy is measured, some emulated" : "");
+    return;
+  }
   const std::string rest = "RAPL covers neither fans, PSU losses, disks nor the network";
   if (e.domains == "package+dram") e.domains_note = "package and DRAM energy; " + rest;
   else if (e.domains == "package") e.domains_note = "package only: no DRAM zone, memory energy is not in these figures; " + rest;
@@ -157,16 +171,9 @@ EnergyConfig candidate_config(const ModelReport& m, const Prediction& p) {
   c.slow_ln_half = std::isfinite(p.speedup_high) ? std::log(p.speedup_high / p.speedup_low) / 2 : c.time_ln_half;
   c.verdict = p.verdict;
   c.reasons = p.doubts;
-  double lo = INFINITY, hi = 0;
-  for (const auto& x : m.points) lo = std::min(lo, x.cpu_ghz), hi = std::max(hi, x.cpu_ghz);
-  if (c.cpu_ghz > hi * kExtrapolationFactor || c.cpu_ghz < lo / kExtrapolationFactor) {
+  for (auto& why : candidate_power_doubts(m, p)) {
     if (c.verdict == "ok") c.verdict = "caution";
-    c.reasons.push_back(fmt::format("the power model is extrapolated: {:g} GHz lies beyond the measured {:g}-{:g} GHz",
-                                    c.cpu_ghz, lo, hi));
-  }
-  if (p.system.cpu_work_factor != 1.0) {
-    if (c.verdict == "ok") c.verdict = "caution";
-    c.reasons.push_back("the power model is the measured node's; this candidate is another machine");
+    c.reasons.push_back(std::move(why));
   }
   return c;
 }
@@ -186,12 +193,27 @@ EnergyReport energy_with_candidates(const ModelReport& rep, const std::vector<Pr
   return e;
 }
 
+std::vector<std::string> candidate_power_doubts(const ModelReport& m, const Prediction& p) {
+  std::vector<std::string> out;
+  double lo = INFINITY, hi = 0;
+  for (const auto& x : m.points) lo = std::min(lo, x.cpu_ghz), hi = std::max(hi, x.cpu_ghz);
+  if (p.system.cpu_ghz > hi * kExtrapolationFactor || p.system.cpu_ghz < lo / kExtrapolationFactor)
+    out.push_back(fmt::format("the power model is extrapolated: {:g} GHz lies beyond the measured {:g}-{:g} GHz",
+                              p.system.cpu_ghz, lo, hi));
+  if (p.system.cpu_work_factor != 1.0)
+    out.push_back("the power model is the measured node's; this candidate is another machine");
+  return out;
+}
+
 std::optional<CandidatePower> candidate_power(const ModelReport& rep, const Prediction& p) {
   if (!rep.energy.available || !rep.energy.power.ok) return std::nullopt;
   CandidatePower c;
   c.power_w = power_at(rep.energy.power.form, rep.energy.power.params, p.system.cpu_ghz,
                        rep.points[rep.baseline].uncore_ghz);
   c.energy_j = c.power_w * p.predicted_s;
+  const Point& b = rep.points[rep.baseline];
+  c.baseline_power_w = power_at(rep.energy.power.form, rep.energy.power.params, b.cpu_ghz, b.uncore_ghz);
+  c.baseline_energy_j = c.baseline_power_w * p.baseline_model_s;
   return c;
 }
 

@@ -19,10 +19,16 @@ EnergyReport energy_with_candidates(const ModelReport& rep, const std::vector<Pr
                                     double max_slowdown);
 
 // The candidate's energy per job (J) and mean power (W) by the power model, for a mix ranked per
-// watt from measured power; nullopt when the model has no energy.
+// watt from measured power; nullopt when the model has no energy. The baseline's energy is the
+// models' too (power model x baseline_model_s): ratios are model over model, as speed-ups are.
 struct CandidatePower {
   double power_w = 0, energy_j = 0;
+  double baseline_power_w = 0, baseline_energy_j = 0;
 };
 std::optional<CandidatePower> candidate_power(const ModelReport& rep, const Prediction& p);
+
+// Why the power model's figure for this candidate is less sure than the fit: its clock lies beyond
+// the measured ones (x kExtrapolationFactor), or it is another machine (cpu_work_factor != 1).
+std::vector<std::string> candidate_power_doubts(const ModelReport& m, const Prediction& p);
 
 }  // namespace hpcsens::model

@@ -1,5 +1,6 @@
 #include "model/energy_dataset.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/errors.h"
@@ -78,6 +79,9 @@ void read_record_energy(const json& config, const json& extra, const std::string
   }
   o.energy_j = joules, o.power_w = watts;
   o.energy_domains = all_dram ? "package+dram" : "package";
+  const auto src = e->find("source");
+  o.energy_source = src != e->end() && src->is_string() ? src->get<std::string>() : "";
+  o.energy_nodes = measured;
 }
 
 void combine_energy(const std::vector<const Observation*>& runs, Point& p) {
@@ -93,6 +97,9 @@ void combine_energy(const std::vector<const Observation*>& runs, Point& p) {
     p.power_reps_w.push_back(*o->power_w);
     if (p.energy_domains.empty() || p.energy_domains == o->energy_domains) p.energy_domains = o->energy_domains;
     else p.energy_domains = "package";  // mixed: only the package is common to all
+    if (p.energy_source.empty() || p.energy_source == o->energy_source) p.energy_source = o->energy_source;
+    else p.energy_source = "mixed";
+    p.energy_nodes = std::max(p.energy_nodes, o->energy_nodes);
   }
   if (uncores.size() == runs.size() && !uncores.empty()) p.uncore_ghz = median(uncores);
   if (!p.energy_reason.empty()) {  // one repetition without energy: the configuration has none

@@ -124,6 +124,10 @@ std::string pct_words(double f) {
                                                                     : fmt::format("{:.1f} %", v);
 }
 
+// A measured clock scatters by a few kHz around the set one (2.60003 GHz for 2.6): a sentence
+// names the setting, to 10 MHz, finer than any DVFS step but one (AMD's 25 MHz: 2.83 for 2.825).
+std::string clock_words(double ghz) { return fmt::format("{:g} GHz", std::round(ghz * 100) / 100); }
+
 std::string settings_words(const std::vector<EnergyPoint>& points, const EnergyConfig& c) {
   const auto varies = [&](const std::function<double(const EnergyConfig&)>& get) {
     for (const auto& p : points)
@@ -132,9 +136,9 @@ std::string settings_words(const std::vector<EnergyPoint>& points, const EnergyC
   };
   std::vector<std::string> parts;
   if (varies([](const EnergyConfig& x) { return x.cpu_ghz; }) || points.size() < 2)
-    parts.push_back(fmt::format("{:g} GHz", c.cpu_ghz));
+    parts.push_back(clock_words(c.cpu_ghz));
   if (c.uncore_ghz && varies([](const EnergyConfig& x) { return x.uncore_ghz.value_or(0); }))
-    parts.push_back(fmt::format("uncore {:g} GHz", *c.uncore_ghz));
+    parts.push_back("uncore " + clock_words(*c.uncore_ghz));
   if (std::isfinite(c.mem_gbs) && varies([](const EnergyConfig& x) { return std::isfinite(x.mem_gbs) ? x.mem_gbs : 0; }))
     parts.push_back(fmt::format("{:g} GB/s", c.mem_gbs));
   std::string s;

@@ -15,7 +15,9 @@ namespace hpcsens::model {
 
 // What the time model says at one configuration, measured or a candidate.
 struct EnergyConfig {
-  std::string label, source = "measured";  // measured | predicted
+  // swept: a configuration the sweep ran (its energy measured, or emulated: EnergyReport::source);
+  // predicted: a candidate, its power from the power model alone.
+  std::string label, source = "swept";
   double cpu_ghz = 0, mem_gbs = NAN;
   std::optional<double> uncore_ghz;
   double time_s = 0;                     // the time model's
@@ -54,6 +56,8 @@ struct EnergyReport {
   bool available = false;
   std::string reason;             // why not available
   std::string domains, domains_note;
+  std::string source;             // the points' energy source: powercap, emulated, csv, mixed ("" unknown)
+  int nodes_per_job = 0;          // nodes one run's energy sums over (0: unknown, read as 1)
   double max_slowdown = kDefaultMaxSlowdown;
   std::string baseline;           // label
   PowerFit power;
@@ -77,6 +81,9 @@ void mark_pareto(std::vector<EnergyPoint>& points);
 
 // "2.2 GHz", "2.3 GHz, uncore 1.2 GHz": the settings that vary among `points`.
 std::string settings_words(const std::vector<EnergyPoint>& points, const EnergyConfig& c);
+
+// "2.6 GHz" for a measured 2.60003: the clock rounded to 10 MHz, as a setting is named.
+std::string clock_words(double ghz);
 
 // A percentage as the sentences write it: "18 %", "4.2 %".
 std::string pct_words(double fraction);

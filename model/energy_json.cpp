@@ -129,6 +129,8 @@ json energy_to_json(const EnergyReport& e) {
   return {{"available", true},
           {"domains", e.domains},
           {"domains_note", e.domains_note},
+          {"source", e.source},
+          {"nodes_per_job", e.nodes_per_job},
           {"max_slowdown_pct", 100 * e.max_slowdown},
           {"baseline", e.baseline},
           {"power_model", power_json(e.power)},
@@ -157,6 +159,12 @@ void energy_from_json(const json& j, const std::string& src, ModelReport& m) {
   if (e.contains("domains") && e.at("domains").is_string()) m.energy.domains = e.at("domains").get<std::string>();
   if (e.contains("domains_note") && e.at("domains_note").is_string())
     m.energy.domains_note = e.at("domains_note").get<std::string>();
+  if (e.contains("source") && e.at("source").is_string()) m.energy.source = e.at("source").get<std::string>();
+  if (e.contains("nodes_per_job")) {  // absent before the mix used it: unknown
+    const double n = number_at(e, "nodes_per_job", where);
+    if (n < 0 || n > 1e7 || n != std::floor(n)) throw InputError(where + ".nodes_per_job'", "must be a node count >= 0");
+    m.energy.nodes_per_job = static_cast<int>(n);
+  }
   if (e.contains("power_model") && e.at("power_model").contains("interval_method") &&
       e.at("power_model").at("interval_method").is_string())
     m.energy.power.interval_method = e.at("power_model").at("interval_method").get<std::string>();
@@ -164,7 +172,8 @@ void energy_from_json(const json& j, const std::string& src, ModelReport& m) {
   for (size_t i = 0; i < e.at("points").size(); ++i) {
     const json& p = e.at("points")[i];
     const std::string w = where + ".points[" + std::to_string(i) + "]";
-    if (!p.is_object() || p.value("source", "") != "measured") continue;
+    // "measured" is what files written before "swept" call a swept configuration.
+    if (!p.is_object() || (p.value("source", "") != "swept" && p.value("source", "") != "measured")) continue;
     for (Point& x : m.points)
       if (p.contains("label") && p.at("label") == x.label) {
         x.energy_j = number_at(p, "energy_j", w);

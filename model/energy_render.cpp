@@ -52,7 +52,13 @@ std::string points_table(const EnergyReport& e, bool md) {
                           p.cfg.source, p.cfg.cpu_ghz, unc, p.shown_time(), kj(p.shown_energy()), w, kj(p.energy_j),
                           p.pareto ? "yes" : "");
   }
-  return o;
+  const std::string swept = e.source == "emulated" ? "EMULATED from the power truth, not measured"
+                            : e.source == "csv"    ? "the CSV's"
+                            : e.source == "mixed"  ? "measured or emulated (the records differ)"
+                                                   : "measured";
+  return o + fmt::format("{}source: swept = a configuration the sweep ran (energy and time {}); predicted = a "
+                         "candidate (the models' values)\n",
+                         md ? "\n" : "  ", swept);
 }
 
 }  // namespace

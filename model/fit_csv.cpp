@@ -175,6 +175,7 @@ std::vector<Observation> parse_fit_csv(const std::string& text, const std::strin
       o.energy_j = parse_number(f[col[energy_col]], where_line(path, lineno, energy_col), true);
       o.power_w = *o.energy_j / o.time_s;
       o.energy_domains = energy_col;
+      o.energy_source = "csv";
     }
     out.push_back(std::move(o));
   }

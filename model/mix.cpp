@@ -146,6 +146,8 @@ RankBy parse_rank_by(const std::string& name) {
 
 std::optional<double> rank_factor(const MixSystem& s, RankBy r, double baseline_nodes) {
   if (r == RankBy::speedup) return 1.0;
+  // Measured power: throughput / (nodes x power per node) = speedup / (baseline_nodes x power per node).
+  if (r == RankBy::per_watt && s.node_power_w) return 1.0 / (baseline_nodes * *s.node_power_w);
   if (!s.system.nodes) return std::nullopt;
   const double per_node = *s.system.nodes / baseline_nodes;
   if (r == RankBy::throughput) return per_node;
@@ -156,7 +158,9 @@ std::optional<double> rank_factor(const MixSystem& s, RankBy r, double baseline_
 namespace {
 
 const char* needs(RankBy r) {
-  return r == RankBy::per_price ? "nodes and price" : r == RankBy::per_watt ? "nodes and power_w" : "nodes";
+  return r == RankBy::per_price ? "nodes and price"
+         : r == RankBy::per_watt  ? "nodes and power_w (and not every application's model has a power model)"
+                                  : "nodes";
 }
 
 // Best first by `by` (every system has its factor); neighbours whose intervals overlap.
@@ -217,12 +221,12 @@ MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems, s
     if (sys.nodes) {
       ms.throughput = ms.speedup * *sys.nodes / mix.baseline_nodes;
       if (sys.price) ms.per_price = *ms.throughput / *sys.price;
-      if (sys.power_w) ms.per_watt = *ms.throughput / *sys.power_w;
-    } else if (sys.price || sys.power_w) {
-      ms.warnings.push_back("price and power_w need nodes to give throughput per price and per watt");
+    } else if (sys.price) {  // power_w: mix_power says it, where the nominal power is used
+      ms.warnings.push_back("price needs nodes to give throughput per price");
     }
     r.systems.push_back(std::move(ms));
   }
+  mix_power(mix, r);  // per watt from measured power where every application has a power model
   auto all_have = [&](RankBy by) {
     return std::all_of(r.systems.begin(), r.systems.end(),
                        [&](const MixSystem& s) { return rank_factor(s, by, mix.baseline_nodes).has_value(); });

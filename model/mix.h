@@ -42,13 +42,25 @@ struct MixAppResult {
   double weight = 0;
   Prediction pred;
   std::string verdict;
+  // From the application's measured power model at the candidate's clocks (model/mix_energy.cpp):
+  // one job's mean power (W, over the nodes its sweep measured) and energy (J).
+  std::optional<double> power_w, energy_j;
 };
+
+// Where a mix's per-watt figures come from: the applications' power models fitted to measured
+// (or emulated) energy, the SYSTEMS file's nominal power_w, or nothing.
+enum class PowerBasis { measured, nominal, none };
+const char* power_basis_name(PowerBasis b);  // "measured power model" | "nominal, from SYSTEMS file" | "none"
 
 struct MixSystem {
   SystemSpec system;
   std::vector<MixAppResult> apps;
   double speedup = 0, speedup_low = 0, speedup_high = 0;
   std::optional<double> throughput, per_price, per_watt;
+  // Measured basis: the mean power per node running the mix (W; the applications' powers weighted
+  // by their node-hours on this system) and the mix's energy for the same work over the
+  // baseline's (the applications' energy ratios weighted by their node-hour shares).
+  std::optional<double> node_power_w, energy_ratio;
   std::vector<std::string> warnings;
   // The weakest of its applications' projections: the worst verdict, the largest extrapolation.
   std::string verdict = "ok";
@@ -81,6 +93,8 @@ struct MixResult {
   std::vector<std::string> overlaps;  // adjacent systems whose intervals of rank_by overlap
   std::vector<GroupedWarning> warnings;  // the systems' warnings, each text once
   bool emulated = false;
+  PowerBasis power_basis = PowerBasis::none;
+  std::string power_note;  // how the per-watt figures were made, or why there are none
   const Mix* mix = nullptr;
   Answer answer;  // built once by evaluate_mix (mix_answer); every format renders it
 };
@@ -98,6 +112,10 @@ double workload_speedup(const std::vector<double>& weights, const std::vector<do
 // A criterion some system cannot give is InputError naming the system and what it lacks.
 MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems,
                        std::optional<RankBy> rank_by = std::nullopt);
+
+// Sets power_basis, power_note and each system's per_watt (and, from measured power, its
+// applications' power and energy, node_power_w and energy_ratio); model/mix_energy.cpp.
+void mix_power(const Mix& mix, MixResult& r);
 
 // format: table | md | json | csv.
 std::string render_mix(const MixResult& r, const std::string& format);

@@ -18,7 +18,9 @@ std::string criterion_value(const MixResult& r, const MixSystem& s) {
     case RankBy::speedup: return fmt::format("{:.2f}x the baseline", s.speedup);
     case RankBy::throughput: return fmt::format("{:.2f}x the baseline's throughput", s.throughput.value_or(NAN));
     case RankBy::per_price: return human::per_money(s.per_price.value_or(NAN)) + " per price";
-    case RankBy::per_watt: return human::per_money(s.per_watt.value_or(NAN)) + " per watt";
+    case RankBy::per_watt:
+      return human::per_money(s.per_watt.value_or(NAN)) + " per watt, " + power_basis_name(r.power_basis) +
+             (s.energy_ratio ? fmt::format(", {:.2f}x the baseline's energy for the same work", *s.energy_ratio) : "");
   }
   return "";
 }
@@ -69,6 +71,8 @@ void caveats(const MixResult& r, Answer& a) {
   if (!pairs.empty()) a.caveats.push_back("The ranking rests on extrapolated predictions (" + list_words(pairs) + ").");
   if (!r.overlaps.empty())
     a.caveats.push_back("The ranking does not hold across the intervals between " + list_words(r.overlaps) + ".");
+  if (r.rank_by == RankBy::per_watt && r.power_basis == PowerBasis::nominal)
+    a.caveats.push_back("Per watt rests on the SYSTEMS file's nominal power_w, not on measured power: " + r.power_note + ".");
   if (r.mix->weights_normalised) a.caveats.push_back("The weights did not sum to 1 and were normalised.");
   for (const auto& w : r.mix->warnings) a.caveats.push_back(w + ".");
   for (const auto& g : r.warnings) {

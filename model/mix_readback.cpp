@@ -51,6 +51,8 @@ MixAppResult app_result(const SavedJson& a) {
   p.verdict = out.verdict;
   p.verdict_reasons = a.texts("verdict_reasons");
   p.warnings = a.texts("warnings");
+  out.power_w = a.optional("power_w");  // absent in files written before issue 31's mix energy
+  out.energy_j = a.optional("energy_j");
   return out;
 }
 
@@ -69,6 +71,8 @@ MixSystem system_of(const SavedJson& s) {
   out.throughput = s.optional("throughput");
   out.per_price = s.optional("per_price");
   out.per_watt = s.optional("per_watt");
+  out.node_power_w = s.optional("node_power_w");
+  out.energy_ratio = s.optional("energy_ratio");
   out.verdict = s.word("verdict", kSavedVerdictWords);
   out.extrapolation = s.number("extrapolation");
   out.warnings = s.texts("warnings");
@@ -82,12 +86,22 @@ RankBy rank_by_of(const SavedJson& s, const char* key, const std::string& name) 
   s.fail(key, "is '" + name + "', not speedup, throughput, per-price or per-watt");
 }
 
+PowerBasis power_basis_of(const SavedJson& s, const std::string& name) {
+  for (PowerBasis b : {PowerBasis::measured, PowerBasis::nominal, PowerBasis::none})
+    if (name == power_basis_name(b)) return b;
+  s.fail("power_basis", "is '" + name + "', not 'measured power model', 'nominal, from SYSTEMS file' or 'none'");
+}
+
 MixResult result_of(const SavedJson& s, const Mix& mix) {
   MixResult r;
   r.mix = &mix;
   r.rank_by = rank_by_of(s, "rank_by", s.text("rank_by"));
   r.emulated = s.flag("emulated");
   r.overlaps = s.texts("ranking_overlaps");
+  const std::string basis = s.text_or("power_basis", "");
+  r.power_basis = basis.empty() ? PowerBasis::none : power_basis_of(s, basis);
+  r.power_note = s.text_or("power_note", "not recorded (the file was written before mixes recorded their power basis; "
+                                         "its per watt is the nominal power_w)");
   for (const auto& sys : s.objects("systems")) r.systems.push_back(system_of(sys));
   const SavedJson winners = s.object("winners");
   for (const auto& [key, value] : winners.node().items()) {

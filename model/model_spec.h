@@ -74,6 +74,8 @@ struct Point {
   double energy_j = NAN;
   std::string energy_domains;  // what the joules hold: "package+dram", "package", "pkg_energy_j"
   std::string energy_reason;   // why there is none (the record's reason), "" when there is
+  std::string energy_source;   // powercap | emulated | csv | mixed (repetitions disagree); "" unknown
+  int energy_nodes = 0;        // nodes the energy sums over (the most of any repetition); 0 unknown
 };
 
 struct ModelSpec {

@@ -178,6 +178,13 @@ std::string system_extrapolation(const json& sys) {
   return f.is_number() && f.get<double>() > 1 ? fmt::format("{:.2f}x", f.get<double>()) : "-";
 }
 
+// The mix's power per node from the measured power model, else the system's nominal power_w.
+std::string mix_power_cell(const json& mix, const json& sys) {
+  if (ja::maybe(sys, "node_power_w").is_number()) return g(ja::maybe(sys, "node_power_w"));
+  if (ja::text(mix, "power_basis", "") == "nominal, from SYSTEMS file") return g(ja::maybe(sys, "power_w"));
+  return "-";
+}
+
 json mix_page(const json& mix, const std::string& file) {
   const json& systems = ja::array(mix, "systems", file, "");
   std::vector<std::string> labels, apps;
@@ -194,15 +201,19 @@ json mix_page(const json& mix, const std::string& file) {
   Table per_system;
   per_system.title = "Systems, best first by " + ja::text(mix, "rank_by", "speedup") + " (the other criteria beside it)";
   per_system.header = {"rank", "system", "speed-up", "range", "throughput", "per price", "per watt", "verdict",
-                       "extrapolation"};
-  per_system.numeric = {true, false, true, false, true, true, true, false, false};
+                       "extrapolation", "power [W]", "energy vs baseline"};
+  per_system.numeric = {true, false, true, false, true, true, true, false, false, true, true};
+  // What per watt rests on (measured power model, nominal power_w, or none), as the JSON says it.
+  const std::string basis = ja::text(mix, "power_basis", "");
+  if (!basis.empty()) w["text"].push_back("Power basis: " + basis + ": " + ja::text(mix, "power_note", "") + ".");
   auto money = [](const json& v) { return v.is_number() ? human::per_money(v.get<double>()) : std::string("-"); };
   for (std::size_t i = 0; i < systems.size(); ++i) {
     const json& sys = systems[i];
     per_system.rows.push_back({std::to_string(i + 1), ja::text(sys, "name"), g(ja::maybe(sys, "speedup")),
                                g(ja::maybe(sys, "speedup_low")) + " to " + g(ja::maybe(sys, "speedup_high")),
                                g(ja::maybe(sys, "throughput")), money(ja::maybe(sys, "per_price")),
-                               money(ja::maybe(sys, "per_watt")), system_verdict(sys), system_extrapolation(sys)});
+                               money(ja::maybe(sys, "per_watt")), system_verdict(sys), system_extrapolation(sys),
+                               mix_power_cell(mix, sys), g(ja::maybe(sys, "energy_ratio"))});
   }
   json systems_table = html::table_json(per_system);
   systems_table["badges"] = 7;
@@ -222,8 +233,9 @@ json mix_page(const json& mix, const std::string& file) {
   std::vector<json> series;
   Table t;
   t.title = "Applications per system";
-  t.header = {"system", "application", "projected [s]", "speed-up", "verdict", "extrapolation"};
-  t.numeric = {false, false, true, true, false, false};
+  t.header = {"system", "application", "projected [s]", "speed-up", "verdict", "extrapolation", "power [W]",
+              "energy per job [J]"};
+  t.numeric = {false, false, true, true, false, false, true, true};
   for (const auto& app : apps) {
     json v = json::array();
     for (std::size_t i = 0; i < systems.size(); ++i) {
@@ -237,7 +249,8 @@ json mix_page(const json& mix, const std::string& file) {
   for (std::size_t i = 0; i < systems.size(); ++i)
     for (const auto& x : systems[i].value("applications", json::array()))
       t.rows.push_back({labels[i], ja::text(x, "name"), g(ja::maybe(x, "predicted_s")), g(ja::maybe(x, "speedup")),
-                        ja::text(x, "verdict", "-"), extrapolation_cell(x)});
+                        ja::text(x, "verdict", "-"), extrapolation_cell(x), g(ja::maybe(x, "power_w")),
+                        g(ja::maybe(x, "energy_j"))});
   a["charts"].push_back(html::bar_chart("Speed-up per application and system", "candidate system",
                                         "speed-up vs baseline [x]", labels, series));
   json apps_table = html::table_json(t);

@@ -7,6 +7,9 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <tuple>
+
+#include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
 
@@ -89,6 +92,46 @@ TEST_F(SavedAnswer, PredictionReadBackPrintsWhatPredictPrinted) {
 TEST_F(SavedAnswer, MixReadBackPrintsWhatPredictPrinted) {
   expect_round_trip(mix_, path("mix.json"));
   EXPECT_NE(run("report " + path("mix.json")).out.find("rests on extrapolated predictions"), std::string::npos);
+}
+
+// Two applications whose sweeps carry energy (a CSV's energy_j; truth P = s + c f^3, T = W / f + t):
+// per watt and energy come from their power models, and every format reads back byte for byte.
+TEST_F(SavedAnswer, MixWithMeasuredPowerReadsBackAndDamageIsNamed) {
+  for (const auto& [name, s, c, w, t] : {std::tuple{"x", 60.0, 4.0, 40.0, 20.0}, std::tuple{"y", 40.0, 7.0, 90.0, 4.0}}) {
+    std::string csv = "label,cpu_ghz,mem_gbs,time_s,energy_j\n";
+    for (double f : {1.2, 1.6, 2.0, 2.4, 2.8, 3.2})
+      for (int r = 0; r < 2; ++r) {
+        const double time = (w / f + t) * (r ? 1.003 : 0.997), power = (s + c * f * f * f) * (r ? 0.998 : 1.002);
+        csv += fmt::format("f{},{},100,{},{}\n", f, f, time, power * time);
+      }
+    ASSERT_EQ(run(fmt::format("fit {} --model cpu+fixed -o {}", file(std::string(name) + ".csv", csv),
+                              path(std::string(name) + ".model.json"))).exit_status, 0);
+  }
+  file("emix.yaml", "applications:\n  - {name: x, model: x.model.json, weight: 0.5}\n"
+                    "  - {name: y, model: y.model.json, weight: 0.5}\nbaseline_nodes: 4\n");
+  file("esys.yaml", "systems:\n  - {name: low, cpu_ghz: 1.6, nodes: 4, power_w: 900}\n"
+                    "  - {name: high, cpu_ghz: 3.0, nodes: 4, power_w: 100}\n");
+  const std::string cmd = "predict --mix " + path("emix.yaml") + " --system " + path("esys.yaml") + " --rank-by per-watt";
+  expect_round_trip(cmd, path("emix.json"));
+  const auto text = run("report " + path("emix.json"));
+  EXPECT_NE(text.out.find("power basis: measured power model: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" J per job"), std::string::npos) << text.out;
+  const auto j = nlohmann::json::parse(slurp(path("emix.json")));
+  // The truth's energy per job at 1.6 GHz is less than at 3.0 (the nominal power_w says the opposite).
+  EXPECT_EQ(j["systems"][0]["name"], "low") << j.dump(1);
+  // The page carries the label and the values too (its tables are built from this JSON).
+  const auto page = run("report " + path("emix.json") + " --format html");
+  ASSERT_EQ(page.exit_status, 0) << page.err;
+  EXPECT_NE(page.out.find("Power basis: measured power model: per watt and energy from the applications"),
+            std::string::npos);
+  EXPECT_NE(page.out.find("energy per job [J]"), std::string::npos);
+  EXPECT_NE(page.out.find(fmt::format("{:.5g}", j["systems"][0]["applications"][0]["energy_j"].get<double>())),
+            std::string::npos);
+  using J = nlohmann::json;
+  expect_refused(path("emix.json"), [](J& x) { x["power_basis"] = "guessed"; }, "power_basis");
+  expect_refused(path("emix.json"), [](J& x) { x["systems"][0]["applications"][1]["energy_j"] = "many"; },
+                 "systems[0].applications[1].energy_j");
+  expect_refused(path("emix.json"), [](J& x) { x["systems"][1]["node_power_w"] = true; }, "systems[1].node_power_w");
 }
 
 TEST_F(SavedAnswer, TheAnswerIsTheFilesNotRecomputed) {

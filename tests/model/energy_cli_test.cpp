@@ -79,7 +79,7 @@ TEST_F(EnergyCli, FitWritesTheEnergyObjectFromTheRecordsEnergySections) {
   // The f = 1.2 point's measured power: package + DRAM joules over the reader's span.
   const json& p0 = e.at("points")[0];
   EXPECT_NEAR(p0.at("power_w").get<double>(), truth_power(1.2) + 10, 1e-6);
-  EXPECT_EQ(p0.at("source"), "measured");
+  EXPECT_EQ(p0.at("source"), "swept");  // a configuration the sweep ran (its energy measured here)
   EXPECT_TRUE(p0.at("pareto").is_boolean());
   // The truth's optima: E(f) = (70 + 4 f^3)(40/f + 20) is least at 1.6 GHz on this grid; within
   // 10 % of T(3.2) = 32.5 s only 2.8 and 3.2 GHz remain, and 2.8 GHz uses less energy.

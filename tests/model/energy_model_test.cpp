@@ -1,11 +1,8 @@
-// The power model and energy decisions against a known truth (issue 31): power = static + a
-// dynamic part growing like f V(f)^2 with V linear in f (what the emulated launcher's power truth
-// does, sweep/execute/emulated_power.h), run time = W / f + fixed, both with run-to-run noise.
-// Fitted through the dataset -> analyze path `hpcsens fit` takes.
+// The power model and energy decisions against a known truth (issue 31, tests/model/power_truth.h):
+// power = static + a dynamic part growing like f V(f)^2, run time = W / f + fixed, with noise.
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include <fmt/core.h>
 
@@ -14,52 +11,12 @@
 #include "model/energy_decision.h"
 #include "model/energy_power.h"
 #include "common/errors.h"
+#include "tests/model/power_truth.h"
 
 namespace hpcsens::model {
 namespace {
 
-struct PowerTruth {
-  double static_w = 70, dynamic_w = 90;        // dynamic at f_max
-  double f_min = 1.0, f_max = 3.0, v_min = 0.70, v_max = 1.10;
-  double work_gcycles = 60, fixed_s = 25;      // T = W / f + fixed
-  double volts(double f) const { return v_min + (v_max - v_min) * (f - f_min) / (f_max - f_min); }
-  double power(double f) const { return static_w + dynamic_w * f / f_max * std::pow(volts(f) / volts(f_max), 2); }
-  double time(double f) const { return work_gcycles / f + fixed_s; }
-  double energy(double f) const { return power(f) * time(f); }
-};
-
-std::vector<double> grid() {
-  std::vector<double> g;
-  for (int i = 0; i <= 10; ++i) g.push_back(1.0 + 0.2 * i);
-  return g;
-}
-
-// Three runs per clock, 1 % noise on time and power (seeded).
-Dataset sweep(const PowerTruth& t, unsigned seed, double noise = 0.01) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> z(0, noise);
-  std::vector<Observation> obs;
-  for (double f : grid())
-    for (int r = 0; r < 3; ++r) {
-      Observation o;
-      o.label = "f" + std::to_string(f).substr(0, 3);
-      o.cpu_ghz = f;
-      o.mem_gbs = NAN;
-      o.time_s = t.time(f) * (1 + z(rng));
-      o.power_w = t.power(f) * (1 + z(rng));
-      o.energy_j = *o.power_w * o.time_s;
-      o.energy_domains = "package";
-      obs.push_back(o);
-    }
-  return assemble(obs);
-}
-
-ModelReport fit(const Dataset& d, double max_slowdown = 0.05) {
-  AnalyzeOptions opts;
-  opts.model = "cpu+fixed";
-  opts.max_slowdown = max_slowdown;
-  return analyze(d, opts);
-}
+using namespace power_truth;
 
 // The grid index of the truth's optimum under `cost`, optionally within a slowdown.
 size_t truth_best(const PowerTruth& t, double (*cost)(const PowerTruth&, double), double max_slowdown = INFINITY) {
