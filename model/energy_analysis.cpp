@@ -44,11 +44,13 @@ double measured_ln_half(const ModelReport& m, const Point& p) {
 // A time model without a memory term cannot see the uncore clock: where the power model varies
 // it, the measured configurations keep their measured times (the model would give them all the
 // baseline's uncore time).
-bool uncore_blind(const ModelReport& m, const PowerForm& form) {
+bool has_uncore_term(const PowerForm& form) {
   for (PowerTerm t : form)
-    if ((t == PowerTerm::uncore_lin || t == PowerTerm::uncore_cub) && !m.spec.has(Term::mem)) return true;
+    if (t == PowerTerm::uncore_lin || t == PowerTerm::uncore_cub) return true;
   return false;
 }
+
+bool uncore_blind(const ModelReport& m, const PowerForm& form) { return has_uncore_term(form) && !m.spec.has(Term::mem); }
 
 void use_measured_times(const ModelReport& m, std::vector<EnergyConfig>& out) {
   const Point& b = m.points[m.baseline];
@@ -164,7 +166,7 @@ EnergyConfig candidate_config(const ModelReport& m, const Prediction& p) {
   EnergyConfig c;
   c.label = p.system.name, c.source = "predicted";
   c.cpu_ghz = p.system.cpu_ghz, c.mem_gbs = p.system.mem_gbs;
-  c.uncore_ghz = m.points[m.baseline].uncore_ghz;  // candidates name no uncore clock: the baseline's
+  c.uncore_ghz = candidate_uncore(m, p);
   c.time_s = p.predicted_s;
   c.time_ln_half = p.fit_low_s > 0 ? std::log(p.fit_high_s / p.fit_low_s) / 2 : std::log(p.fit_high_s / p.predicted_s);
   c.slow_ln = std::log(p.predicted_s / p.baseline_model_s);
@@ -175,6 +177,7 @@ EnergyConfig candidate_config(const ModelReport& m, const Prediction& p) {
     if (c.verdict == "ok") c.verdict = "caution";
     c.reasons.push_back(std::move(why));
   }
+  if (const std::string note = candidate_uncore_note(m, p); !note.empty()) c.reasons.push_back(note);
   return c;
 }
 
@@ -193,23 +196,46 @@ EnergyReport energy_with_candidates(const ModelReport& rep, const std::vector<Pr
   return e;
 }
 
+std::optional<double> candidate_uncore(const ModelReport& m, const Prediction& p) {
+  return p.system.uncore_ghz ? p.system.uncore_ghz : m.points[m.baseline].uncore_ghz;
+}
+
 std::vector<std::string> candidate_power_doubts(const ModelReport& m, const Prediction& p) {
   std::vector<std::string> out;
-  double lo = INFINITY, hi = 0;
-  for (const auto& x : m.points) lo = std::min(lo, x.cpu_ghz), hi = std::max(hi, x.cpu_ghz);
+  double lo = INFINITY, hi = 0, ulo = INFINITY, uhi = 0;
+  for (const auto& x : m.points) {
+    lo = std::min(lo, x.cpu_ghz), hi = std::max(hi, x.cpu_ghz);
+    if (x.uncore_ghz) ulo = std::min(ulo, *x.uncore_ghz), uhi = std::max(uhi, *x.uncore_ghz);
+  }
   if (p.system.cpu_ghz > hi * kExtrapolationFactor || p.system.cpu_ghz < lo / kExtrapolationFactor)
     out.push_back(fmt::format("the power model is extrapolated: {:g} GHz lies beyond the measured {:g}-{:g} GHz",
                               p.system.cpu_ghz, lo, hi));
+  const bool uncore_term = has_uncore_term(m.energy.power.form);
+  const auto& u = p.system.uncore_ghz;
+  if (u && uncore_term && (*u > uhi * kExtrapolationFactor || *u < ulo / kExtrapolationFactor))
+    out.push_back(fmt::format("the power model is extrapolated: uncore {:g} GHz lies beyond the measured {:g}-{:g} GHz",
+                              *u, ulo, uhi));
   if (p.system.cpu_work_factor != 1.0)
     out.push_back("the power model is the measured node's; this candidate is another machine");
   return out;
 }
 
+std::string candidate_uncore_note(const ModelReport& m, const Prediction& p) {
+  const bool uncore_term = has_uncore_term(m.energy.power.form);
+  const auto& u = p.system.uncore_ghz;
+  if (!u && uncore_term && m.points[m.baseline].uncore_ghz)
+    return fmt::format("the candidate names no uncore_ghz: the power model takes the baseline's uncore {:g} GHz",
+                       *m.points[m.baseline].uncore_ghz);
+  if (u && !uncore_term)
+    return "uncore_ghz is given but changes nothing: the power model has no uncore term (the sweep did not vary the "
+           "uncore clock)";
+  return "";
+}
+
 std::optional<CandidatePower> candidate_power(const ModelReport& rep, const Prediction& p) {
   if (!rep.energy.available || !rep.energy.power.ok) return std::nullopt;
   CandidatePower c;
-  c.power_w = power_at(rep.energy.power.form, rep.energy.power.params, p.system.cpu_ghz,
-                       rep.points[rep.baseline].uncore_ghz);
+  c.power_w = power_at(rep.energy.power.form, rep.energy.power.params, p.system.cpu_ghz, candidate_uncore(rep, p));
   c.energy_j = c.power_w * p.predicted_s;
   const Point& b = rep.points[rep.baseline];
   c.baseline_power_w = power_at(rep.energy.power.form, rep.energy.power.params, b.cpu_ghz, b.uncore_ghz);

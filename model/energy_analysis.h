@@ -27,8 +27,14 @@ struct CandidatePower {
 };
 std::optional<CandidatePower> candidate_power(const ModelReport& rep, const Prediction& p);
 
+// The uncore clock the power model takes for a candidate: its uncore_ghz, else the baseline's.
+std::optional<double> candidate_uncore(const ModelReport& m, const Prediction& p);
+
 // Why the power model's figure for this candidate is less sure than the fit: its clock lies beyond
 // the measured ones (x kExtrapolationFactor), or it is another machine (cpu_work_factor != 1).
 std::vector<std::string> candidate_power_doubts(const ModelReport& m, const Prediction& p);
+// What the candidate's uncore_ghz does to the power model, where it is not plain: absent for a
+// power model with an uncore term (the baseline's is taken), or given to one without. "" else.
+std::string candidate_uncore_note(const ModelReport& m, const Prediction& p);
 
 }  // namespace hpcsens::model

@@ -39,6 +39,7 @@ void measured_system(const Mix& mix, MixSystem& s) {
     watt_hours += share * cp->power_w / std::max(1, m.energy.nodes_per_job);
     energy_ratio += a.weight * cp->energy_j / cp->baseline_energy_j;
     for (const auto& why : candidate_power_doubts(m, a.pred)) s.warnings.push_back(a.name + ": " + why);
+    if (const std::string note = candidate_uncore_note(m, a.pred); !note.empty()) s.warnings.push_back(a.name + ": " + note);
   }
   s.node_power_w = watt_hours / hours;
   s.energy_ratio = energy_ratio;

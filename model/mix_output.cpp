@@ -51,6 +51,7 @@ json system_json(const MixSystem& s) {
   if (s.system.nodes) j["nodes"] = *s.system.nodes;
   if (s.system.price) j["price"] = *s.system.price;
   if (s.system.power_w) j["power_w"] = *s.system.power_w;
+  if (s.system.uncore_ghz) j["uncore_ghz"] = *s.system.uncore_ghz;
   if (s.throughput) j["throughput"] = *s.throughput;
   if (s.per_price) j["per_price"] = *s.per_price;
   if (s.per_watt) j["per_watt"] = *s.per_watt;

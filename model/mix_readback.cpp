@@ -65,6 +65,7 @@ MixSystem system_of(const SavedJson& s) {
   out.system.nodes = s.optional("nodes");
   out.system.price = s.optional("price");
   out.system.power_w = s.optional("power_w");
+  out.system.uncore_ghz = s.optional("uncore_ghz");
   out.speedup = s.number("speedup");
   out.speedup_low = s.number_or_nan("speedup_low");
   out.speedup_high = s.number_or_nan("speedup_high");

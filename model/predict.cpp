@@ -113,7 +113,7 @@ SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
   if (!n.IsMap()) throw InputError(yaml_position(path, n), "expected a system mapping with a name and the rates it changes (cpu_ghz, mem_gbs, ...)");
   static const std::set<std::string> known{"name",    "cpu_ghz", "mem_gbs",         "lat_ns",         "description",
                                            "nodes",   "price",   "power_w",         "cpu_work_factor", "net_latency_us",
-                                           "net_bandwidth_gbs"};
+                                           "net_bandwidth_gbs", "uncore_ghz"};
   for (const auto& kv : n) {
     if (!kv.first.IsScalar())
       throw InputError(yaml_position(path, kv.first), "a field name must be a plain word, not a list or mapping");
@@ -121,7 +121,7 @@ SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
     if (!known.count(k))
       throw InputError(yaml_position(path, kv.first) + ": field '" + k + "'",
                        "unknown field (expected name, cpu_ghz, mem_gbs, lat_ns, net_latency_us, net_bandwidth_gbs, "
-                       "nodes, price, power_w, cpu_work_factor, description)");
+                       "nodes, price, power_w, cpu_work_factor, uncore_ghz, description)");
   }
   SystemSpec s;
   s.where = yaml_position(path, n);
@@ -148,6 +148,8 @@ SystemSpec parse_system(const YAML::Node& n, const std::string& path) {
   if (has) s.power_w = power;
   const double f = yaml_number(n, "cpu_work_factor", path, false, {0.01, 100}, &has);
   if (has) s.cpu_work_factor = f;
+  const double uncore = yaml_number(n, "uncore_ghz", path, false, kCpuGhzRange, &has);
+  if (has) s.uncore_ghz = uncore;
   return s;
 }
 

@@ -25,6 +25,9 @@ struct SystemSpec {
   // The candidate's interconnect (models with network terms): latency per message, bandwidth.
   // Last, so that positional initializers of the fields above keep their meaning.
   std::optional<double> net_latency_us, net_bandwidth_gbs;
+  // The candidate's uncore clock (GHz), for a power model with an uncore term (issue 31); no time
+  // model term reads it. Absent: the power model takes the measured baseline's.
+  std::optional<double> uncore_ghz;
 };
 
 // A rate more than this factor outside the measured range is an extrapolation (docs/methodology.md).
