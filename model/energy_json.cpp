@@ -122,7 +122,95 @@ PowerFit power_from_json(const json& pm, const std::string& where) {
   return f;
 }
 
+double number_or_nan_at(const json& o, const char* key) {
+  return o.is_object() && o.contains(key) && o.at(key).is_number() ? o.at(key).get<double>() : NAN;
+}
+
+std::string text_at(const json& o, const char* key, const std::string& where) {
+  if (!o.is_object() || !o.contains(key) || !o.at(key).is_string())
+    throw InputError(where + "." + key + "'", "missing or not a string");
+  return o.at(key).get<std::string>();
+}
+
+std::vector<std::string> texts_at(const json& o, const char* key) {
+  std::vector<std::string> out;
+  if (o.is_object() && o.contains(key) && o.at(key).is_array())
+    for (const auto& x : o.at(key))
+      if (x.is_string()) out.push_back(x.get<std::string>());
+  return out;
+}
+
+// A point as points_json wrote it: swept ones keep their recorded time, energy and power.
+EnergyPoint point_from_json(const json& p, const std::string& w) {
+  EnergyPoint out;
+  EnergyConfig& c = out.cfg;
+  c.label = text_at(p, "label", w), c.source = text_at(p, "source", w);
+  if (c.source == "measured") c.source = "swept";  // the word before "swept"
+  c.cpu_ghz = number_at(p, "cpu_ghz", w), c.mem_gbs = number_or_nan_at(p, "mem_gbs");
+  if (std::isfinite(number_or_nan_at(p, "uncore_ghz"))) c.uncore_ghz = number_or_nan_at(p, "uncore_ghz");
+  c.time_s = number_at(p, "model_time_s", w);
+  out.power_w = number_at(p, "model_power_w", w), out.energy_j = number_at(p, "model_energy_j", w);
+  out.energy_low = number_at(p, "energy_low", w), out.energy_high = number_at(p, "energy_high", w);
+  out.pareto = p.is_object() && p.value("pareto", false);
+  if (c.source == "swept") {
+    c.measured_time_s = number_at(p, "time_s", w), c.measured_energy_j = number_at(p, "energy_j", w);
+    c.measured_power_w = number_at(p, "power_w", w);
+  }
+  return out;
+}
+
+EnergyDecision decision_from_json(const json& d, const std::vector<EnergyPoint>& pts, const std::string& w) {
+  EnergyDecision out;
+  out.criterion = text_at(d, "criterion", w);
+  const std::string label = text_at(d, "label", w), source = text_at(d, "source", w);
+  out.point = pts.size();
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    if (pts[i].cfg.label == label && (pts[i].cfg.source == source || source == "measured")) out.point = i;
+  if (out.point == pts.size()) throw InputError(w + ".label'", "'" + label + "' is not one of the energy points");
+  out.saving = number_at(d, "energy_saving_pct", w) / 100;
+  out.saving_low = number_at(d, "energy_saving_low", w) / 100, out.saving_high = number_at(d, "energy_saving_high", w) / 100;
+  out.slowdown = number_at(d, "slowdown_pct", w) / 100;
+  out.slowdown_low = number_at(d, "slowdown_low", w) / 100, out.slowdown_high = number_at(d, "slowdown_high", w) / 100;
+  out.time_low = number_at(d, "time_low", w), out.time_high = number_at(d, "time_high", w);
+  out.verdict = text_at(d, "verdict", w), out.reasons = texts_at(d, "verdict_reasons");
+  out.sentence = text_at(d, "sentence", w);
+  return out;
+}
+
+// What power_json wrote beyond what a prediction needs: the intervals and diagnostics the text shows.
+void power_display_from_json(const json& pm, PowerFit& f) {
+  for (size_t k = 0; k < f.form.size(); ++k) {
+    f.low.push_back(number_or_nan_at(pm.at("terms")[k], "low"));
+    f.high.push_back(number_or_nan_at(pm.at("terms")[k], "high"));
+  }
+  const json diag = pm.contains("diagnostics") ? pm.at("diagnostics") : json();
+  f.diag.mape = number_or_nan_at(diag, "mape"), f.diag.loocv_mape = number_or_nan_at(diag, "loocv_mape");
+}
+
 }  // namespace
+
+EnergyReport energy_report_from_json(const json& j, const std::string& src) {
+  ModelReport m;
+  energy_from_json(j, src, m);  // available, reason, power model, domains, source
+  EnergyReport e = m.energy;
+  if (!e.available) return e;
+  const json& en = j.at("energy");
+  const std::string where = src + ": field 'energy";
+  power_display_from_json(en.at("power_model"), e.power);
+  e.max_slowdown = number_at(en, "max_slowdown_pct", where) / 100;
+  e.baseline = text_at(en, "baseline", where);
+  for (size_t i = 0; i < en.at("points").size(); ++i)
+    e.points.push_back(point_from_json(en.at("points")[i], where + ".points[" + std::to_string(i) + "]"));
+  const json& d = en.contains("decisions") ? en.at("decisions") : json();
+  const std::pair<const char*, EnergyDecision*> all[] = {
+      {"energy_optimal", &e.energy_optimal}, {"within_slowdown", &e.within_slowdown}, {"edp", &e.edp}, {"ed2p", &e.ed2p}};
+  for (const auto& [key, out] : all)
+    *out = decision_from_json(d.is_object() && d.contains(key) ? d.at(key) : json(), e.points,
+                              where + ".decisions." + key);
+  e.sentence = text_at(en, "sentence", where);
+  e.notes = texts_at(en, "notes");
+  return e;
+}
 
 json energy_to_json(const EnergyReport& e) {
   if (!e.available) return {{"available", false}, {"reason", e.reason}};

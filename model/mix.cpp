@@ -204,7 +204,8 @@ MixResult evaluate_mix(const Mix& mix, const std::vector<SystemSpec>& systems, s
     ms.system = sys;
     std::vector<double> w, s, lo, hi;
     for (const auto& a : mix.apps) {
-      MixAppResult ar{a.name, a.weight, predict(a.model, sys), ""};
+      MixAppResult ar;
+      ar.name = a.name, ar.weight = a.weight, ar.pred = predict(a.model, sys);
       ar.verdict = ar.pred.verdict;  // the model's, downgraded where this prediction extrapolates
       w.push_back(a.weight), s.push_back(ar.pred.speedup);
       lo.push_back(ar.pred.speedup_low), hi.push_back(ar.pred.speedup_high);

@@ -42,7 +42,7 @@ ModelReport model_of(const SavedJson& s, const std::string& file) {
   m.points = {baseline_point(s.object("baseline"))};
   m.baseline = 0;
   // The model's energy as predict wrote it (the Energy line under the table; model/energy_json.h).
-  energy_from_json(s.node(), file, m);
+  m.energy = energy_report_from_json(s.node(), file);
   return m;
 }
 

@@ -78,6 +78,8 @@ class SavedAnswer : public CliTest {
     }
   }
 
+  void energy_models();  // x.model.json, y.model.json: CSV sweeps with energy against a truth
+
   std::string predict_, mix_;
 };
 
@@ -96,7 +98,7 @@ TEST_F(SavedAnswer, MixReadBackPrintsWhatPredictPrinted) {
 
 // Two applications whose sweeps carry energy (a CSV's energy_j; truth P = s + c f^3, T = W / f + t):
 // per watt and energy come from their power models, and every format reads back byte for byte.
-TEST_F(SavedAnswer, MixWithMeasuredPowerReadsBackAndDamageIsNamed) {
+void SavedAnswer::energy_models() {
   for (const auto& [name, s, c, w, t] : {std::tuple{"x", 60.0, 4.0, 40.0, 20.0}, std::tuple{"y", 40.0, 7.0, 90.0, 4.0}}) {
     std::string csv = "label,cpu_ghz,mem_gbs,time_s,energy_j\n";
     for (double f : {1.2, 1.6, 2.0, 2.4, 2.8, 3.2})
@@ -107,6 +109,26 @@ TEST_F(SavedAnswer, MixWithMeasuredPowerReadsBackAndDamageIsNamed) {
     ASSERT_EQ(run(fmt::format("fit {} --model cpu+fixed -o {}", file(std::string(name) + ".csv", csv),
                               path(std::string(name) + ".model.json"))).exit_status, 0);
   }
+}
+
+// A prediction from a model with energy: its energy section (candidates, decisions, sentence)
+// reads back as predict printed it (a saved prediction used to lose the points and crash).
+TEST_F(SavedAnswer, PredictionWithEnergyReadsBack) {
+  ASSERT_NO_FATAL_FAILURE(energy_models());
+  file("csys.yaml", "systems:\n  - {name: slow, cpu_ghz: 1.4}\n  - {name: mid, cpu_ghz: 2.2}\n");
+  expect_round_trip("predict " + path("x.model.json") + " --system " + path("csys.yaml"), path("xp.json"));
+  const auto text = run("report " + path("xp.json"));
+  EXPECT_NE(text.out.find("  slow           predicted"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("energy optimum: 'f1.6'"), std::string::npos) << text.out;  // the truth's least energy
+  using J = nlohmann::json;
+  expect_refused(path("xp.json"), [](J& x) { x["energy"]["decisions"]["edp"]["label"] = "nowhere"; },
+                 "energy.decisions.edp.label");
+  expect_refused(path("xp.json"), [](J& x) { x["energy"]["points"][2].erase("model_energy_j"); },
+                 "energy.points[2].model_energy_j");
+}
+
+TEST_F(SavedAnswer, MixWithMeasuredPowerReadsBackAndDamageIsNamed) {
+  ASSERT_NO_FATAL_FAILURE(energy_models());
   file("emix.yaml", "applications:\n  - {name: x, model: x.model.json, weight: 0.5}\n"
                     "  - {name: y, model: y.model.json, weight: 0.5}\nbaseline_nodes: 4\n");
   file("esys.yaml", "systems:\n  - {name: low, cpu_ghz: 1.6, nodes: 4, power_w: 900}\n"
