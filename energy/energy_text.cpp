@@ -67,4 +67,19 @@ std::string energy_summary(const json& energy, const std::vector<std::string>& j
   return text + "; " + kCoverage;
 }
 
+std::string slurm_energy_summary(const json& energy) {
+  if (!energy.is_object()) return "";
+  const auto s = energy.find("slurm");
+  if (s == energy.end() || !s->is_object()) return "";
+  if (!flag(*s, "available")) return str(*s, "reason", "not available");
+  std::string steps;
+  if (const auto a = s->find("steps"); a != s->end() && a->is_array())
+    for (const auto& st : *a)
+      if (st.is_object()) steps += (steps.empty() ? "" : ", ") + str(st, "step");
+  const auto j = s->find("energy_j");
+  const double joules = j != s->end() && j->is_number() ? j->get<double>() : 0.0;
+  return fmt::format("{:.0f} J over step(s) {} of Slurm job {} (Slurm's energy plugin, from sacct's ConsumedEnergyRaw; "
+                     "its own sensors and coverage, not hpcsens')", joules, steps, str(*s, "job_id"));
+}
+
 }  // namespace hpcsens::energy

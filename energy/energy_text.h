@@ -13,4 +13,8 @@ namespace hpcsens::energy {
 // Hosts of job_hosts (the record's job.hosts) that no node object names are said as not measured.
 std::string energy_summary(const nlohmann::json& energy, const std::vector<std::string>& job_hosts = {});
 
+// Slurm's own figure for the run's job steps (energy.slurm, run/slurm_energy.h): "12345 J over
+// steps 4711.0, 4711.1 (...)", or why there is none; "" when the run was not inside an allocation.
+std::string slurm_energy_summary(const nlohmann::json& energy);
+
 }  // namespace hpcsens::energy

@@ -1,18 +1,7 @@
 #include "mpi/launcher.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
-
+#include "mpi/capture.h"
 #include "mpi/launcher_args.h"
-
-extern char** environ;
 
 namespace hpcsens::mpi {
 namespace {
@@ -163,48 +152,8 @@ LaunchPlan plan_launch(LauncherKind kind, const std::vector<std::string>& argv,
 }
 
 std::string probe_launcher_version(const std::string& launcher) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  std::string arg0 = launcher, arg1 = "--version";
-  char* args[] = {arg0.data(), arg1.data(), nullptr};
-  pid_t pid = -1;
-  const int rc = ::posix_spawnp(&pid, launcher.c_str(), &fa, &attr, args, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  ::close(fds[1]);
-  std::string out;
-  if (rc != 0) {
-    ::close(fds[0]);
-    return out;
-  }
   // A launcher that hangs on --version must not hang hpcsens: give it a few seconds.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  char buf[4096];
-  while (out.size() < 65536) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
-    pollfd p{fds[0], POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fds[0]);
-  ::kill(-pid, SIGKILL);  // harmless when it already exited; ends any children it left
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return out;
+  return capture_output({launcher, "--version"}, 5.0).output;
 }
 
 LauncherKind detect_launcher(const std::string& argv0) {

@@ -101,6 +101,8 @@ Table job_table(const RunRecord& rec) {
   if (rec.emulated) t.rows.push_back({"emulated", "yes"});
   if (const auto e = rec.extra.find("energy"); e != rec.extra.end())  // what hpcsens run's node reader saw
     t.rows.push_back({"energy (RAPL)", energy::energy_summary(*e, rec.job.hosts)});
+  if (const auto e = rec.extra.find("energy"); e != rec.extra.end())
+    if (const std::string slurm = energy::slurm_energy_summary(*e); !slurm.empty()) t.rows.push_back({"energy (Slurm)", slurm});
   for (const auto& [k, v] : rec.config.items())
     t.rows.push_back({"config." + k, v.is_string() ? v.get<std::string>() : v.dump()});
   return t;

@@ -27,6 +27,7 @@
 #include "common/text_escape.h"
 #include "counter_agent/protocol.h"
 #include "energy/sampler.h"
+#include "run/slurm_energy.h"
 #include "mpi/launcher.h"
 #include "mpi/rank_mpi.h"
 #include "run/appfile_job.h"
@@ -311,6 +312,7 @@ RunResult run_job(const RunRequest& req) {
   // This node's energy over the job: one reader, in this process, never in the ranks (issue 31).
   std::optional<energy::BackgroundSampler> power;
   if (measure) power.emplace(energy::root_from_env());
+  const long job_start_s = static_cast<long>(::time(nullptr));
   {
     SignalForwarding forwarding;
     pid = spawn(plan.argv, plan.launcher_env, &took_terminal, &exec_error);
@@ -335,10 +337,13 @@ RunResult run_job(const RunRequest& req) {
   if (!measure) return result;
   settle_partial_files(out_dir, run_id, earlier);
 
-  const Collected c =
-      collect_record(out_dir, run_id, {encoded(req.argv), result.launcher, start_utc, earlier,
-                                     {{"energy", energy::energy_section({energy_node})}}, req.name_sites},
-                     req.config);
+  nlohmann::json energy = energy::energy_section({energy_node});
+  // Slurm's own figure, where the run is inside an allocation (run/slurm_energy.h).
+  if (auto slurm = slurm_energy_for_run(job_start_s, static_cast<long>(::time(nullptr))); !slurm.is_null())
+    energy["slurm"] = std::move(slurm);
+  const Collected c = collect_record(out_dir, run_id, {encoded(req.argv), result.launcher, start_utc, earlier,
+                                                       {{"energy", std::move(energy)}}, req.name_sites},
+                                     req.config);
   result.record_path = c.record_path;
   result.complete = c.complete;
   if (!c.error.empty()) result.error = c.error;

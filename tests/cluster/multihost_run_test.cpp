@@ -122,6 +122,29 @@ TEST_F(MultiHostRun, SrunTwoNodesFourRanksRecordsTheSlurmJob) {
   EXPECT_EQ(rec["slurm"]["nnodes"], 2);
 }
 
+// Inside an allocation hpcsens asks Slurm (sacct) for its own energy figure of the run's steps
+// (issue 31). This cluster keeps no accounting, so the record says why there is none, in sacct's
+// words, and the report shows that row; the job and its status are untouched.
+TEST_F(MultiHostRun, InsideAnAllocationTheRecordCarriesSlurmsEnergyOrWhyNot) {
+  const auto r = on_host("node0", {"salloc", "-N", "2", "-n", "2", kHpcsens, "run", "--out", work_ + "/out", "--", "srun",
+                                   "--mpi=pmix", "-n", "2", CLUSTER_PROG_OMPI}, work_, 120);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "cluster_prog: ranks=2 sum=5.0");
+  const auto rec = record_of(r);
+  ASSERT_TRUE(rec.contains("energy") && rec["energy"].contains("slurm")) << rec.dump(1).substr(0, 4000);
+  const auto& s = rec["energy"]["slurm"];
+  const std::string id = rec["slurm"]["job_id"].get<std::string>();
+  EXPECT_EQ(s["job_id"], id);
+  EXPECT_EQ(s["source"], "slurm sacct ConsumedEnergyRaw");
+  EXPECT_FALSE(s["available"].get<bool>());
+  const std::string why = s["reason"].get<std::string>();
+  EXPECT_EQ(why.rfind("not available: sacct -j " + id + " failed", 0), 0u) << why;
+  const auto text = on_host("node0", {kHpcsens, "report", r.err.substr(r.err.find("hpcsens: record: ") + 17,
+                                                                       r.err.find_first_of(" \n", r.err.find("hpcsens: record: ") + 17) -
+                                                                           r.err.find("hpcsens: record: ") - 17)}, work_);
+  EXPECT_NE(text.out.find("energy (Slurm)"), std::string::npos) << text.out.substr(0, 3000);
+}
+
 // A rank dies by SIGKILL on node1: the launcher ends the job; hpcsens returns what the job
 // returned, promptly, and nothing of the job stays behind on either host.
 TEST_F(MultiHostRun, RankKilledOnOneHostKeepsTheJobsStatusAndHangsNothing) {
