@@ -41,16 +41,22 @@ std::int64_t kib_field(std::string_view text, std::string_view key) noexcept {
   return -1;
 }
 
+MemoryNow read_memory_now() noexcept {
+  char buf[4096];
+  MemoryNow m;
+  const std::string_view status = read_proc("/proc/self/status", buf, sizeof buf);
+  m.peak_rss_kib = kib_field(status, "VmHWM:"), m.rss_kib = kib_field(status, "VmRSS:");
+  m.node_total_kib = kib_field(read_proc("/proc/meminfo", buf, sizeof buf), "MemTotal:");
+  return m;
+}
+
 nlohmann::json memory_json() {
   // Read before anything is put in JSON, so the record's own allocations are not in VmRSS.
-  char buf[4096];
-  const std::string_view status = read_proc("/proc/self/status", buf, sizeof buf);
-  const std::int64_t hwm = kib_field(status, "VmHWM:"), rss = kib_field(status, "VmRSS:");
-  const std::int64_t total = kib_field(read_proc("/proc/meminfo", buf, sizeof buf), "MemTotal:");
+  const MemoryNow m = read_memory_now();
   nlohmann::json j = nlohmann::json::object();
-  if (hwm >= 0) j["peak_rss_kib"] = hwm;
-  if (rss >= 0) j["rss_kib"] = rss;
-  if (total > 0) j["node_total_kib"] = total;
+  if (m.peak_rss_kib >= 0) j["peak_rss_kib"] = m.peak_rss_kib;
+  if (m.rss_kib >= 0) j["rss_kib"] = m.rss_kib;
+  if (m.node_total_kib > 0) j["node_total_kib"] = m.node_total_kib;
   return j;
 }
 

@@ -18,6 +18,14 @@ namespace hpcsens::preload {
 // ("VmHWM:\t  123456 kB"), or -1 when no such line holds a number.
 std::int64_t kib_field(std::string_view text, std::string_view key) noexcept;
 
+struct MemoryNow {
+  std::int64_t peak_rss_kib = -1, rss_kib = -1, node_total_kib = -1;  // -1: not given
+};
+
+// The three values, read with open/read/close into a stack buffer only: async-signal-safe, so the
+// partial record a signal handler writes carries them too (rank_record/signal_partial.cpp).
+MemoryNow read_memory_now() noexcept;
+
 // {"peak_rss_kib", "rss_kib", "node_total_kib"}; a value the system cannot give is left out.
 nlohmann::json memory_json();
 

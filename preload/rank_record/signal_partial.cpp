@@ -16,6 +16,7 @@
 
 #include "common/safe_file.h"
 #include "preload/account/accounting.h"
+#include "preload/account/memory_use.h"
 #include "preload/rank_record/rank_report.h"
 #include "preload/account/timeline.h"
 #include "preload/rank_record/signal_files.h"
@@ -80,6 +81,21 @@ KindSums put_calls(SignalText& o, const CallTotals& totals, bool io, double spt)
   return sums;
 }
 
+// ranks[].memory as the full record has it, up to the signal (values the system gave only).
+void put_memory(SignalText& o, const MemoryNow& m) {
+  const char* sep = "{";
+  o.put(",\"memory\":");
+  const auto field = [&](const char* key, std::int64_t v, std::int64_t min) {
+    if (v < min) return;
+    o.put(sep), o.put(key), o.u64(static_cast<std::uint64_t>(v));
+    sep = ",";
+  };
+  field("\"peak_rss_kib\":", m.peak_rss_kib, 0);
+  field("\"rss_kib\":", m.rss_kib, 0);
+  field("\"node_total_kib\":", m.node_total_kib, 1);
+  o.put(*sep == '{' ? "{}" : "}");
+}
+
 // The record text in g_buf: the head, then this rank's measurements up to now.
 std::size_t build_text(const Armed& a, int sig) {
   const double t2 = now_s();
@@ -99,6 +115,7 @@ std::size_t build_text(const Armed& a, int sig) {
   o.put(",\"io_s\":"), o.seconds(io.seconds), o.put(",\"compute_s\":"), o.seconds(compute);
   o.put(",\"io_bytes_read\":"), o.u64(io.read), o.put(",\"io_bytes_written\":"), o.u64(io.written);
   put_signal_files(o, spt, g_timeline.t0());  // as the full record: times from the timeline start
+  put_memory(o, read_memory_now());
   o.put("}]}\n");
   return o.n;
 }

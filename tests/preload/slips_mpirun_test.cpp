@@ -86,6 +86,11 @@ TEST_F(Slips, ASignalsPartialRecordHasTheRanksFiles) {
     EXPECT_EQ(r.at("files_dropped"), 0);
     EXPECT_EQ(u(r.at("io_calls"), "write", "bytes"), 220u);
     EXPECT_EQ(r.at("killed_by_signal"), 15);  // the partial's own sections kept in the assembly
+    // Memory up to the signal, read in the handler as the full record reads it at finalize.
+    const json& m = r.at("memory");
+    EXPECT_GT(m.at("peak_rss_kib").get<long>(), 1000) << m.dump();
+    EXPECT_LE(m.at("rss_kib").get<long>(), m.at("peak_rss_kib").get<long>());
+    EXPECT_GT(m.at("node_total_kib").get<long>(), m.at("peak_rss_kib").get<long>());
   }
 }
 
