@@ -68,6 +68,8 @@ std::string render(const ReportArgs& a) {
     const auto [wall, mpi] = report::sum_wall_and_mpi(ranks);
     return report::callsite_stats_csv(report::summarize_sites(report::callsites_of(ranks, a.path)), wall, mpi);
   }
+  if (a.table == "callsite_ranks")
+    return report::callsite_ranks_csv(report::summarize_sites(report::callsites_of(report::read_raw_ranks(a.path), a.path)));
   if (!a.table.empty()) {
     const auto table = report::parse_csv_table(a.table);  // before reading a large record
     return report::tidy_csv(report::scan_run_record(a.path), table);

@@ -14,7 +14,7 @@ const std::vector<std::string>& report_csv_tables() {
   static const std::vector<std::string> tables = {"ranks",    "summary",  "calls",     "counters",
                                                   "topdown",  "timeline", "callsites", "files",
                                                   "partners", "msg_sizes", "regions",  "aggregate",
-                                                  "callsite_stats"};
+                                                  "callsite_stats", "callsite_ranks"};
   return tables;
 }
 

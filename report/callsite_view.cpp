@@ -67,6 +67,18 @@ void name_site(RankSite& r, const json& s, const json& build_ids, Symbolizer& sy
 
 double site_pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
+// Sums one entry into its site's row for that rank (a rank may have several entries per label).
+void add_to_rank_row(SiteRank& row, const RankSite& s, bool fresh) {
+  if (fresh) {
+    row.rank = s.rank, row.wall_s = s.rank_wall_s, row.mpi_s = s.rank_mpi_s;
+    row.call_min_s = s.call_min_s, row.call_max_s = s.call_max_s, row.min_bytes = s.min_bytes, row.max_bytes = s.max_bytes;
+  }
+  row.has_extremes = row.has_extremes && s.has_extremes;
+  row.call_min_s = std::min(row.call_min_s, s.call_min_s), row.call_max_s = std::max(row.call_max_s, s.call_max_s);
+  row.min_bytes = std::min(row.min_bytes, s.min_bytes), row.max_bytes = std::max(row.max_bytes, s.max_bytes);
+  row.count += s.count, row.bytes += s.bytes, row.seconds += s.seconds;
+}
+
 void add_extremes(SiteSummary& t, const RankSite& s) {
   t.has_extremes = t.has_extremes && s.has_extremes;
   t.call_min_s = std::min(t.call_min_s, s.call_min_s), t.call_max_s = std::max(t.call_max_s, s.call_max_s);
@@ -85,8 +97,11 @@ std::vector<RankSite> callsites_of(const json& raw_ranks, const std::string& fil
     const std::string where = fmt::format("{}: ranks[rank {}].callsites", file, rank);
     if (!r["callsites"].is_array()) throw InputError(where, "expected an array");
     const json ids = r.value("callsite_build_ids", json::object());
+    const double wall = r.contains("wall_s") && r["wall_s"].is_number() ? r["wall_s"].get<double>() : 0.0;
+    const double mpi = r.contains("mpi_s") && r["mpi_s"].is_number() ? r["mpi_s"].get<double>() : 0.0;
     for (std::size_t i = 0; i < r["callsites"].size(); ++i) {
       RankSite s = one_site(rank, r["callsites"][i], fmt::format("{}[{}]", where, i));
+      s.rank_wall_s = wall, s.rank_mpi_s = mpi;
       name_site(s, r["callsites"][i], ids, symbols);
       out.push_back(std::move(s));
     }
@@ -99,7 +114,7 @@ std::vector<SiteSummary> summarize_sites(const std::vector<RankSite>& sites) {
   // address: the same site on every rank whatever its load map, and one line's several call
   // instructions (an unrolled loop) are one site. Seconds per rank first, then their spread.
   std::map<std::pair<std::string, std::string>, SiteSummary> by;
-  std::map<std::pair<std::string, std::string>, std::map<int, double>> per_rank;
+  std::map<std::pair<std::string, std::string>, std::map<int, SiteRank>> per_rank;
   for (const auto& s : sites) {
     const std::string label = s.label.empty() ? site_label({s.function, s.file, s.line}, s.module, s.offset) : s.label;
     SiteSummary& t = by[{s.call, label}];
@@ -109,21 +124,23 @@ std::vector<SiteSummary> summarize_sites(const std::vector<RankSite>& sites) {
     }
     add_extremes(t, s);
     t.count += s.count, t.bytes += s.bytes, t.seconds += s.seconds;
-    per_rank[{s.call, label}][s.rank] += s.seconds;
+    const auto [row, fresh] = per_rank[{s.call, label}].try_emplace(s.rank);
+    add_to_rank_row(row->second, s, fresh);
   }
   std::vector<SiteSummary> out;
   for (auto& [k, t] : by) {
     const auto& ranks = per_rank[k];
     t.ranks = static_cast<int>(ranks.size());
-    t.min_s = ranks.begin()->second, t.max_s = t.min_s;
+    t.min_s = ranks.begin()->second.seconds, t.max_s = t.min_s;
     t.min_rank = t.max_rank = ranks.begin()->first;
     double sq = 0;
-    for (const auto& [rank, sec] : ranks) {
-      if (sec < t.min_s) t.min_s = sec, t.min_rank = rank;
-      if (sec > t.max_s) t.max_s = sec, t.max_rank = rank;
+    for (const auto& [rank, row] : ranks) {
+      if (row.seconds < t.min_s) t.min_s = row.seconds, t.min_rank = rank;
+      if (row.seconds > t.max_s) t.max_s = row.seconds, t.max_rank = rank;
+      t.per_rank.push_back(row);
     }
     const double mean = t.seconds / static_cast<double>(ranks.size());
-    for (const auto& [rank, sec] : ranks) sq += (sec - mean) * (sec - mean);
+    for (const auto& [rank, row] : ranks) sq += (row.seconds - mean) * (row.seconds - mean);
     t.cov = mean > 0 ? std::sqrt(sq / static_cast<double>(ranks.size())) / mean : 0.0;
     out.push_back(std::move(t));
   }
@@ -190,6 +207,10 @@ json callsite_json(const std::vector<SiteSummary>& sites, double wall_s, double 
                    {"seconds", s.seconds}, {"min_s", s.min_s}, {"min_rank", s.min_rank}, {"max_s", s.max_s},
                    {"max_rank", s.max_rank}, {"cov", s.cov}, {"bytes", s.bytes}, {"mean_bytes", s.mean_bytes()},
                    {"app_pct", site_pct(s.seconds, wall_s)}, {"mpi_pct", site_pct(s.seconds, mpi_s)}});
+  for (std::size_t i = 0; i < sites.size(); ++i) {
+    json& rows = out[i]["per_rank"] = json::array();
+    for (const SiteRank& r : sites[i].per_rank) rows.push_back(site_rank_json(r));
+  }
   for (std::size_t i = 0; i < sites.size(); ++i)
     if (sites[i].has_extremes)
       out[i].update({{"call_min_s", sites[i].call_min_s}, {"call_mean_s", sites[i].mean_call_s()},

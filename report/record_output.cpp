@@ -180,7 +180,7 @@ CsvTable parse_csv_table(const std::string& name) {
   if (name == "aggregate") return CsvTable::kAggregate;
   throw InputError("--table", "unknown table '" + name +
                                   "' (expected ranks, summary, calls, counters, topdown, timeline, callsites, files, partners, "
-                                  "msg_sizes, regions, aggregate or callsite_stats)");
+                                  "msg_sizes, regions, aggregate, callsite_stats or callsite_ranks)");
 }
 
 std::string tidy_csv(const RunScan& s, CsvTable table) {

@@ -187,15 +187,19 @@ TEST(CallSiteStatistics, EachCallsExtremesOverRanks) {
     else EXPECT_NEAR(std::stod(g), std::stod(w), 1e-12 * std::stod(w)) << csv;
   }
   const Table time = callsite_time_table(sums, 16.0, 3.2, 10);
-  ASSERT_EQ(time.rows.size(), 1u);
-  EXPECT_EQ(time.rows[0][3], "500.0000");  // max [ms]
-  EXPECT_EQ(time.rows[0][4], "200.0000");  // mean [ms]: 1.6 s / 8 calls
-  EXPECT_EQ(time.rows[0][5], "50.0000");   // min [ms]
+  ASSERT_EQ(time.rows.size(), 3u);  // rank 0, rank 1, then '*' over both
+  EXPECT_EQ(time.rows[2][2], "*");
+  EXPECT_EQ(time.rows[2][4], "500.0000");  // max [ms]
+  EXPECT_EQ(time.rows[2][5], "200.0000");  // mean [ms]: 1.6 s / 8 calls
+  EXPECT_EQ(time.rows[2][6], "50.0000");   // min [ms]
+  EXPECT_EQ(time.rows[1][4], "500.0000");  // rank 1's own max
+  EXPECT_EQ(time.rows[0][4], "200.0000");  // rank 0's own max
   const Table bytes = callsite_bytes_table(sums, 10);
-  ASSERT_EQ(bytes.rows.size(), 1u);
-  EXPECT_EQ(bytes.rows[0][3], "256");
-  EXPECT_EQ(bytes.rows[0][5], "4");
-  EXPECT_EQ(bytes.rows[0][6], "440");
+  ASSERT_EQ(bytes.rows.size(), 3u);
+  EXPECT_EQ(bytes.rows[2][4], "256");
+  EXPECT_EQ(bytes.rows[2][6], "4");
+  EXPECT_EQ(bytes.rows[2][7], "440");
+  EXPECT_EQ(bytes.rows[0][7], "40");  // rank 0 alone
   // A record from before the extremes: no row, since there is nothing true to show.
   sites[1].has_extremes = false;
   EXPECT_TRUE(callsite_time_table(summarize_sites(sites), 16.0, 3.2, 10).rows.empty());
@@ -224,6 +228,149 @@ TEST(CallSiteStatistics, CovOverRanksAndBytesPerCall) {
   EXPECT_EQ(j[0]["mean_bytes"].get<double>(), 50.0);
   sites.pop_back();  // one rank: no spread
   EXPECT_EQ(summarize_sites(sites)[0].cov, 0.0);
+}
+
+}  // namespace
+}  // namespace hpcsens::report
+
+namespace hpcsens::report {
+namespace {
+
+// mpiP's per-rank call-site rows from a fixture of single calls whose rank, site, duration and
+// bytes are known: the record's entries are built from the calls (one rank's site split in two
+// entries, as two call instructions of one line are), the expectations from the calls themselves.
+struct KnownCall {
+  int rank;
+  const char* function;
+  int line;
+  double seconds;
+  std::uint64_t bytes;
+};
+const KnownCall kKnownCalls[] = {
+    {0, "solve", 10, 0.010, 100}, {0, "solve", 10, 0.030, 300}, {0, "halo", 20, 0.002, 8},
+    {1, "solve", 10, 0.050, 100}, {1, "halo", 20, 0.004, 8},    {1, "halo", 20, 0.006, 16},
+    {2, "solve", 10, 0.020, 200}, {2, "solve", 10, 0.020, 200}, {2, "solve", 10, 0.040, 400}};
+const double kKnownWall[] = {2.0, 4.0, 5.0}, kKnownMpi[] = {0.5, 1.0, 0.25};
+
+nlohmann::json known_calls_record_ranks() {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (int r = 0; r < 3; ++r) {
+    nlohmann::json sites = nlohmann::json::array();
+    int entry = 0;
+    for (const KnownCall& c : kKnownCalls) {
+      if (c.rank != r) continue;
+      // Rank 2's solve calls land in one entry each (several addresses of one line).
+      nlohmann::json* e = nullptr;
+      for (auto& s : sites)
+        if (s["function"] == c.function && r != 2) e = &s;
+      if (e == nullptr) {
+        sites.push_back({{"call", "MPI_Send"}, {"count", 0}, {"seconds", 0.0}, {"bytes", 0}, {"function", c.function},
+                         {"file", "app.c"}, {"line", c.line}, {"min_seconds", c.seconds}, {"max_seconds", c.seconds},
+                         {"min_bytes", c.bytes}, {"max_bytes", c.bytes}, {"offset", 0x100 + entry++}});
+        e = &sites.back();
+      }
+      (*e)["count"] = (*e)["count"].get<int>() + 1;
+      (*e)["seconds"] = (*e)["seconds"].get<double>() + c.seconds;
+      (*e)["bytes"] = (*e)["bytes"].get<std::uint64_t>() + c.bytes;
+      (*e)["min_seconds"] = std::min((*e)["min_seconds"].get<double>(), c.seconds);
+      (*e)["max_seconds"] = std::max((*e)["max_seconds"].get<double>(), c.seconds);
+      (*e)["min_bytes"] = std::min((*e)["min_bytes"].get<std::uint64_t>(), c.bytes);
+      (*e)["max_bytes"] = std::max((*e)["max_bytes"].get<std::uint64_t>(), c.bytes);
+    }
+    ranks.push_back({{"rank", r}, {"wall_s", kKnownWall[r]}, {"mpi_s", kKnownMpi[r]}, {"callsites", sites}});
+  }
+  return ranks;
+}
+
+struct Expected {
+  int count = 0;
+  double seconds = 0, min_s = 1e9, max_s = 0;
+  std::uint64_t bytes = 0, min_b = ~0ull, max_b = 0;
+};
+// rank -1: '*', every rank.
+Expected expected_of(const std::string& function, int rank) {
+  Expected e;
+  for (const KnownCall& c : kKnownCalls) {
+    if (c.function != function || (rank >= 0 && c.rank != rank)) continue;
+    ++e.count, e.seconds += c.seconds, e.bytes += c.bytes;
+    e.min_s = std::min(e.min_s, c.seconds), e.max_s = std::max(e.max_s, c.seconds);
+    e.min_b = std::min(e.min_b, c.bytes), e.max_b = std::max(e.max_b, c.bytes);
+  }
+  return e;
+}
+
+TEST(CallSiteStatistics, PerRankRowsThenAllRanksAsMpiPHasThem) {
+  const nlohmann::json ranks = known_calls_record_ranks();
+  const auto [wall, mpi] = sum_wall_and_mpi(ranks);
+  const auto sums = summarize_sites(callsites_of(ranks, "known.json"));
+  ASSERT_EQ(sums.size(), 2u);
+  // JSON: derived.callsites[].per_rank, one per rank that called the site.
+  const nlohmann::json j = callsite_json(sums, wall, mpi);
+  for (const nlohmann::json& site : j) {
+    const std::string function = site["site"].get<std::string>().substr(0, site["site"].get<std::string>().find(' '));
+    int rows = 0;
+    for (int r = 0; r < 3; ++r) {
+      const Expected e = expected_of(function, r);
+      const nlohmann::json* row = nullptr;
+      for (const auto& x : site["per_rank"])
+        if (x["rank"] == r) row = &x;
+      if (e.count == 0) {
+        EXPECT_EQ(row, nullptr) << function << " rank " << r;
+        continue;
+      }
+      ++rows;
+      ASSERT_NE(row, nullptr) << site.dump(1);
+      EXPECT_EQ((*row)["count"], e.count) << function << r;
+      EXPECT_NEAR((*row)["seconds"].get<double>(), e.seconds, 1e-12);
+      EXPECT_EQ((*row)["bytes"], e.bytes);
+      EXPECT_NEAR((*row)["call_min_s"].get<double>(), e.min_s, 1e-12);
+      EXPECT_NEAR((*row)["call_max_s"].get<double>(), e.max_s, 1e-12);
+      EXPECT_NEAR((*row)["call_mean_s"].get<double>(), e.seconds / e.count, 1e-12);
+      EXPECT_EQ((*row)["min_bytes"], e.min_b);
+      EXPECT_EQ((*row)["max_bytes"], e.max_b);
+      EXPECT_NEAR((*row)["app_pct"].get<double>(), 100 * e.seconds / kKnownWall[r], 1e-9);
+      EXPECT_NEAR((*row)["mpi_pct"].get<double>(), 100 * e.seconds / kKnownMpi[r], 1e-9);
+    }
+    EXPECT_EQ(static_cast<int>(site["per_rank"].size()), rows);
+    EXPECT_EQ(site["count"], expected_of(function, -1).count);
+  }
+  // Text: per site its ranks in order, then '*' (App% of all ranks' wall time, 11 s).
+  const Table time = callsite_time_table(sums, wall, mpi, 10);
+  ASSERT_EQ(time.header[2], "rank");
+  std::vector<std::string> order;
+  for (const auto& row : time.rows) order.push_back(row[0].substr(0, row[0].find(' ')) + ":" + row[2]);
+  EXPECT_EQ(order, (std::vector<std::string>{"solve:0", "solve:1", "solve:2", "solve:*", "halo:0", "halo:1", "halo:*"}));
+  EXPECT_EQ(time.rows[2][3], "3");                                                  // rank 2 solve: 3 calls
+  EXPECT_EQ(time.rows[2][5], fmt::format("{:.4f}", 1e3 * 0.08 / 3));                // mean [ms]
+  EXPECT_EQ(time.rows[2][7], fmt::format("{:.2f}", 100 * 0.08 / 5.0));              // App% of rank 2's 5 s
+  EXPECT_EQ(time.rows[3][4], "50.0000");                                            // '*' max [ms]
+  EXPECT_EQ(time.rows[3][7], fmt::format("{:.2f}", 100 * expected_of("solve", -1).seconds / 11.0));
+  const Table bytes = callsite_bytes_table(sums, 10);
+  ASSERT_EQ(bytes.rows.size(), 7u);
+  EXPECT_EQ(bytes.rows[5][2], "1");
+  EXPECT_EQ(bytes.rows[5][7], "24");  // halo on rank 1: 8 + 16 B
+  // CSV: one row per site and rank, the same numbers unrounded.
+  const std::string csv = callsite_ranks_csv(sums);
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "site,call,rank,count,seconds,bytes,mean_bytes,app_pct,mpi_pct,call_min_s,call_mean_s,call_max_s,"
+                  "min_bytes,max_bytes");
+  int csv_rows = 0;
+  while (std::getline(lines, line)) {
+    ++csv_rows;
+    std::vector<std::string> f;
+    std::istringstream cells(line + ",");
+    for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+    ASSERT_EQ(f.size(), 14u) << line;
+    const Expected e = expected_of(f[0].substr(0, f[0].find(' ')), std::stoi(f[2]));
+    EXPECT_EQ(std::stoi(f[3]), e.count) << line;
+    EXPECT_NEAR(std::stod(f[4]), e.seconds, 1e-12) << line;
+    EXPECT_EQ(std::stoull(f[5]), e.bytes) << line;
+    EXPECT_NEAR(std::stod(f[8]), 100 * e.seconds / kKnownMpi[std::stoi(f[2])], 1e-9) << line;
+    EXPECT_EQ(std::stoull(f[13]), e.max_b) << line;
+  }
+  EXPECT_EQ(csv_rows, 5);
 }
 
 }  // namespace
