@@ -4,11 +4,15 @@
 // helper are two sites with their counts and bytes, the inlined helper is named as mpiP names it,
 // each call's min/max bytes are the message sizes sent; names survive the program being replaced,
 // and a record without names says the program is not the one that ran.
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
+#include <vector>
 
 #include "process.h"
+#include "tests/report/chromium_page.h"
 #include "tests/preload/mpirun_fixture.h"
 
 namespace fs = std::filesystem;
@@ -99,6 +103,71 @@ TEST_F(CallStacks, HelperCallersAreTwoSitesAndTheInlinedHelperIsNamed) {
     EXPECT_NE(s.at("site").get<std::string>().find(want), std::string::npos) << s;
   }
   EXPECT_EQ(sends, 2) << moved.dump(1);
+}
+
+// The page's call-site time table, as headless Chromium holds it after the page's script ran: every
+// per-rank row and '*' row shows the JSON report's numbers (calls, mean [ms], App%, MPI%).
+std::vector<std::vector<std::string>> page_table_rows(const std::string& dom, const std::string& title) {
+  std::vector<std::vector<std::string>> rows;
+  const auto at = dom.find("<h3>" + title);
+  if (at == std::string::npos) return rows;
+  const std::string table = dom.substr(at, dom.find("</table>", at) - at);
+  const std::regex tr("<tr>(.*?)</tr>"), td("<td[^>]*>([^<]*)</td>");
+  for (auto r = std::sregex_iterator(table.begin(), table.end(), tr); r != std::sregex_iterator(); ++r) {
+    const std::string row = (*r)[1].str();
+    std::vector<std::string> cells;
+    for (auto c = std::sregex_iterator(row.begin(), row.end(), td); c != std::sregex_iterator(); ++c)
+      cells.push_back(hpcsens::testing::html_unescape((*c)[1].str()));
+    if (!cells.empty()) rows.push_back(cells);
+  }
+  return rows;
+}
+
+std::string fixed_text(double v, int places) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", places, v);
+  return buf;
+}
+
+TEST_F(CallStacks, PageTimeTableCellsEqualTheJson) {
+  const std::string program = dir_ + "/prog";
+  fs::copy_file(PROG_CALLSTACK, program);
+  const std::string rec = run_job(program);
+  ASSERT_FALSE(rec.empty()) << log();
+  const json all = sites(rec);
+  const std::string page = dir_ + "/page.html";
+  const auto html = hpcsens::testing::run_process({HPCSENS_BIN, "report", rec, "--format", "html", "-o", page}, 120);
+  ASSERT_EQ(html.exit_status, 0) << html.err;
+  const auto dom = hpcsens::testing::dump_dom(dir_ + "/profile", page);
+  ASSERT_EQ(dom.exit_status, 0) << dom.err;
+  const auto rows = page_table_rows(dom.out, "Call-site time statistics");
+  ASSERT_FALSE(rows.empty()) << "no call-site time table on the page";
+  auto find_row = [&](const std::string& site, const std::string& call, const std::string& rank) {
+    for (const auto& r : rows)
+      if (r.size() == 9 && r[0] == site && r[1] == call && r[2] == rank) return &r;
+    return static_cast<const std::vector<std::string>*>(nullptr);
+  };
+  std::size_t checked = 0;
+  for (const json& s : all) {
+    const std::string site = s.at("site"), call = s.at("call");
+    for (const json& r : s.at("per_rank")) {
+      const auto* row = find_row(site, call, std::to_string(r.at("rank").get<int>()));
+      ASSERT_TRUE(row) << site << " " << call << " rank " << r.at("rank");
+      EXPECT_EQ((*row)[3], std::to_string(r.at("count").get<int>()));
+      EXPECT_EQ((*row)[5], fixed_text(r.at("call_mean_s").get<double>() * 1e3, 4));
+      EXPECT_EQ((*row)[7], fixed_text(r.at("app_pct").get<double>(), 2));
+      EXPECT_EQ((*row)[8], fixed_text(r.at("mpi_pct").get<double>(), 2));
+      ++checked;
+    }
+    const auto* star = find_row(site, call, "*");
+    ASSERT_TRUE(star) << site << " " << call;
+    EXPECT_EQ((*star)[3], std::to_string(s.at("count").get<int>()));
+    EXPECT_EQ((*star)[5], fixed_text(s.at("call_mean_s").get<double>() * 1e3, 4));
+    EXPECT_EQ((*star)[7], fixed_text(s.at("app_pct").get<double>(), 2));
+    ++checked;
+  }
+  // Rank rows of every site (2 + 1 + 2 + 1 + 1 here) and one '*' row per site.
+  EXPECT_EQ(checked, rows.size());
 }
 
 }  // namespace
