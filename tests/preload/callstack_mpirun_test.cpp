@@ -49,6 +49,12 @@ class CallStacks : public hpcsens::test::MpirunFixture {
     EXPECT_EQ(r.exit_status, 0) << r.err;
     return json::parse(r.out).at("derived").at("callsites");
   }
+  // The fixture's program copied into the test's directory (so a test may replace it), then run.
+  std::string run_copy(std::string& program) {
+    program = dir_ + "/prog";
+    fs::copy_file(PROG_CALLSTACK, program);
+    return run_job(program);
+  }
   static const json* find(const json& all, const std::string& call, const std::string& label_start) {
     for (const json& s : all)
       if (s.at("call") == call && s.at("site").get<std::string>().starts_with(label_start)) return &s;
@@ -57,9 +63,8 @@ class CallStacks : public hpcsens::test::MpirunFixture {
 };
 
 TEST_F(CallStacks, HelperCallersAreTwoSitesAndTheInlinedHelperIsNamed) {
-  const std::string program = dir_ + "/prog";
-  fs::copy_file(PROG_CALLSTACK, program);
-  const std::string rec = run_job(program);
+  std::string program;
+  const std::string rec = run_copy(program);
   ASSERT_FALSE(rec.empty()) << log();
   const json all = sites(rec);
   const std::string helper = at("helper", "helper") + ") <- ";
@@ -130,9 +135,8 @@ std::string fixed_text(double v, int places) {
 }
 
 TEST_F(CallStacks, PageTimeTableCellsEqualTheJson) {
-  const std::string program = dir_ + "/prog";
-  fs::copy_file(PROG_CALLSTACK, program);
-  const std::string rec = run_job(program);
+  std::string program;
+  const std::string rec = run_copy(program);
   ASSERT_FALSE(rec.empty()) << log();
   const json all = sites(rec);
   const std::string page = dir_ + "/page.html";
