@@ -4,10 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "common/answer.h"
 #include "model/analysis.h"
 #include "model/predict.h"
 
 namespace hpcsens::model {
+
+using Answer = answer::Answer;  // every answer's object (common/answer.h)
 
 // format: "table", "json", "csv" (the tidy `table`: points, terms or ranks; see fit_tables.h), "md".
 // Throws InputError otherwise.
@@ -20,7 +23,6 @@ std::string render_predictions(const ModelReport& model, const std::vector<Predi
                                const std::string& format, const std::string& model_path = "");
 // The same with the answer given: a prediction read back from its JSON renders the answer it was
 // written with (model/saved_output.h), never one recomputed from the read-back numbers.
-struct Answer;
 std::string render_predictions(const ModelReport& model, const std::vector<Prediction>& preds, const Answer& answer,
                                const std::string& format, const std::string& model_path);
 

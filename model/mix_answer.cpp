@@ -33,7 +33,7 @@ std::vector<std::string> weak_apps(const MixSystem& s, std::string& worst) {
     if (a.verdict == "ok") continue;
     if (tone_of(a.verdict) == "bad" || worst == "ok") worst = a.verdict;
     const auto facts = extrapolation_facts(a.pred);
-    if (!facts.empty()) out.push_back(fmt::format("{} is extrapolated ({})", a.name, list_words(facts)));
+    if (!facts.empty()) out.push_back(a.name + " is " + answer::extrapolated_clause(facts));
     else if (!a.pred.doubts.empty())
       out.push_back(fmt::format("{}'s projection is {} ({})", a.name, a.verdict, a.pred.doubts.front()));
     else out.push_back(fmt::format("{}'s model is {}", a.name, a.verdict));
@@ -62,13 +62,20 @@ std::string headline(const MixResult& r, std::string& tone) {
 }
 
 void caveats(const MixResult& r, Answer& a) {
-  if (r.emulated) a.caveats.push_back("EMULATED: at least one model was fitted to emulated runs, not measurements.");
+  if (r.emulated) a.caveats.push_back(answer::emulated_caveat("at least one model"));
   for (const auto& app : r.mix->apps)
     if (app.model.verdict.word != "ok")
-      a.caveats.push_back(fmt::format("Application '{}': the model's verdict is {}{}", app.name, app.model.verdict.word,
-                                      app.model.verdict.reasons.empty() ? "." : ": " + list_words(app.model.verdict.reasons) + "."));
+      a.caveats.push_back(answer::about("Application '" + app.name + "'",
+                                        answer::model_verdict_caveat(app.model.verdict.word, app.model.verdict.reasons)));
+  // Each projection its extrapolation judged below its model's verdict, in predict's words.
+  for (const auto& app : r.mix->apps)
+    for (const auto& s : r.systems)
+      for (const auto& x : s.apps)
+        if (x.name == app.name && !x.pred.extrapolated.empty() && x.pred.verdict != app.model.verdict.word)
+          a.caveats.push_back(answer::extrapolated_caveat(s.system.name + "/" + x.name, x.pred.verdict,
+                                                          extrapolation_facts(x.pred)));
   const auto pairs = extrapolated_pairs(r);
-  if (!pairs.empty()) a.caveats.push_back("The ranking rests on extrapolated predictions (" + list_words(pairs) + ").");
+  if (!pairs.empty()) a.caveats.push_back(answer::ranking_extrapolated_caveat(pairs));
   if (!r.overlaps.empty())
     a.caveats.push_back("The ranking does not hold across the intervals between " + list_words(r.overlaps) + ".");
   if (r.rank_by == RankBy::per_watt && r.power_basis == PowerBasis::nominal)

@@ -34,7 +34,7 @@ std::string projection(const Prediction& p) {
 // Why a prediction is below `ok`, in a clause: its extrapolated rates, else the model's verdict.
 std::string weakness(const ModelReport& m, const Prediction& p) {
   const auto facts = extrapolation_facts(p);
-  if (!facts.empty()) return "it is extrapolated (" + list_words(facts) + ")";
+  if (!facts.empty()) return "it is " + answer::extrapolated_clause(facts);
   if (!p.doubts.empty()) return p.doubts.front();
   return "the model's verdict is " + m.verdict.word +
          (m.verdict.reasons.empty() ? std::string() : " (" + m.verdict.reasons.front() + ")");
@@ -92,21 +92,18 @@ void rate_caveats(const ModelReport& m, const std::vector<Prediction>& ranked, s
 }
 
 void caveats(const ModelReport& m, const std::vector<Prediction>& ranked, Answer& a) {
-  if (m.emulated) a.caveats.push_back("EMULATED: the model was fitted to emulated runs, not measurements.");
-  if (m.verdict.word != "ok")
-    a.caveats.push_back("The model's verdict is " + m.verdict.word +
-                        (m.verdict.reasons.empty() ? "." : ": " + list_words(m.verdict.reasons) + "."));
+  if (m.emulated) a.caveats.push_back(answer::emulated_caveat("the model"));
+  if (m.verdict.word != "ok") a.caveats.push_back(answer::model_verdict_caveat(m.verdict.word, m.verdict.reasons));
   std::vector<std::string> extrapolated;
   for (const auto& p : ranked) {
     if (!p.extrapolated.empty()) extrapolated.push_back(p.system.name);
     if (p.verdict != m.verdict.word && !p.extrapolated.empty())
-      a.caveats.push_back(fmt::format("{}: verdict {}, extrapolated ({}).", p.system.name, p.verdict,
-                                      list_words(extrapolation_facts(p))));
+      a.caveats.push_back(answer::extrapolated_caveat(p.system.name, p.verdict, extrapolation_facts(p)));
     if (!p.doubts.empty())
       a.caveats.push_back(fmt::format("{}: verdict {}: {}.", p.system.name, p.verdict, list_words(p.doubts)));
   }
   if (ranked.size() > 1 && !extrapolated.empty())
-    a.caveats.push_back("The ranking rests on extrapolated predictions (" + list_words(extrapolated) + ").");
+    a.caveats.push_back(answer::ranking_extrapolated_caveat(extrapolated));
   rate_caveats(m, ranked, a.caveats);
   for (const auto& p : ranked)
     for (const auto& w : p.warnings)

@@ -11,31 +11,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/answer.h"
 #include "model/analysis.h"
 #include "model/predict.h"
 
 namespace hpcsens::model {
 
-struct AdviceItem {
-  std::string text;    // what to do
-  std::string figure;  // the number behind it: "high-bandwidth: mem_gbs 480 GB/s is 4.00x ..."
-};
-
-struct Answer {
-  std::string headline;
-  std::string tone = "info";          // ok | caution | bad | info: the page colours the answer by it
-  std::vector<std::string> caveats;   // what qualifies the headline, each said once
-  std::vector<AdviceItem> advice;
-};
+// The answer and its layout are shared with every other answer (common/answer.h).
+using AdviceItem = answer::Advice;
+using Answer = answer::Answer;
 
 // `ranked`: fastest first. `model_path`: the model file, named in advice ("" when unknown).
 Answer prediction_answer(const ModelReport& m, const std::vector<Prediction>& ranked, const std::string& model_path);
 
-// {headline, tone, caveats[], advice[{text, figure}]}.
-nlohmann::json answer_json(const Answer& a);
-// "Answer: ...", "  Caveat: ..." lines, "  - advice" with "because: figure"; ends with a blank line.
-std::string answer_text(const Answer& a);
-std::string answer_markdown(const Answer& a);
+// The shared layouts (common/answer.h) under the names predict's and mix's renderers use.
+inline nlohmann::json answer_json(const Answer& a) { return answer::to_json(a); }
+inline std::string answer_text(const Answer& a) { return answer::text(a); }
+inline std::string answer_markdown(const Answer& a) { return answer::markdown(a); }
 
 // Shared by the prediction and mix answers (model/predict_answer_rules.cpp).
 namespace answer_rules {
@@ -51,8 +43,7 @@ std::vector<AdviceItem> extrapolation_advice(const std::vector<std::pair<std::st
                                              const std::string& subject);
 // "3 GHz" with the unit of the rate; "-" when not finite.
 std::string rate_text(double v, const std::string& unit);
-// "a, b and c".
-std::string list_words(const std::vector<std::string>& words);
+using answer::list_words;  // "a, b and c"
 }  // namespace answer_rules
 
 }  // namespace hpcsens::model

@@ -1,5 +1,5 @@
 // The pieces the prediction and mix answers share: tones, extrapolation in words and the advice
-// that fixes it, and the renderings of an answer (text, Markdown, JSON).
+// that fixes it. Their layout (text, Markdown, JSON) is every answer's: common/answer.h.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -22,12 +22,6 @@ std::string worse(const std::string& a, const std::string& b) {
 
 std::string rate_text(double v, const std::string& unit) {
   return std::isfinite(v) ? fmt::format("{:.4g} {}", v, unit) : std::string("-");
-}
-
-std::string list_words(const std::vector<std::string>& w) {
-  std::string o;
-  for (std::size_t i = 0; i < w.size(); ++i) o += (i == 0 ? "" : i + 1 == w.size() ? " and " : ", ") + w[i];
-  return o;
 }
 
 namespace {
@@ -85,28 +79,5 @@ std::vector<AdviceItem> extrapolation_advice(const std::vector<std::pair<std::st
 }
 
 }  // namespace answer_rules
-
-nlohmann::json answer_json(const Answer& a) {
-  nlohmann::json advice = nlohmann::json::array();
-  for (const auto& x : a.advice) advice.push_back({{"text", x.text}, {"figure", x.figure}});
-  return {{"headline", a.headline}, {"tone", a.tone}, {"caveats", a.caveats}, {"advice", advice}};
-}
-
-// The same layout as a run's answer (report/headline.cpp): "Answer:", "  Caveat:" lines, "  - " advice.
-std::string answer_text(const Answer& a) {
-  std::string o = "Answer: " + a.headline + "\n";
-  for (const auto& c : a.caveats) o += "  Caveat: " + c + "\n";
-  for (const auto& x : a.advice) o += "  - " + x.text + (x.figure.empty() ? "" : "\n    because: " + x.figure) + "\n";
-  return o + "\n";
-}
-
-std::string answer_markdown(const Answer& a) {
-  std::string o = "### Answer\n\n" + a.headline + "\n\n";
-  for (const auto& c : a.caveats) o += "> Caveat: " + c + "\n>\n";
-  if (!a.caveats.empty()) o += "\n";
-  if (!a.advice.empty()) o += "What to try:\n\n";
-  for (const auto& x : a.advice) o += "- " + x.text + (x.figure.empty() ? "" : " *Because: " + x.figure + "*") + "\n";
-  return o + (a.advice.empty() ? "" : "\n");
-}
 
 }  // namespace hpcsens::model

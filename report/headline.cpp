@@ -9,7 +9,6 @@
 #include "report/oversubscription.h"
 #include "report/run_report.h"
 #include "report/run_scan.h"
-#include "report/table.h"
 
 namespace hpcsens::report {
 namespace {
@@ -240,26 +239,13 @@ RunFacts run_facts(const RunScan& s) {
   return f;
 }
 
-std::string answer_text(const Answer& a) {
-  std::string out = wrap_text("Answer: " + a.headline) + "\n";
-  auto item = [&](const std::string& lead, const std::string& x) {
-    std::string text = wrap_text(x, kTextWidth - 4);
-    for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) text.insert(at + 1, "    ");
-    out += lead + text + "\n";
-  };
-  for (const auto& c : a.caveats) item("  Caveat: ", c);
-  for (const auto& x : a.advice) item("  - ", x);
-  return out + "\n";
+answer::Answer shared_answer(const Answer& a) {
+  answer::Answer out{a.headline, a.tone, a.caveats, {}};
+  for (const auto& x : a.advice) out.advice.push_back({x, ""});
+  return out;
 }
 
-std::string answer_markdown(const Answer& a) {
-  std::string out = "### Answer\n\n" + a.headline + "\n\n";
-  for (std::size_t i = 0; i < a.caveats.size(); ++i)  // one quote block, a blank quoted line between caveats
-    out += (i ? ">\n" : "") + std::string("> Caveat: ") + a.caveats[i] + "\n";
-  if (!a.caveats.empty()) out += "\n";
-  if (!a.advice.empty()) out += "What to try:\n\n";
-  for (const auto& x : a.advice) out += "- " + x + "\n";
-  return out + (a.advice.empty() ? "" : "\n");
-}
+std::string answer_text(const Answer& a) { return answer::text(shared_answer(a)); }
+std::string answer_markdown(const Answer& a) { return answer::markdown(shared_answer(a)); }
 
 }  // namespace hpcsens::report

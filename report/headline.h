@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/answer.h"
 #include "report/headline_io.h"
 
 namespace hpcsens::report {
@@ -65,6 +66,9 @@ Answer run_answer(const RunFacts& f);
 // The model's own formula: "T = W_cpu / R_cpu + T_fixed" for cpu+fixed, and so on.
 std::string model_formula(const std::string& model_name);
 
+// The run's, model's and sweep's answer in the layout every answer shares (common/answer.h), so
+// "Caveat:" and the advice read as a prediction's and a mix's do.
+answer::Answer shared_answer(const Answer& a);
 // Text form for the terminal: "Answer: ...", "  Caveat: ..." lines, then "  - advice" lines, then a
 // blank line.
 std::string answer_text(const Answer& a);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "common/answer.h"
 #include "common/human_units.h"
 #include "report/headline.h"
 #include "report/html_page.h"
@@ -55,8 +56,8 @@ json file_answer(const json& source, const char* command) {
   for (const auto& c : a.value("caveats", json::array()))
     if (c.is_string()) caveats.push_back(c);
   for (const auto& x : a.value("advice", json::array())) {
-    const std::string text = ja::text(x, "text"), figure = ja::text(x, "figure");
-    if (!text.empty()) advice.push_back(text + (figure.empty() ? "" : " (because: " + figure + ")"));
+    const answer::Advice item{ja::text(x, "text"), ja::text(x, "figure")};
+    if (!item.text.empty()) advice.push_back(answer::advice_line(item));  // as Markdown shows it
   }
   return {{"headline", a["headline"]}, {"tone", ja::text(a, "tone", "info")}, {"caveats", caveats}, {"advice", advice}};
 }

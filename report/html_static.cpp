@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/answer.h"
 #include "common/human_units.h"
 #include "report/html_page.h"
 
@@ -120,7 +121,7 @@ std::string answer_html(const json& a) {
   std::string out = fmt::format("<section class=\"answer tone-{}\" id=\"answer\">\n", known ? tone : "info");
   out += tag("h2", "Answer");
   out += tag("p", str(a, "headline"), "headline");
-  for (const auto& c : a.value("caveats", json::array())) out += tag("p", "Caveat: " + cell_text(c), "caveat");
+  for (const auto& c : a.value("caveats", json::array())) out += tag("p", answer::caveat_line(cell_text(c)), "caveat");
   const json advice = a.value("advice", json::array());
   if (!advice.empty()) {
     out += tag("h3", "What to try");

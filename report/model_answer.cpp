@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "common/answer.h"
 #include "report/json_access.h"
 #include "report/model_view.h"
 
@@ -125,22 +126,24 @@ Answer model_answer(const json& m, const std::vector<RateRole>& roles, const Mod
   Answer a;
   const std::string verdict = ja::text(m, "verdict");
   a.tone = verdict == "ok" ? "ok" : verdict == "unreliable" ? "bad" : "caution";
-  const json reasons = m.value("verdict_reasons", json::array());
+  std::vector<std::string> reasons;
+  for (const auto& r : m.value("verdict_reasons", json::array()))
+    if (r.is_string()) reasons.push_back(r.get<std::string>());
   a.headline = "Verdict: " + (verdict.empty() ? std::string("none (a model file from before verdicts)") : verdict);
   if (verdict == "unreliable") a.headline += ", do not use this model for projections";
-  a.headline += reasons.empty() || !reasons[0].is_string() ? "." : " (" + reasons[0].get<std::string>() + ").";
+  a.headline += ".";
   const std::string s = ja::text(m, "sensitivity");
   if (!s.empty() && verdict != "unreliable") a.headline += " " + sentence(s);
   const auto varied = varied_roles(roles);
   a.headline += varied.empty() ? " The sweep varied no rate beyond its measurement noise."
                                : " The sweep varied " + ranges(varied) + ".";
 
-  for (std::size_t i = 1; i < reasons.size(); ++i)
-    if (reasons[i].is_string()) a.caveats.push_back(sentence(reasons[i].get<std::string>()));
+  // The verdict's reasons in the sentence a prediction and a mix on this model say (common/answer.h).
+  if (!verdict.empty() && verdict != "ok") a.caveats.push_back(answer::model_verdict_caveat(verdict, reasons));
   for (const auto& r : roles)
     if (!r.varied) a.caveats.push_back(sentence(held_text(r) + ": the model states no sensitivity to it"));
   if (m.value("emulated", false))
-    a.caveats.push_back("EMULATED: fitted to runs the emulated launcher computed from a known model, not measured.");
+    a.caveats.push_back(answer::emulated_caveat("the model"));
 
   const double loo = number_or(m.value("diagnostics", json::object()), "loocv_mape");
   const std::string within = varied.empty() ? "" : " within the measured range (" + ranges(varied) + ")";

@@ -183,9 +183,9 @@ TEST(ModelPage, OneRateModelWithVerdictAndFixedTerm) {
   EXPECT_EQ(verdict["verdict"]["text"], "Verdict: caution");
   EXPECT_EQ(verdict["text"][0], "Reason: the memory rate was not varied");
   EXPECT_EQ(page["answer"]["tone"], "caution");
-  EXPECT_EQ(page["answer"]["headline"], "Verdict: caution (the memory rate was not varied). The sweep varied core "
-                                        "clock 1.2 to 3 GHz.");
-  EXPECT_EQ(page["answer"]["caveats"][0], "Memory bandwidth held at 100 GB/s: the model states no sensitivity to it.");
+  EXPECT_EQ(page["answer"]["headline"], "Verdict: caution. The sweep varied core clock 1.2 to 3 GHz.");
+  EXPECT_EQ(page["answer"]["caveats"][0], "The model's verdict is caution: the memory rate was not varied.");
+  EXPECT_EQ(page["answer"]["caveats"][1], "Memory bandwidth held at 100 GB/s: the model states no sensitivity to it.");
   EXPECT_EQ(page["notes"][0].get<std::string>().rfind("Model cpu+fixed: T = W_cpu / R_cpu + T_fixed", 0), 0u);
   const auto& bars = page["sections"][1]["charts"][0];
   EXPECT_EQ(bars["series"][0]["data"][0], 50.0);  // T_cpu = 60 Gcycles / 1.2 GHz
