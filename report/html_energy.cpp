@@ -79,7 +79,11 @@ json energy_trade_off_section(const json& model, const std::string& file) {
   if (!en.is_object()) return json();
   json s = html::section("Energy: time against energy, and the clocks that save it");
   if (!en.value("available", false)) {
-    s["text"].push_back("Energy is not available for this model: " + ja::text(en, "reason", "no reason given") + ".");
+    // A record's reason may open with "not available: " itself (sweep/execute/emulated_energy.cpp):
+    // said once ("not available: not available: ..." on the demo's model page).
+    std::string why = ja::text(en, "reason", "no reason given");
+    if (why.rfind("not available: ", 0) == 0) why.erase(0, 15);
+    s["text"].push_back("Energy is not available for this model: " + why + ".");
     return s;
   }
   if (const std::string sentence = ja::text(en, "sentence"); !sentence.empty()) s["text"].push_back(sentence);
