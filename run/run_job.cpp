@@ -337,12 +337,12 @@ RunResult run_job(const RunRequest& req) {
   if (!measure) return result;
   settle_partial_files(out_dir, run_id, earlier);
 
-  nlohmann::json energy = energy::energy_section({energy_node});
+  nlohmann::json energy_record = energy::energy_section({energy_node});
   // Slurm's own figure, where the run is inside an allocation (run/slurm_energy.h).
   if (auto slurm = slurm_energy_for_run(job_start_s, static_cast<long>(::time(nullptr))); !slurm.is_null())
-    energy["slurm"] = std::move(slurm);
+    energy_record["slurm"] = std::move(slurm);
   const Collected c = collect_record(out_dir, run_id, {encoded(req.argv), result.launcher, start_utc, earlier,
-                                                       {{"energy", std::move(energy)}}, req.name_sites},
+                                                       {{"energy", std::move(energy_record)}}, req.name_sites},
                                      req.config);
   result.record_path = c.record_path;
   result.complete = c.complete;

@@ -17,6 +17,7 @@ using nlohmann::json;
 
 constexpr const char* kSource = "slurm sacct ConsumedEnergyRaw";
 constexpr long kSlackS = 2;
+constexpr double kSacctTimeoutS = 10.0;  // a slurmdbd that hangs must not hang the run
 
 std::vector<std::string> split_bars(const std::string& line) {
   std::vector<std::string> f;
@@ -104,7 +105,7 @@ json slurm_energy(const SacctQuery& q, const SacctRunner& run, int tries, double
     if (i > 0) ::usleep(static_cast<useconds_t>(wait_s * 1e6));
     const mpi::Captured c = run(sacct_argv(q), sacct_env());
     if (!c.started) return unavailable(q, "sacct was not found (Slurm's accounting commands are not installed here)");
-    if (c.timed_out) return unavailable(q, fmt::format("sacct -j {} did not answer within 10 s", q.job_id));
+    if (c.timed_out) return unavailable(q, fmt::format("sacct -j {} did not answer within {:g} s", q.job_id, kSacctTimeoutS));
     if (c.status != 0)
       return unavailable(q, fmt::format("sacct -j {} failed (exit {}): {}", q.job_id, c.status, first_line(c.output)));
     bool final = true;
@@ -119,7 +120,7 @@ json slurm_energy_for_run(long start_s, long end_s) {
   if (id == nullptr || *id == '\0') return nullptr;
   const SacctQuery q{id, start_s, end_s};
   return slurm_energy(q, [](const std::vector<std::string>& argv, const std::vector<std::string>& env) {
-    return mpi::capture_output(argv, 10.0, env);
+    return mpi::capture_output(argv, kSacctTimeoutS, env);
   });
 }
 

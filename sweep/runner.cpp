@@ -241,7 +241,7 @@ int apply_point_here(const SweepSpec& spec, int point, const std::string& dir) {
   FileLock node_lock;
   try {
     node_lock = lock_node_for_sweep(spec.sysfs_root, {std::filesystem::absolute(dir).lexically_normal().string(), token ? token : ""});
-  } catch (const std::exception& e) {
+  } catch (const InputError& e) {  // the refusal (exit 2), which the controller names
     note_node_refusal(dir, host, e.what());  // for the controller to print (node_refusal.h)
     throw;
   }
