@@ -6,6 +6,7 @@
 //   rank -> agent: {"op":"prepare","spec":S,"tid":T}  {"op":"start"}  {"op":"stop"}
 //   agent -> rank: {"status","warn","notes","multiplexed","event_set","values","vmhwm_kib",
 //                   "private_dirty_kib","ranks"}   (ranks: how many ranks this agent has served)
+//                  + "node_energy" (the node agent's answer to "stop": energy/sampler.h)
 // Only set-up and finalize talk: nothing here is on the preload's per-call path.
 #include <string>
 

@@ -15,6 +15,8 @@
 
 #include "counter_agent/papi_session.h"
 #include "counter_agent/protocol.h"
+#include "energy/powercap.h"
+#include "energy/sampler.h"
 #include "topdown/event_plan.h"
 
 namespace hpcsens::agent {
@@ -53,7 +55,9 @@ nlohmann::json state(const PapiSession& s, int ranks_served) {
 }
 
 // Answers one request of `r`. False: the rank closed its end, or it is not the preload talking.
-bool answer(Rank& r, int ranks_served, bool* foreign) {
+// `power`: the node's energy reader (node agent only); each rank's stop is answered with the
+// node's energy up to then, so the node's last rank to stop carries the node's whole span.
+bool answer(Rank& r, int ranks_served, energy::BackgroundSampler* power, bool* foreign) {
   std::string text, error;
   if (!receive_message(r.fd, &text, kRequestTimeoutMs, &error)) return false;
   const nlohmann::json req = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -70,7 +74,13 @@ bool answer(Rank& r, int ranks_served, bool* foreign) {
     *foreign = true;  // nothing sensible to answer
     return false;
   }
-  return send_message(r.fd, state(s, ranks_served).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  nlohmann::json reply = state(s, ranks_served);
+  if (power != nullptr && op == "stop") {
+    nlohmann::json node = power->snapshot();
+    node["read_by"] = "node counter agent";
+    reply[energy::kRankNodeEnergy] = std::move(node);
+  }
+  return send_message(r.fd, reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 // A connection from another user is refused at once (the directory is ours alone, so none
@@ -84,6 +94,10 @@ bool same_user(int fd) {
 }  // namespace
 
 int serve_ranks(int first, int listener, bool shared) {
+  // One energy reader per node (issue 31): the node's agent, never a per-rank one. Its first
+  // reading is taken before the spawning rank's first request is answered.
+  std::unique_ptr<energy::BackgroundSampler> power;
+  if (shared) power = std::make_unique<energy::BackgroundSampler>(energy::root_from_env());
   std::vector<Rank> ranks;
   ranks.push_back({first, std::make_unique<PapiSession>(!shared)});
   int served = 1;
@@ -106,7 +120,7 @@ int serve_ranks(int first, int listener, bool shared) {
     // Backwards, so that erasing a rank leaves the indices still to visit in place.
     for (size_t i = polled; i-- > 0;) {
       if (fds[i].revents == 0) continue;
-      if (answer(ranks[i], served, &foreign)) continue;
+      if (answer(ranks[i], served, power.get(), &foreign)) continue;
       ranks[i].session->stop();  // a rank gone while counting: release its event set
       ::close(ranks[i].fd);
       ranks.erase(ranks.begin() + static_cast<long>(i));

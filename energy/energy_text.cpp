@@ -63,7 +63,10 @@ std::string energy_summary(const json& energy, const std::vector<std::string>& j
   std::string others;
   for (const auto& h : job_hosts)
     if (measured.count(h) == 0) others += (others.empty() ? "" : ", ") + h;
-  if (!others.empty()) text += "; not measured: " + others + " (ranks ran there too; only the node hpcsens run ran on is read)";
+  if (!others.empty())
+    text += "; not measured: " + others +
+            " (ranks ran there too, but no counter agent of theirs handed over the node's energy: counters were off "
+            "with --events none, or the agent did not start or answer)";
   return text + "; " + kCoverage;
 }
 

@@ -53,8 +53,9 @@ void mark_unmeasured_hosts(json& section, const std::vector<std::string>& hosts)
   for (const auto& h : hosts)
     if (named.insert(h).second)
       section["nodes"].push_back({{"host", h}, {"available", false},
-                                  {"reason", "not measured: node " + h + " ran no reader (only the node hpcsens run "
-                                             "runs on is read); its energy is not in these figures"}});
+                                  {"reason", "not measured: node " + h + " ran no reader (no counter agent of its ranks "
+                                             "handed over the node's energy: --events none, or the agent did "
+                                             "not start or answer); its energy is not in these figures"}});
 }
 
 }  // namespace hpcsens::energy

@@ -140,6 +140,12 @@ json BackgroundSampler::stop() {
   return result_;
 }
 
+json BackgroundSampler::snapshot() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return result_;
+  return session_.finish();
+}
+
 json energy_section(const std::vector<json>& nodes) {
   json s = {{"source", "powercap"}, {"covers", kCoverage}, {"nodes", nodes}};
   const auto avail = std::find_if(nodes.begin(), nodes.end(), [](const json& n) { return n.value("available", false); });

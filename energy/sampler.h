@@ -63,6 +63,9 @@ class BackgroundSampler {
   BackgroundSampler& operator=(const BackgroundSampler&) = delete;
   // Stops the thread, takes the last reading: this node's object (once; later calls repeat it).
   nlohmann::json stop();
+  // This node's object up to now, with a reading taken now; sampling goes on (the node's counter
+  // agent answers each rank's stop with it: the node's last rank to stop has the whole span).
+  nlohmann::json snapshot();
   // Samples taken so far (tests wait on it).
   int samples();
 
@@ -79,6 +82,15 @@ class BackgroundSampler {
 // The record's top-level `energy` section from the nodes' objects: available when any node is,
 // else the first node's reason.
 nlohmann::json energy_section(const std::vector<nlohmann::json>& nodes);
+
+// Key of a rank's record under which its node's counter agent handed over the node's object.
+inline constexpr const char* kRankNodeEnergy = "node_energy";
+
+// Moves the nodes' objects the ranks carry (ranks[].node_energy) into the record's `energy`
+// section: per host the one covering the longest span (the node's last rank to stop), hosts
+// already there (the launch host, read by `hpcsens run` over the whole job) kept as they are.
+// Leaves the record unchanged apart from that; a record without an energy section gets none.
+void merge_rank_node_energy(nlohmann::json& record);
 
 // What RAPL measures and what it does not, said wherever energy is shown.
 inline constexpr const char* kCoverage =

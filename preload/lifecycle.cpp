@@ -132,6 +132,10 @@ nlohmann::json rank_json(State& s, const CallTotals& totals, const record::RankR
   j["mpi_s_main_thread"] = s.main_slot ? mpi_seconds(s.main_slot->calls, spt) : 0.0;
   j["cpu"] = cpu_share_json();
   if (!memory.empty()) j["memory"] = std::move(memory);
+  // The node's energy from its counter agent; `hpcsens run` folds it into the record's energy
+  // section (energy/sampler.h merge_rank_node_energy).
+  if (!s.papi.node_energy().empty())
+    j["node_energy"] = nlohmann::json::parse(s.papi.node_energy(), nullptr, /*allow_exceptions=*/false);
   return j;
 }
 

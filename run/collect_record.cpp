@@ -1,5 +1,7 @@
 #include "run/collect_record.h"
 
+#include "energy/sampler.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -17,6 +19,7 @@
 #include "common/json_input.h"
 #include "common/preload_env.h"
 #include "common/safe_file.h"
+#include "energy/sampler.h"
 #include "mpi/imbalance.h"
 #include "mpi/timing_bounds.h"
 #include "record/record_text.h"
@@ -241,6 +244,7 @@ Collected collect_record(const std::string& out_dir, const std::string& run_id, 
   if (config.is_object()) j["config"].update(config);
   if (facts.sections.is_object())
     for (const auto& [k, v] : facts.sections.items()) j[k] = v;
+  energy::merge_rank_node_energy(j);  // the other nodes' energy, from their counter agents
   if (facts.enrich) facts.enrich(j);
   std::string text, werr;
   if (record::record_text(j, &text, &werr)) {

@@ -133,6 +133,9 @@ bool plan_measured(const RunRequest& req, mpi::LauncherKind kind, AppfileJob& ap
       {env::kPreload, ld_preload},
   };
   for (const auto& [name, value] : req.rank_env) vars.push_back({name, value});
+  // The powercap root the node agents read (a test hook, like for this process's own reader).
+  if (const char* root = std::getenv(energy::kRootEnv); root != nullptr && *root != '\0')
+    vars.push_back({energy::kRootEnv, root});
   if (req.callsites || req.stack_depth > 1) vars.push_back({env::kCallSites, "1"});
   if (req.stack_depth > 1) vars.push_back({env::kStackDepth, std::to_string(req.stack_depth)});
   *plan = mpi::plan_launch(kind, req.argv, vars);
@@ -325,7 +328,8 @@ RunResult run_job(const RunRequest& req) {
     set_forward_target(pid);
     result.exit_status = wait_for(pid, req.timeout_s, took_terminal, &result.timed_out, &raw_status);
   }
-  const nlohmann::json energy_node = power ? power->stop() : nlohmann::json();
+  nlohmann::json energy_node = power ? power->stop() : nlohmann::json();
+  if (energy_node.is_object()) energy_node["read_by"] = "hpcsens run";
   if (took_terminal) give_terminal_to(::getpgrp());
   remove_appfile_copy(appfile);
   if (!exec_error.empty()) {  // exec failed: the shell-like 126/127 is already the exit status

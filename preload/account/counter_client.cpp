@@ -162,6 +162,7 @@ bool CounterClient::exchange(const std::string& request, int timeout_ms) {
       agent_vmhwm_kib_ = j.value("vmhwm_kib", -1L);
       agent_private_kib_ = j.value("private_dirty_kib", -1L);
       agent_ranks_ = j.value("ranks", 1);
+      if (const auto e = j.find("node_energy"); e != j.end() && e->is_object()) node_energy_ = e->dump();
       return true;
     }
     error = "unreadable answer";

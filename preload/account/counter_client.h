@@ -48,6 +48,9 @@ class CounterClient : public agent::CounterReadings {
   long agent_private_kib() const { return agent_private_kib_; }
   // How many ranks the agent had served when it last answered (1 for a per-rank agent).
   int agent_ranks() const { return agent_ranks_; }
+  // The node's energy (JSON text of energy/sampler.h's node object) as the node's agent handed it
+  // over with the answer to stop(); empty from a per-rank agent or without one.
+  const std::string& node_energy() const { return node_energy_; }
 
  private:
   bool spawn(const std::string& agent, int listener);
@@ -62,6 +65,7 @@ class CounterClient : public agent::CounterReadings {
   int agent_ranks_ = 0;
   long agent_vmhwm_kib_ = -1;
   long agent_private_kib_ = -1;
+  std::string node_energy_;
 };
 
 // Where the agent sits relative to the library this code is linked into (the preload).

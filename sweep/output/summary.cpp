@@ -128,13 +128,14 @@ void print_energy_notes(const EnergyNotes& n) {
     fmt::print("energy: EMULATED from the spec's power truth (emulated.power), read through the powercap reader; "
                "not measured\n");
   else
-    fmt::print("energy: RAPL package + DRAM of the measured node, mean over the point's runs (RAPL covers no "
+    fmt::print("energy: RAPL package + DRAM summed over the measured nodes, mean over the point's runs (RAPL covers no "
                "fans, PSU losses, disks or network)\n");
   if (!n.reason.empty()) fmt::print("energy: {}\n", text::escape_for_message(n.reason));
   std::string hosts;
   for (const auto& h : n.unmeasured) hosts += (hosts.empty() ? "" : ", ") + h;
   if (!hosts.empty())
-    fmt::print("energy: not measured on {} (ranks ran there; only the node hpcsens run ran on is read)\n",
+    fmt::print("energy: not measured on {} (ranks ran there, but no counter agent there handed over the node's "
+               "energy: --events none, or the agent did not start or answer)\n",
                text::escape_for_message(hosts));
 }
 

@@ -3,6 +3,7 @@
 // ssh and by srun; a rank killed on one host; ranks reaching MPI_Finalize at different times.
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "cluster_env.h"
@@ -143,6 +144,82 @@ TEST_F(MultiHostRun, InsideAnAllocationTheRecordCarriesSlurmsEnergyOrWhyNot) {
                                                                        r.err.find_first_of(" \n", r.err.find("hpcsens: record: ") + 17) -
                                                                            r.err.find("hpcsens: record: ") - 17)}, work_);
   EXPECT_NE(text.out.find("energy (Slurm)"), std::string::npos) << text.out.substr(0, 3000);
+}
+
+// A fake powercap tree at the same path on every node, which the mount namespaces keep apart
+// (DIR/local is node-local): one package zone whose counter starts at start_uj[host].
+std::string plant_powercap(const std::map<std::string, unsigned long long>& start_uj, unsigned long long max_uj) {
+  const std::string root = Cluster::dir() + "/local/powercap";
+  for (const auto& [host, start] : start_uj) {
+    const std::string z = root + "/intel-rapl:0";
+    const auto r = on_host(host, {"/bin/sh", "-c", "rm -rf " + root + " && mkdir -p " + z + " && echo package-0 > " + z +
+                                  "/name && echo " + std::to_string(max_uj) + " > " + z + "/max_energy_range_uj && echo " +
+                                  std::to_string(start) + " > " + z + "/energy_uj && chmod 400 " + z + "/energy_uj"},
+                           "/tmp");
+    EXPECT_EQ(r.status, 0) << host << ": " << r.err;
+  }
+  return root;
+}
+
+// The report's text with its table cells' line wrapping undone (a newline and the indent -> a space).
+std::string unwrapped(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    out += ' ';
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+  }
+  return out;
+}
+
+// Each node's energy is read on that node (issue 31): node0 by `hpcsens run`, node1 by its ranks'
+// counter agent, which hands it over with the ranks' stop; the record has both, exact, and
+// node1's counter wrapped once on the way.
+TEST_F(MultiHostRun, EachNodesEnergyIsReadOnThatNode) {
+  constexpr unsigned long long kMax = 99999999;  // 100 J counters
+  const std::string root = plant_powercap({{"node0", 1000}, {"node1", kMax - 500000}}, kMax);
+  const auto r = on_host("node0", {"env", "HPCSENS_POWERCAP_ROOT=" + root, kHpcsens, "run", "--out", work_ + "/out", "--",
+                                   "mpirun", "--host", "node0:2,node1:2", "-np", "4", ENERGY_PROG,
+                                   root + "/intel-rapl:0/energy_uj", std::to_string(kMax), "1000000", "3"},
+                         work_);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const auto rec = record_of(r);
+  ASSERT_TRUE(rec.contains("energy")) << rec.dump(1).substr(0, 3000);
+  const auto& e = rec["energy"];
+  EXPECT_EQ(e["available"], true) << e.dump(1);
+  ASSERT_EQ(e["nodes"].size(), 2u) << e.dump(1);
+  std::map<std::string, json> by_host;
+  for (const auto& n : e["nodes"]) by_host[n["host"].get<std::string>()] = n;
+  ASSERT_EQ(by_host.count("node0") + by_host.count("node1"), 2u) << e.dump(1);
+  EXPECT_EQ(by_host["node0"]["read_by"], "hpcsens run");
+  EXPECT_EQ(by_host["node1"]["read_by"], "node counter agent");
+  for (const char* h : {"node0", "node1"}) {
+    EXPECT_EQ(by_host[h]["available"], true) << by_host[h].dump(1);
+    EXPECT_DOUBLE_EQ(by_host[h]["joules_by_domain"]["package"].get<double>(), 3.0) << h;
+    EXPECT_EQ(by_host[h]["root"], root);
+  }
+  EXPECT_EQ(by_host["node0"]["domains"][0]["wraps"], 0);
+  EXPECT_EQ(by_host["node1"]["domains"][0]["wraps"], 1);
+  for (const auto& rank : rec["ranks"]) EXPECT_FALSE(rank.contains("node_energy")) << "moved into the energy section";
+  // The report names both nodes and leaves none out.
+  EXPECT_NE(unwrapped(r.err).find("node1: package 3 J"), std::string::npos) << r.err;
+  EXPECT_EQ(unwrapped(r.err).find("not measured: node"), std::string::npos) << r.err;
+}
+
+// With counters off no agent runs, so node1 is named as not measured, with why.
+TEST_F(MultiHostRun, WithoutANodeAgentTheOtherNodeIsNamedAsNotMeasured) {
+  const std::string root = plant_powercap({{"node0", 0}, {"node1", 0}}, 99999999);
+  const auto r = on_host("node0", {"env", "HPCSENS_POWERCAP_ROOT=" + root, kHpcsens, "run", "--events", "none", "--out",
+                                   work_ + "/out", "--", "mpirun", "--host", "node0:2,node1:2", "-np", "4", ENERGY_PROG},
+                         work_);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const auto rec = record_of(r);
+  ASSERT_EQ(rec["energy"]["nodes"].size(), 1u) << rec["energy"].dump(1);
+  EXPECT_NE(unwrapped(r.err).find("not measured: node1 (ranks ran there too, but no counter agent"), std::string::npos)
+      << r.err;
 }
 
 // A rank dies by SIGKILL on node1: the launcher ends the job; hpcsens returns what the job

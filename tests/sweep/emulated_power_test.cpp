@@ -142,8 +142,9 @@ TEST(EnergyTotals, HostsWithoutAReaderAreNamedPerNodeAndLeftOutOfTheSum) {
   ASSERT_EQ(section["nodes"].size(), 3u);
   EXPECT_EQ(section["nodes"][1]["host"], "n2");
   EXPECT_EQ(section["nodes"][1]["available"], false);
-  EXPECT_EQ(section["nodes"][1]["reason"], "not measured: node n2 ran no reader (only the node hpcsens run runs on "
-                                           "is read); its energy is not in these figures");
+  EXPECT_EQ(section["nodes"][1]["reason"], "not measured: node n2 ran no reader (no counter agent of its ranks handed "
+                                           "over the node's energy: --events none, or the agent did not start or "
+                                           "answer); its energy is not in these figures");
   energy::mark_unmeasured_hosts(section, {"n1", "n2", "n3"});  // twice: no second entry
   EXPECT_EQ(section["nodes"].size(), 3u);
   const energy::Totals t = energy::energy_totals(section);
