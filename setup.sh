@@ -22,6 +22,7 @@ packages=(
   libjs-chart.js chromium
   python3-mpi4py  # mpi4py (Open MPI) under the preload: tests/preload/real_codes_mpirun_test.cpp
   slurmd slurmctld slurm-client munge
+  slurmdbd mariadb-server  # the namespace cluster's accounting (sacct, Slurm's ConsumedEnergy)
   openssh-server openssh-client iproute2 help2man environment-modules dpkg-dev
 )
 

@@ -55,6 +55,20 @@ void expect_two_host_record(const json& rec, const std::string& launcher) {
     EXPECT_EQ(r.at("counters_status"), rec.at("ranks")[0].at("counters_status")) << "rank " << r.at("rank");
 }
 
+// The report's text with its table cells' line wrapping undone (a newline and the indent -> a space).
+std::string unwrapped(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    out += ' ';
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+  }
+  return out;
+}
+
 class MultiHostRun : public ClusterTest {
  protected:
   // `hpcsens run -- JOB...` on node0, the login node.
@@ -123,27 +137,68 @@ TEST_F(MultiHostRun, SrunTwoNodesFourRanksRecordsTheSlurmJob) {
   EXPECT_EQ(rec["slurm"]["nnodes"], 2);
 }
 
+// Sets the node-local fake of /sys/cray/pm_counters that Slurm's pm_counters plugin reads
+// (ns_cluster.sh) to `joules` on every host.
+void set_pm_counters(unsigned long long joules) {
+  for (const char* h : {"node0", "node1"}) {
+    const auto r = on_host(h, {"/bin/sh", "-c", "echo " + std::to_string(joules) + " > /sys/cray/pm_counters/energy && echo 100 > "
+                               "/sys/cray/pm_counters/power"}, "/tmp");
+    ASSERT_EQ(r.status, 0) << h << ": " << r.err;
+  }
+}
+
+// The record path hpcsens run printed on stderr ("hpcsens: record: PATH").
+std::string record_path(const Result& r) {
+  const std::string tag = "hpcsens: record: ";
+  const auto at = r.err.find(tag);
+  if (at == std::string::npos) return "";
+  const auto from = at + tag.size();
+  return r.err.substr(from, r.err.find_first_of(" \n", from) - from);
+}
+
 // Inside an allocation hpcsens asks Slurm (sacct) for its own energy figure of the run's steps
-// (issue 31). This cluster keeps no accounting, so the record says why there is none, in sacct's
-// words, and the report shows that row; the job and its status are untouched.
-TEST_F(MultiHostRun, InsideAnAllocationTheRecordCarriesSlurmsEnergyOrWhyNot) {
+// (issue 31). The cluster keeps accounting (slurmdbd) and gathers energy with Slurm's own
+// pm_counters plugin from a fake per node; each node's first rank adds 3 x 7 J there while the
+// step runs, so Slurm's ConsumedEnergy for the step is 2 x 21 J, and the record and the report
+// carry exactly that, beside (not mixed with) hpcsens' own reading.
+TEST_F(MultiHostRun, InsideAnAllocationTheRecordCarriesSlurmsConsumedEnergy) {
+  set_pm_counters(1000);
   const auto r = on_host("node0", {"salloc", "-N", "2", "-n", "2", kHpcsens, "run", "--out", work_ + "/out", "--", "srun",
-                                   "--mpi=pmix", "-n", "2", CLUSTER_PROG_OMPI}, work_, 120);
+                                   "--mpi=pmix", "-N", "2", "-n", "2", ENERGY_PROG, "/sys/cray/pm_counters/energy",
+                                   "1000000000", "7", "3"}, work_, 120);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_EQ(r.out, "cluster_prog: ranks=2 sum=5.0");
   const auto rec = record_of(r);
   ASSERT_TRUE(rec.contains("energy") && rec["energy"].contains("slurm")) << rec.dump(1).substr(0, 4000);
   const auto& s = rec["energy"]["slurm"];
   const std::string id = rec["slurm"]["job_id"].get<std::string>();
   EXPECT_EQ(s["job_id"], id);
   EXPECT_EQ(s["source"], "slurm sacct ConsumedEnergyRaw");
-  EXPECT_FALSE(s["available"].get<bool>());
-  const std::string why = s["reason"].get<std::string>();
-  EXPECT_EQ(why.rfind("not available: sacct -j " + id + " failed", 0), 0u) << why;
-  const auto text = on_host("node0", {kHpcsens, "report", r.err.substr(r.err.find("hpcsens: record: ") + 17,
-                                                                       r.err.find_first_of(" \n", r.err.find("hpcsens: record: ") + 17) -
-                                                                           r.err.find("hpcsens: record: ") - 17)}, work_);
-  EXPECT_NE(text.out.find("energy (Slurm)"), std::string::npos) << text.out.substr(0, 3000);
+  ASSERT_EQ(s["available"], true) << s.dump(1);
+  EXPECT_DOUBLE_EQ(s["energy_j"].get<double>(), 42.0) << s.dump(1);
+  ASSERT_EQ(s["steps"].size(), 1u) << s.dump(1);
+  EXPECT_EQ(s["steps"][0]["step"], id + ".0");
+  EXPECT_DOUBLE_EQ(s["steps"][0]["energy_j"].get<double>(), 42.0);
+  EXPECT_LE(s["steps"][0]["start_s"].get<double>(), s["steps"][0]["end_s"].get<double>());
+  const auto text = on_host("node0", {kHpcsens, "report", record_path(r)}, work_);
+  EXPECT_NE(unwrapped(text.out).find("energy (Slurm)   42 J over step(s) " + id + ".0 of Slurm job " + id),
+            std::string::npos) << text.out.substr(0, 3000);
+}
+
+// The same plugin with nothing to read (its file says 0, as on a node without the sensor): Slurm
+// records no value, and the record says so instead of taking 0 J for a measurement.
+TEST_F(MultiHostRun, InsideAnAllocationWithoutSlurmEnergyTheRecordSaysWhy) {
+  set_pm_counters(0);
+  const auto r = on_host("node0", {"salloc", "-N", "2", "-n", "2", kHpcsens, "run", "--out", work_ + "/out", "--", "srun",
+                                   "--mpi=pmix", "-n", "2", CLUSTER_PROG_OMPI}, work_, 120);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "cluster_prog: ranks=2 sum=5.0");
+  const auto rec = record_of(r);
+  const auto& s = rec["energy"]["slurm"];
+  EXPECT_EQ(s["available"], false) << s.dump(1);
+  EXPECT_NE(s["reason"].get<std::string>().find("Slurm recorded no energy for step(s) " +
+                                                rec["slurm"]["job_id"].get<std::string>() + ".0"),
+            std::string::npos) << s.dump(1);
+  EXPECT_FALSE(s.contains("energy_j"));
 }
 
 // A fake powercap tree at the same path on every node, which the mount namespaces keep apart
@@ -159,20 +214,6 @@ std::string plant_powercap(const std::map<std::string, unsigned long long>& star
     EXPECT_EQ(r.status, 0) << host << ": " << r.err;
   }
   return root;
-}
-
-// The report's text with its table cells' line wrapping undone (a newline and the indent -> a space).
-std::string unwrapped(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\n') {
-      out += text[i];
-      continue;
-    }
-    out += ' ';
-    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
-  }
-  return out;
 }
 
 // Each node's energy is read on that node (issue 31): node0 by `hpcsens run`, node1 by its ranks'

@@ -6,7 +6,12 @@
 # shared, like a cluster's shared file system. Each host runs sshd (root, key only, listening only
 # on its private address) and slurmd; node0 also runs slurmctld and munged. Open MPI's
 # `mpirun --host`, MPICH's Hydra (ssh launcher) and `srun -N 2` thus start ranks on different hosts
-# over TCP.
+# over TCP. node0 also runs MariaDB and slurmdbd (accounting, so `sacct` answers), and every host
+# has Slurm's acct_gather_energy/pm_counters plugin reading a node-local fake of HPE Cray's
+# /sys/cray/pm_counters (energy in J, power in W; a tmpfs /sys rebuilt from the real one's entries
+# in the host's mount namespace): tests write the node's joules there and read Slurm's
+# ConsumedEnergy back through sacct. The files hold 0 until a test writes them (0: the plugin
+# records no energy).
 #
 #   ns_cluster.sh start DIR [NHOSTS]  bring it up (tears down a previous one in DIR first)
 #   ns_cluster.sh stop DIR            stop everything and remove DIR (idempotent)
@@ -63,7 +68,8 @@ do_stop() {
 
 check_tools() {
   local missing=""
-  for t in ip unshare nsenter sshd ssh ssh-keygen slurmctld slurmd munged mungekey srun sinfo; do
+  for t in ip unshare nsenter sshd ssh ssh-keygen slurmctld slurmd munged mungekey srun sinfo slurmdbd sacct \
+    sacctmgr mariadbd mariadb-install-db; do
     command -v "$t" >/dev/null 2>&1 || missing="$missing $t"
   done
   [ -z "$missing" ] || { echo "ns_cluster: missing:$missing (./setup.sh installs them)" >&2; exit 77; }
@@ -120,7 +126,34 @@ SlurmdPidFile=$dir/run/slurmd-%n.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd-%n.log
 EOF
-  cat "$(dirname "$self")/../slurm_plugins.conf" >>"$dir/slurm.conf"
+  # The shared plugin settings, with accounting and energy gathering on (see the top).
+  grep -v -e '^JobAcctGatherType=' -e '^AccountingStorageType=' "$(dirname "$self")/../slurm_plugins.conf" \
+    >>"$dir/slurm.conf"
+  cat >>"$dir/slurm.conf" <<EOF
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=$subnet.1
+AccountingStoragePass=$dir/munge.sock
+JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherFrequency=task=1,energy=1
+AcctGatherEnergyType=acct_gather_energy/pm_counters
+EOF
+  # slurmdbd reads the slurmdbd.conf beside $SLURM_CONF; only its user may read it.
+  cat >"$dir/slurmdbd.conf" <<EOF
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge.sock
+DbdAddr=$subnet.1
+DbdHost=node0
+SlurmUser=root
+StorageType=accounting_storage/mysql
+StorageHost=localhost
+StorageUser=root
+StorageLoc=hpcsens_acct
+PidFile=$dir/run/slurmdbd.pid
+LogFile=$dir/log/slurmdbd.log
+EOF
+  chmod 600 "$dir/slurmdbd.conf"
+  mariadb-install-db --user=root --datadir="$dir/mysql" --auth-root-authentication-method=socket \
+    --skip-test-db >"$dir/log/mariadb-install.log" 2>&1 || die "mariadb-install-db failed"
   for ((i = 0; i < n; i++)); do
     echo "NodeName=node$i NodeAddr=$subnet.$((i + 1)) CPUs=$cpus State=UNKNOWN" >>"$dir/slurm.conf"
   done
@@ -170,17 +203,53 @@ make_network() {
 
 # Runs inside a new host's UTS and mount namespaces (see do_start): names the host, gives it its
 # own /etc/hosts and node-local directory, starts its daemons, then holds the namespaces.
+# A /sys of this host's own: a tmpfs holding the real /sys's entries (bound back) and the fake
+# /sys/cray/pm_counters that Slurm's pm_counters plugin reads.
+fake_pm_counters() {
+  mkdir -p "$dir/local/realsys"
+  mount --rbind /sys "$dir/local/realsys" || exit 1
+  mount -t tmpfs -o mode=755 tmpfs /sys || exit 1
+  local e b
+  for e in "$dir/local/realsys"/*; do
+    b=$(basename "$e")
+    mkdir "/sys/$b" && mount --rbind "$e" "/sys/$b"
+  done
+  mkdir -p /sys/cray/pm_counters
+  echo 0 >/sys/cray/pm_counters/energy
+  echo 0 >/sys/cray/pm_counters/power
+}
+
+# MariaDB (socket /run/mysqld/mysqld.sock, node0's own) and slurmdbd; waits until both answer.
+start_accounting() {
+  mkdir -p "$dir/local/mysqld" /run/mysqld
+  mount --bind "$dir/local/mysqld" /run/mysqld || exit 1
+  mariadbd --user=root --datadir="$dir/mysql" --skip-networking --socket=/run/mysqld/mysqld.sock \
+    --pid-file="$dir/run/mariadb.pid" --log-error="$dir/log/mariadb.log" </dev/null >/dev/null 2>&1 &
+  for _ in $(seq 1 300); do [ -S /run/mysqld/mysqld.sock ] && break; sleep 0.1; done
+  [ -S /run/mysqld/mysqld.sock ] || { echo "mariadbd did not start" >&2; exit 1; }
+  SLURM_CONF="$dir/slurm.conf" slurmdbd || exit 1
+  for _ in $(seq 1 300); do
+    SLURM_CONF="$dir/slurm.conf" sacctmgr -n -i list cluster >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "slurmdbd did not answer" >&2
+  exit 1
+}
+
 host_init() {
   local h=$1 i=${1#node}
   hostname "$h"
   mount --bind "$dir/hosts" /etc/hosts
   mount --bind "$dir/hosts.d/$h" "$dir/local"
   mkdir -p "$dir/local/spool" "$dir/local/pmix" /run/sshd
+  fake_pm_counters
   /usr/sbin/sshd -f "$dir/ssh/sshd_config" -o "ListenAddress=$subnet.$((i + 1))" \
     -o "PidFile=$dir/run/sshd-$h.pid" -E "$dir/log/sshd-$h.log" || exit 1
   if [ "$h" = node0 ]; then
     munged --socket="$dir/munge.sock" --key-file="$dir/munge.key" --log-file="$dir/log/munged.log" \
       --pid-file="$dir/run/munged.pid" --seed-file="$dir/run/munged.seed" || exit 1
+    start_accounting
+    SLURM_CONF="$dir/slurm.conf" sacctmgr -i add cluster hpcsensns >/dev/null 2>&1
     slurmctld -f "$dir/slurm.conf" || exit 1
   fi
   slurmd -f "$dir/slurm.conf" || exit 1
