@@ -1,7 +1,11 @@
 #include "mpi/launcher.h"
 
+#include <climits>
+#include <cstdlib>
+
 #include "mpi/capture.h"
 #include "mpi/launcher_args.h"
+#include "mpi/rank_mpi.h"
 
 namespace hpcsens::mpi {
 namespace {
@@ -156,8 +160,21 @@ std::string probe_launcher_version(const std::string& launcher) {
   return capture_output({launcher, "--version"}, 5.0).output;
 }
 
+LauncherKind kind_by_link_target(const std::string& argv0) {
+  const char* path = std::getenv("PATH");
+  const std::string exe = find_executable(argv0, path ? path : "/usr/bin:/bin");
+  char resolved[PATH_MAX];
+  if (exe.empty() || ::realpath(exe.c_str(), resolved) == nullptr) return LauncherKind::kUnknown;
+  if (needs_version_probe(resolved)) return LauncherKind::kUnknown;
+  const LauncherKind kind = classify_launcher(resolved, "");
+  return kind == LauncherKind::kOpenMpi || kind == LauncherKind::kMpichHydra ? kind : LauncherKind::kUnknown;
+}
+
 LauncherKind detect_launcher(const std::string& argv0) {
   if (!needs_version_probe(argv0)) return classify_launcher(argv0, "");
+  // Debian's mpirun -> /etc/alternatives/mpirun -> mpirun.openmpi -> orterun names its MPI:
+  // no `mpirun --version` process (10-25 ms before the job on a loaded 2-core node, issue 33).
+  if (const LauncherKind by_target = kind_by_link_target(argv0); by_target != LauncherKind::kUnknown) return by_target;
   return classify_launcher(argv0, probe_launcher_version(argv0));
 }
 

@@ -50,7 +50,13 @@ LaunchPlan plan_launch(LauncherKind kind, const std::vector<std::string>& argv,
 // and stderr; empty when it could not be run. The only part of this module that runs anything.
 std::string probe_launcher_version(const std::string& launcher);
 
-// needs_version_probe ? classify(argv0, probe(argv0)) : classify(argv0, "").
+// The kind named by what `argv0` (looked up in $PATH) resolves to through its symbolic links,
+// when that name alone decides (orterun, mpirun.openmpi, mpiexec.hydra, ...): Open MPI or Hydra;
+// kUnknown otherwise (not found, not a link to such a name, or srun/a plain program). Runs nothing.
+LauncherKind kind_by_link_target(const std::string& argv0);
+
+// needs_version_probe ? classify(argv0, probe(argv0)) : classify(argv0, ""), except that an
+// ambiguous name whose link target decides (kind_by_link_target) is not probed.
 LauncherKind detect_launcher(const std::string& argv0);
 
 }  // namespace hpcsens::mpi

@@ -2,7 +2,11 @@
 #include "mpi/launcher_args.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -41,11 +45,61 @@ TEST(LauncherDetect, AmbiguousNamesUseVersionText) {
 }
 
 TEST(LauncherDetect, RealOpenMpiOnThisMachine) {
-  // Debian's mpirun is Open MPI 4.1; asking it really runs `mpirun --version`.
+  // Debian's mpirun is Open MPI 4.1 (a link to orterun, so no probe is needed); its --version says so.
   EXPECT_EQ(detect_launcher("mpirun"), LauncherKind::kOpenMpi);
   EXPECT_EQ(detect_launcher("mpiexec"), LauncherKind::kOpenMpi);
+  EXPECT_NE(probe_launcher_version("mpirun").find("Open MPI"), std::string::npos);
   EXPECT_EQ(detect_launcher("no-such-launcher-xyz"), LauncherKind::kSingleton);
   EXPECT_EQ(probe_launcher_version("/nonexistent/mpirun"), "");
+}
+
+// A launcher script in `dir` that answers --version with `version_text`.
+void write_launcher_script(const std::string& path, const std::string& version_text) {
+  std::ofstream(path) << "#!/bin/sh\necho '" << version_text << "'\n";
+  ::chmod(path.c_str(), 0755);
+}
+
+TEST(LauncherDetect, ALinkToADecisiveNameIsNotAskedForItsVersion) {
+  char tmpl[] = "/tmp/hpcsens-launcher-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  // orterun that would claim to be Hydra if asked: the link's target name decides, unasked.
+  write_launcher_script(dir + "/orterun", "HYDRA build details:");
+  ASSERT_EQ(::symlink("orterun", (dir + "/mpirun").c_str()), 0);
+  EXPECT_EQ(kind_by_link_target(dir + "/mpirun"), LauncherKind::kOpenMpi);
+  EXPECT_EQ(detect_launcher(dir + "/mpirun"), LauncherKind::kOpenMpi);
+  // A chain of links (Debian's alternatives) to mpiexec.hydra.
+  write_launcher_script(dir + "/mpiexec.hydra", "mpirun (Open MPI) 4.1.4");
+  ASSERT_EQ(::symlink("mpiexec.hydra", (dir + "/alt-mpiexec").c_str()), 0);
+  ASSERT_EQ(::symlink((dir + "/alt-mpiexec").c_str(), (dir + "/mpiexec").c_str()), 0);
+  EXPECT_EQ(detect_launcher(dir + "/mpiexec"), LauncherKind::kMpichHydra);
+  // Found through $PATH like the job's launcher word.
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path ? old_path : "";
+  ::setenv("PATH", dir.c_str(), 1);
+  EXPECT_EQ(kind_by_link_target("mpirun"), LauncherKind::kOpenMpi);
+  ::setenv("PATH", saved.c_str(), 1);
+  ASSERT_EQ(std::system(("rm -rf '" + dir + "'").c_str()), 0);
+}
+
+TEST(LauncherDetect, ALinkToAnAmbiguousNameIsStillAskedForItsVersion) {
+  char tmpl[] = "/tmp/hpcsens-launcher-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  // A site's wrapper (its name says nothing) and a plain mpirun: both answer for themselves.
+  write_launcher_script(dir + "/site-wrapper", "HYDRA build details:");
+  ASSERT_EQ(::symlink("site-wrapper", (dir + "/mpirun").c_str()), 0);
+  EXPECT_EQ(kind_by_link_target(dir + "/mpirun"), LauncherKind::kUnknown);
+  EXPECT_EQ(detect_launcher(dir + "/mpirun"), LauncherKind::kMpichHydra);
+  write_launcher_script(dir + "/mpiexec", "mpirun (Open MPI) 5.0.3");
+  EXPECT_EQ(kind_by_link_target(dir + "/mpiexec"), LauncherKind::kUnknown);
+  EXPECT_EQ(detect_launcher(dir + "/mpiexec"), LauncherKind::kOpenMpi);
+  // srun under another name is not taken for srun: only Open MPI's and Hydra's names decide.
+  write_launcher_script(dir + "/srun", "some other launcher 1.0");
+  ASSERT_EQ(::symlink("srun", (dir + "/mpirun2").c_str()), 0);
+  EXPECT_EQ(kind_by_link_target(dir + "/mpirun2"), LauncherKind::kUnknown);
+  EXPECT_EQ(kind_by_link_target(dir + "/no-such-mpirun"), LauncherKind::kUnknown);
+  ASSERT_EQ(std::system(("rm -rf '" + dir + "'").c_str()), 0);
 }
 
 TEST(LauncherNames, AreStable) {
