@@ -4,6 +4,8 @@
 // Open MPI and MPICH answer alike under any launcher (no launcher-specific local-rank variable).
 // Its rank 0 makes a private directory with a listening socket and starts the agent; the others
 // connect to it. Collective over `world`: every rank calls it at MPI_Init, before the init barrier.
+// A rank with the spec "none" takes part only in the split (as MPI_UNDEFINED): no node
+// communicator, broadcast or barrier for it, and the node's counting ranks share one agent.
 #include <sys/types.h>
 
 #include <string>

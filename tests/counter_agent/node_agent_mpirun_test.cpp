@@ -14,6 +14,7 @@
 
 #include "tests/common/papi_state.h"
 #include "tests/counter_agent/mpirun_fixture.h"
+#include "topdown/event_plan.h"
 
 namespace {
 
@@ -108,6 +109,35 @@ TEST_F(NodeAgentMpirun, EventsNoneStartsNoAgentOnTheNode) {
   const nlohmann::json rec = record();
   EXPECT_EQ(rec.at("preload").at("counter_agent_vmhwm_kib"), -1);
   for (const auto& r : rec.at("ranks")) EXPECT_TRUE(r.at("counters").empty());
+}
+
+// A rank given --events none stays out of the node's agent (no node communicator, no broadcast,
+// no barrier: issue 33 start-up), also when it is the node's first rank: the node's other ranks
+// still share one agent, hosted by the first of them that counts.
+TEST_F(NodeAgentMpirun, ARankWithEventsNoneLeavesTheAgentToTheOthers) {
+  const auto papi_off = hpcsens::test::papi_perf_event_disabled();
+  const std::string ctx = std::string(" -x LD_PRELOAD=") + HPCSENS_PRELOAD_LIB + " -x HPCSENS_OUT=" + dir_ +
+                          " -x HPCSENS_RUN_ID=r1 ";
+  ASSERT_EQ(mpirun_np(1, HPCSENS_PRELOAD_LIB, "-x HPCSENS_EVENTS=none",
+                      std::string(PROG_NODE) + " count 10 0 : -np 3" + ctx + PROG_NODE + " count 10 0"),
+            0)
+      << file("err");
+  EXPECT_NE(file("out").find("agents 1\n"), std::string::npos) << file("out");
+  EXPECT_EQ(cpu_ns().size(), 4u) << file("out");
+  const nlohmann::json rec = record();
+  ASSERT_EQ(rec.at("ranks").size(), 4u);
+  for (const auto& r : rec.at("ranks")) {
+    const std::string status = r.at("counters_status");
+    EXPECT_TRUE(r.at("counters").empty() || r.at("rank") != 0) << r.at("counters");
+    if (r.at("rank") == 0) {
+      EXPECT_EQ(status, hpcsens::topdown::kEventsNoneNote);
+    } else if (papi_off) {
+      EXPECT_EQ(status.rfind("counters unavailable: " + hpcsens::test::papi_disabled_words(*papi_off), 0), 0u)
+          << "rank " << r.at("rank") << ": " << status;
+    } else {
+      EXPECT_EQ(status, "ok") << "rank " << r.at("rank");
+    }
+  }
 }
 
 }  // namespace
