@@ -4,6 +4,7 @@
 // report's Top-Down CSV must equal the formulas applied by hand to the scripted counts (perf's
 // amdzen4 pipeline.json formulas for Zen 4; stall-cycle ratios for Zen 3, docs/methodology.md).
 // These are checks of the derivation and of the agent's group handling, never measurements.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -115,6 +116,20 @@ TEST_F(PapiDoubleMpirun, TopDownLevel2IsCountedWhereItFitsBesideLevel1) {
     EXPECT_NEAR(std::stod(row.at("memory_bound")), be * mem, 1e-6);
     EXPECT_NEAR(std::stod(row.at("core_bound")), be * (1 - mem), 1e-6);
     EXPECT_NEAR(std::stod(row.at("ipc")), static_cast<double>(kInst.at(r)) / kCycles.at(r), 1e-6);
+  }
+  // Each Zen 4 event with the unit AMD's PPR gives it (a counter mask ":c=6" counts cycles).
+  const std::map<std::string, std::string> unit = {
+      {kCycles.name, "cycles"},   {kFeNoOps.name, "slots"},      {kBeStalls.name, "slots"},    {kSmt.name, "slots"},
+      {kDispatched.name, "count"}, {kRetOps.name, "count"},       {kClock.name, "ns"},          {kInst.name, "instructions"},
+      {kFeLat.name, "cycles"},    {kBrMisp.name, "branches"},    {kResyncs.name, "count"},     {kNoRetLoad.name, "cycles"},
+      {kNoRetAll.name, "cycles"}};
+  const auto counters = csv(job, "counters");
+  ASSERT_EQ(counters.size(), 26u);
+  for (const auto& row : counters) {
+    EXPECT_EQ(row.at("unit"), unit.at(row.at("counter"))) << row.at("counter");
+    const auto e = std::find_if(kZen4.begin(), kZen4.end(), [&](const Scripted& s) { return s.name == row.at("counter"); });
+    ASSERT_NE(e, kZen4.end());
+    EXPECT_EQ(std::stod(row.at("value")), e->at(std::stoi(row.at("rank"))));
   }
 }
 

@@ -25,6 +25,23 @@ TEST(CounterUnits, NamedFromTheEvent) {
   EXPECT_EQ(counter_unit("SOMETHING_UNKNOWN"), "count");
 }
 
+// The Top-Down tables' events (topdown/event_tables.h) by what their vendors say they count.
+TEST(CounterUnits, TopDownEventsByWhatTheyCount) {
+  EXPECT_EQ(counter_unit("UOPS_QUEUE_EMPTY"), "cycles");  // AMD PMCx0A9: cycles the op queue is empty
+  EXPECT_EQ(counter_unit("RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED"), "branches");
+  EXPECT_EQ(counter_unit("BR_MIS_PRED"), "branches");
+  EXPECT_EQ(counter_unit("DISPATCH_STALLS_1:FE_NO_OPS"), "slots");  // AMD PMCx1A0: dispatch slots
+  EXPECT_EQ(counter_unit("DISPATCH_STALLS_1:FE_NO_OPS:c=6"), "cycles");  // counter mask: cycles
+  EXPECT_EQ(counter_unit("DISPATCH_STALLS_1:FE_NO_OPS:c=0"), "slots");   // no mask
+  EXPECT_EQ(counter_unit("TOPDOWN:SLOTS"), "slots");
+  EXPECT_EQ(counter_unit("topdown-retiring"), "slots");
+  EXPECT_EQ(counter_unit("STALL_SLOT_BACKEND"), "slots");
+  EXPECT_EQ(counter_unit("STALL_FRONTEND"), "cycles");
+  EXPECT_EQ(counter_unit("INT_MISC:UOP_DROPPING"), "uops");
+  EXPECT_EQ(counter_unit("UOPS_RETIRED:RETIRE_SLOTS"), "uops");
+  EXPECT_EQ(counter_unit("CYCLES_NO_RETIRE:NOT_COMPLETE_MISSING_LOAD"), "cycles");
+}
+
 TEST(CounterUnits, ValuesNeverPrintWithAnExponent) {
   EXPECT_EQ(counter_value_text(214021960), "214,021,960");
   EXPECT_EQ(counter_value_text(298617234.5), "298,617,234.5");
