@@ -142,4 +142,22 @@ TEST_F(PapiDoubleMpirun, PerRankAgentsCountTheSameValuesAndShutPapiDown) {
   EXPECT_EQ(pids.size(), 2u) << job.log;
 }
 
+TEST_F(PapiDoubleMpirun, RefusedMultiplexingKeepsTheFirstGroupAndNamesTheRest) {
+  // Two counters and no multiplexing: only the first group (perf::TASK-CLOCK) is counted.
+  const Job job = run_job("counters 2\nmultiplex_error PAPI_ENOSUPP\n" + script_lines(kDefaultSet), 2, 0);
+  ASSERT_FALSE(job.record_path.empty()) << job.err;
+  expect_job_untouched(job, 2, 0);
+  expect_papi_rules_kept(job);
+  EXPECT_EQ(job.record.at("counters_status"), "ok") << "the dropped groups are optional";
+  const std::string notes = job.record.at("preload").at("counters_notes").dump();
+  for (const char* dropped : {"events perf::CONTEXT-SWITCHES:k=1 not counted: multiplexing refused: Not supported",
+                              "events PAPI_TOT_CYC,PAPI_TOT_INS not counted: multiplexing refused: Not supported"})
+    EXPECT_NE(notes.find(dropped), std::string::npos) << notes;
+  for (const auto& r : job.record.at("ranks")) {
+    EXPECT_EQ(r.at("multiplexed"), false);
+    ASSERT_EQ(r.at("counters").size(), 1u) << r.at("counters");
+    EXPECT_EQ(r.at("counters").at("perf::TASK-CLOCK").get<double>(), kDefaultSet[0].at(r.at("rank")));
+  }
+}
+
 }  // namespace

@@ -278,6 +278,7 @@ int PAPI_set_multiplex(int es) {
   if (!s->assigned) return fake_misuse("PAPI_set_multiplex", PAPI_ENOCMP, "no component bound");
   if (s->running) return fake_misuse("PAPI_set_multiplex", PAPI_EISRUN, "set is counting");
   if (s->multiplexed) return fake_misuse("PAPI_set_multiplex", PAPI_EINVAL, "set already multiplexed");
+  if (fake_script.multiplex_error != 0) return fake_script.multiplex_error;
   s->multiplexed = 1;
   return PAPI_OK;
 }

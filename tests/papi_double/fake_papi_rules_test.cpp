@@ -155,6 +155,11 @@ TEST_F(PapiDoubleRules, MultiplexingLiftsTheCounterLimitAndScriptedFailures) {
   long long v[2] = {};
   EXPECT_EQ(PAPI_stop(es, v), PAPI_ESYS);
   EXPECT_EQ(PAPI_stop(es, v), PAPI_ENOTRUN);  // a failed stop has stopped
+  PAPI_shutdown();
+  write("script", "event A 1 0\nmultiplex_error PAPI_ENOSUPP\n");
+  ASSERT_EQ(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT);
+  ASSERT_EQ(PAPI_multiplex_init(), PAPI_OK);
+  EXPECT_EQ(PAPI_set_multiplex(new_set()), PAPI_ENOSUPP);
 }
 
 TEST_F(PapiDoubleRules, ABadScriptNamesItsLineAndRefusesInit) {

@@ -59,6 +59,8 @@ int fake_papi_read_script(const char* path, struct fake_papi_script* s, char* wh
       e->refuse = fake_papi_error_code(b);
     } else if (strcmp(word, "stop_error") == 0 && a && fake_papi_error_code(a) != 0 && !b) {
       s->stop_error = fake_papi_error_code(a);
+    } else if (strcmp(word, "multiplex_error") == 0 && a && fake_papi_error_code(a) != 0 && !b) {
+      s->multiplex_error = fake_papi_error_code(a);
     } else if (strcmp(word, "disabled") == 0 && a) {
       s->disabled = 1;
       snprintf(s->disabled_reason, sizeof s->disabled_reason, "%s%s%s%s%s", a, b ? " " : "", b ? b : "",
@@ -68,7 +70,7 @@ int fake_papi_read_script(const char* path, struct fake_papi_script* s, char* wh
                 sizeof s->disabled_reason - strlen(s->disabled_reason) - 1);
     } else {
       snprintf(why, why_len, "%s:%d: cannot read '%s' (expected: counters N | event NAME BASE PER_RANK | "
-               "refuse NAME PAPI_E... | stop_error PAPI_E... | disabled REASON)", path, lineno, word);
+               "refuse NAME PAPI_E... | stop_error PAPI_E... | multiplex_error PAPI_E... | disabled REASON)", path, lineno, word);
       bad = 1;
     }
   }

@@ -6,6 +6,7 @@
  *                              the counted thread's OMPI_COMM_WORLD_RANK (PMIX_RANK, PMI_RANK)
  *   refuse NAME ERROR          adding NAME returns ERROR (a PAPI_E* name, e.g. PAPI_EPERM)
  *   stop_error ERROR           every PAPI_stop fails with ERROR (values not written)
+ *   multiplex_error ERROR      every PAPI_set_multiplex fails with ERROR
  *   disabled REASON...         the perf_event component is disabled with that reason */
 #ifndef HPCSENS_FAKE_PAPI_SCRIPT_H
 #define HPCSENS_FAKE_PAPI_SCRIPT_H
@@ -21,7 +22,8 @@ struct fake_papi_event {
 
 struct fake_papi_script {
   int counters;
-  int stop_error; /* 0 or a PAPI error */
+  int stop_error;      /* 0 or a PAPI error */
+  int multiplex_error; /* 0 or a PAPI error */
   int disabled;
   char disabled_reason[512];
   int nevents;
