@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -53,53 +54,63 @@ TEST(LauncherDetect, RealOpenMpiOnThisMachine) {
   EXPECT_EQ(probe_launcher_version("/nonexistent/mpirun"), "");
 }
 
-// A launcher script in `dir` that answers --version with `version_text`.
-void write_launcher_script(const std::string& path, const std::string& version_text) {
-  std::ofstream(path) << "#!/bin/sh\necho '" << version_text << "'\n";
-  ::chmod(path.c_str(), 0755);
-}
+// A fresh directory of launcher scripts and links to them, removed afterwards.
+struct LauncherDir {
+  std::string dir;
+  LauncherDir() {
+    char tmpl[] = "/tmp/hpcsens-launcher-XXXXXX";
+    if (::mkdtemp(tmpl) != nullptr) dir = tmpl;
+  }
+  ~LauncherDir() { std::filesystem::remove_all(dir); }
+  // A script `name` that answers --version with `version_text`; its path.
+  std::string script(const std::string& name, const std::string& version_text) const {
+    const std::string path = dir + "/" + name;
+    std::ofstream(path) << "#!/bin/sh\necho '" << version_text << "'\n";
+    ::chmod(path.c_str(), 0755);
+    return path;
+  }
+  // A symbolic link `name` to `target`; its path ("" when it cannot be made).
+  std::string link(const std::string& name, const std::string& target) const {
+    const std::string path = dir + "/" + name;
+    return ::symlink(target.c_str(), path.c_str()) == 0 ? path : "";
+  }
+};
 
 TEST(LauncherDetect, ALinkToADecisiveNameIsNotAskedForItsVersion) {
-  char tmpl[] = "/tmp/hpcsens-launcher-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
+  const LauncherDir d;
+  ASSERT_FALSE(d.dir.empty());
   // orterun that would claim to be Hydra if asked: the link's target name decides, unasked.
-  write_launcher_script(dir + "/orterun", "HYDRA build details:");
-  ASSERT_EQ(::symlink("orterun", (dir + "/mpirun").c_str()), 0);
-  EXPECT_EQ(kind_by_link_target(dir + "/mpirun"), LauncherKind::kOpenMpi);
-  EXPECT_EQ(detect_launcher(dir + "/mpirun"), LauncherKind::kOpenMpi);
+  d.script("orterun", "HYDRA build details:");
+  const std::string mpirun = d.link("mpirun", "orterun");
+  EXPECT_EQ(kind_by_link_target(mpirun), LauncherKind::kOpenMpi);
+  EXPECT_EQ(detect_launcher(mpirun), LauncherKind::kOpenMpi);
   // A chain of links (Debian's alternatives) to mpiexec.hydra.
-  write_launcher_script(dir + "/mpiexec.hydra", "mpirun (Open MPI) 4.1.4");
-  ASSERT_EQ(::symlink("mpiexec.hydra", (dir + "/alt-mpiexec").c_str()), 0);
-  ASSERT_EQ(::symlink((dir + "/alt-mpiexec").c_str(), (dir + "/mpiexec").c_str()), 0);
-  EXPECT_EQ(detect_launcher(dir + "/mpiexec"), LauncherKind::kMpichHydra);
+  d.script("mpiexec.hydra", "mpirun (Open MPI) 4.1.4");
+  d.link("alt-mpiexec", "mpiexec.hydra");
+  EXPECT_EQ(detect_launcher(d.link("mpiexec", d.dir + "/alt-mpiexec")), LauncherKind::kMpichHydra);
   // Found through $PATH like the job's launcher word.
   const char* old_path = std::getenv("PATH");
   const std::string saved = old_path ? old_path : "";
-  ::setenv("PATH", dir.c_str(), 1);
+  ::setenv("PATH", d.dir.c_str(), 1);
   EXPECT_EQ(kind_by_link_target("mpirun"), LauncherKind::kOpenMpi);
   ::setenv("PATH", saved.c_str(), 1);
-  ASSERT_EQ(std::system(("rm -rf '" + dir + "'").c_str()), 0);
 }
 
 TEST(LauncherDetect, ALinkToAnAmbiguousNameIsStillAskedForItsVersion) {
-  char tmpl[] = "/tmp/hpcsens-launcher-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
-  // A site's wrapper (its name says nothing) and a plain mpirun: both answer for themselves.
-  write_launcher_script(dir + "/site-wrapper", "HYDRA build details:");
-  ASSERT_EQ(::symlink("site-wrapper", (dir + "/mpirun").c_str()), 0);
-  EXPECT_EQ(kind_by_link_target(dir + "/mpirun"), LauncherKind::kUnknown);
-  EXPECT_EQ(detect_launcher(dir + "/mpirun"), LauncherKind::kMpichHydra);
-  write_launcher_script(dir + "/mpiexec", "mpirun (Open MPI) 5.0.3");
-  EXPECT_EQ(kind_by_link_target(dir + "/mpiexec"), LauncherKind::kUnknown);
-  EXPECT_EQ(detect_launcher(dir + "/mpiexec"), LauncherKind::kOpenMpi);
+  const LauncherDir d;
+  ASSERT_FALSE(d.dir.empty());
+  // A site's wrapper (its name says nothing) and a plain mpiexec: both answer for themselves.
+  d.script("site-wrapper", "HYDRA build details:");
+  const std::string mpirun = d.link("mpirun", "site-wrapper");
+  EXPECT_EQ(kind_by_link_target(mpirun), LauncherKind::kUnknown);
+  EXPECT_EQ(detect_launcher(mpirun), LauncherKind::kMpichHydra);
+  const std::string mpiexec = d.script("mpiexec", "mpirun (Open MPI) 5.0.3");
+  EXPECT_EQ(kind_by_link_target(mpiexec), LauncherKind::kUnknown);
+  EXPECT_EQ(detect_launcher(mpiexec), LauncherKind::kOpenMpi);
   // srun under another name is not taken for srun: only Open MPI's and Hydra's names decide.
-  write_launcher_script(dir + "/srun", "some other launcher 1.0");
-  ASSERT_EQ(::symlink("srun", (dir + "/mpirun2").c_str()), 0);
-  EXPECT_EQ(kind_by_link_target(dir + "/mpirun2"), LauncherKind::kUnknown);
-  EXPECT_EQ(kind_by_link_target(dir + "/no-such-mpirun"), LauncherKind::kUnknown);
-  ASSERT_EQ(std::system(("rm -rf '" + dir + "'").c_str()), 0);
+  d.script("srun", "some other launcher 1.0");
+  EXPECT_EQ(kind_by_link_target(d.link("mpirun2", "srun")), LauncherKind::kUnknown);
+  EXPECT_EQ(kind_by_link_target(d.dir + "/no-such-mpirun"), LauncherKind::kUnknown);
 }
 
 TEST(LauncherNames, AreStable) {
