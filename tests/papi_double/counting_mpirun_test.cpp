@@ -160,4 +160,23 @@ TEST_F(PapiDoubleMpirun, RefusedMultiplexingKeepsTheFirstGroupAndNamesTheRest) {
   }
 }
 
+TEST_F(PapiDoubleMpirun, ADisabledComponentIsNamedWithPapisReasonOnAnyMachine) {
+  // The "no counters: why" path, the same on a machine whose PAPI counts: the double disables
+  // its perf_event component with a reason of its own.
+  const Job job = run_job("disabled scripted by the PAPI test double\n" + script_lines(kDefaultSet), 2, 3);
+  ASSERT_FALSE(job.record_path.empty()) << job.err;
+  expect_job_untouched(job, 2, 3);
+  expect_papi_rules_kept(job);
+  const std::string said =
+      "counters unavailable: PAPI's perf_event component is disabled (scripted by the PAPI test double) [not counted: "
+      "perf::TASK-CLOCK,perf::CONTEXT-SWITCHES:k=1,PAPI_TOT_CYC,PAPI_TOT_INS], so PAPI counts nothing here";
+  EXPECT_EQ(job.record.at("counters_status").get<std::string>().rfind(said, 0), 0u) << job.record.at("counters_status");
+  EXPECT_NE(job.err.find("hpcsens: warning: counters: " + said), std::string::npos) << job.err;
+  for (const auto& r : job.record.at("ranks")) {
+    EXPECT_EQ(r.at("counters_status"), said);
+    EXPECT_TRUE(r.at("counters").empty()) << r.at("counters");
+  }
+  EXPECT_EQ(job.log.find("STOP"), std::string::npos) << "nothing may be counted: " << job.log;
+}
+
 }  // namespace
