@@ -7,8 +7,8 @@
 # agent(s) and the record. On a machine with fewer cores than NP every rank's start-up shares
 # them, so say how many cores there were (printed). With PER_RANK=1 in the environment each rank
 # starts its own agent, as before one agent per node (HPCSENS_AGENT_PER_RANK), for comparison.
-# Where the time goes (front end, preload at MPI_Init/MPI_Finalize, agent): docs/methodology.md,
-# "Where the start-up cost goes".
+# Where the time goes (front end, preload at MPI_Init/MPI_Finalize, agent): docs/startup-cost.md
+# and startup_split.sh.
 # Usage: preload_startup.sh HPCSENS TRIVIAL [NP] [REPS] [EVENTS]
 set -eu
 hpcsens=$1

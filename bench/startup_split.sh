@@ -4,7 +4,7 @@
 # timeline (hpcsens exec .. job's launcher exec, launcher exit .. hpcsens exit), per-rank medians
 # of the preload's phases around the real PMPI_Init/PMPI_Finalize, and the counter agent's
 # lifetime. Needs root and perf; probes go on private copies and are removed at exit.
-# Usage: startup_split.sh HPCSENS TRIVIAL [NP] [EVENTS]   (docs/methodology.md has the results)
+# Usage: startup_split.sh HPCSENS TRIVIAL [NP] [EVENTS]   (results: docs/startup-cost.md)
 set -eu
 hpcsens=$(readlink -f "$1")
 trivial=$(readlink -f "$2")
