@@ -179,4 +179,27 @@ TEST_F(PapiDoubleMpirun, ADisabledComponentIsNamedWithPapisReasonOnAnyMachine) {
   EXPECT_EQ(job.log.find("STOP"), std::string::npos) << "nothing may be counted: " << job.log;
 }
 
+TEST_F(PapiDoubleMpirun, OneRanksRefusalStaysWithThatRank) {
+  // The node's one agent serves three ranks; PAPI refuses an event on rank 2's thread only.
+  const Job job = run_job("event perf::TASK-CLOCK 1000 100\nevent PAPI_TOT_INS 500 50\n"
+                          "refuse_on_rank 2 PAPI_TOT_INS PAPI_EPERM\n",
+                          3, 0, "--events perf::TASK-CLOCK,PAPI_TOT_INS");
+  ASSERT_FALSE(job.record_path.empty()) << job.err;
+  expect_job_untouched(job, 3, 0);
+  expect_papi_rules_kept(job);
+  const std::string said = "counters unavailable: PAPI_TOT_INS not supported [Permission level does not permit operation]";
+  for (const auto& r : job.record.at("ranks")) {
+    const int rank = r.at("rank");
+    if (rank == 2) {
+      EXPECT_EQ(r.at("counters_status"), said);
+      EXPECT_TRUE(r.at("counters").empty()) << r.at("counters");
+      continue;
+    }
+    EXPECT_EQ(r.at("counters_status"), "ok") << "rank " << rank;
+    EXPECT_EQ(r.at("counters").at("perf::TASK-CLOCK").get<double>(), 1000.0 + 100.0 * rank);
+    EXPECT_EQ(r.at("counters").at("PAPI_TOT_INS").get<double>(), 500.0 + 50.0 * rank);
+  }
+  EXPECT_EQ(job.record.at("counters_status"), "rank 2: " + said);
+}
+
 }  // namespace

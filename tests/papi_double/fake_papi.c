@@ -209,9 +209,11 @@ int PAPI_add_named_event(int es, const char* name) {
   if (!fake_inited) return fake_misuse("PAPI_add_named_event", PAPI_ENOINIT, "PAPI not initialised");
   if (s == NULL) return fake_misuse("PAPI_add_named_event", PAPI_ENOEVST, "no such event set");
   if (s->running) return fake_misuse("PAPI_add_named_event", PAPI_EISRUN, "set is counting");
-  const struct fake_papi_event* e = name != NULL && !fake_info.disabled ? fake_papi_find_event(&fake_script, name) : NULL;
+  if (name == NULL || fake_info.disabled) return PAPI_ENOEVNT;
+  const int refused = fake_papi_refusal(&fake_script, name, s->rank);
+  if (refused != 0) return refused;
+  const struct fake_papi_event* e = fake_papi_find_event(&fake_script, name);
   if (e == NULL) return PAPI_ENOEVNT;
-  if (e->refuse != 0) return e->refuse;
   for (int i = 0; i < s->n; ++i)
     if (s->ev[i] == e) return PAPI_ECNFLCT;
   if (s->n >= (s->multiplexed ? FAKE_PAPI_SET_EVENTS : fake_script.counters)) return PAPI_ECNFLCT;

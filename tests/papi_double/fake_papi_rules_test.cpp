@@ -23,7 +23,7 @@ class PapiDoubleRules : public ::testing::Test {
     ::mkdir(dir_.c_str(), 0700);
     write("script",
           "# test double script\ncounters 2\nevent perf::TASK-CLOCK 1000 10\nevent PAPI_TOT_CYC 5000 -7\n"
-          "event PAPI_TOT_INS 9 1\nrefuse perf::CONTEXT-SWITCHES:k=1 PAPI_EPERM\n");
+          "event PAPI_TOT_INS 9 1\nrefuse perf::CONTEXT-SWITCHES:k=1 PAPI_EPERM\nrefuse_on_rank 3 PAPI_TOT_INS PAPI_ENOSUPP\nevent PAPI_L1_DCM 1 0\n");
     ::setenv("HPCSENS_PAPI_DOUBLE_SCRIPT", (dir_ + "/script").c_str(), 1);
     ::setenv("HPCSENS_PAPI_DOUBLE_LOG", (dir_ + "/log").c_str(), 1);
     ::setenv("OMPI_COMM_WORLD_RANK", "3", 1);
@@ -86,10 +86,11 @@ TEST_F(PapiDoubleRules, EventSetLifecycleRules) {
   EXPECT_EQ(PAPI_stop(es, v), PAPI_ENOTRUN);
   EXPECT_EQ(PAPI_add_named_event(es, "NO_SUCH_EVENT"), PAPI_ENOEVNT);
   EXPECT_EQ(PAPI_add_named_event(es, "perf::CONTEXT-SWITCHES:k=1"), PAPI_EPERM);
+  EXPECT_EQ(PAPI_add_named_event(es, "PAPI_TOT_INS"), PAPI_ENOSUPP);  // refused on rank 3, ours
   EXPECT_EQ(PAPI_add_named_event(es, "perf::TASK-CLOCK"), PAPI_OK);
   EXPECT_EQ(PAPI_add_named_event(es, "perf::TASK-CLOCK"), PAPI_ECNFLCT);  // twice
   EXPECT_EQ(PAPI_add_named_event(es, "PAPI_TOT_CYC"), PAPI_OK);
-  EXPECT_EQ(PAPI_add_named_event(es, "PAPI_TOT_INS"), PAPI_ECNFLCT);  // counters 2
+  EXPECT_EQ(PAPI_add_named_event(es, "PAPI_L1_DCM"), PAPI_ECNFLCT);  // counters 2
   EXPECT_EQ(PAPI_start(es), PAPI_OK);
   EXPECT_EQ(PAPI_start(es), PAPI_EISRUN);
   EXPECT_EQ(PAPI_add_named_event(es, "PAPI_TOT_INS"), PAPI_EISRUN);

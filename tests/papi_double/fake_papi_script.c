@@ -52,11 +52,18 @@ int fake_papi_read_script(const char* path, struct fake_papi_script* s, char* wh
       snprintf(e->name, sizeof e->name, "%s", a);
       e->base = n;
       e->per_rank = m;
-    } else if (strcmp(word, "refuse") == 0 && a && b && fake_papi_error_code(b) != 0 &&
+    } else if (strcmp(word, "refuse") == 0 && a && b && !c && fake_papi_error_code(b) != 0 &&
                strlen(a) < FAKE_PAPI_NAME_LEN && s->nevents < FAKE_PAPI_MAX_EVENTS) {
       struct fake_papi_event* e = &s->events[s->nevents++];
       snprintf(e->name, sizeof e->name, "%s", a);
       e->refuse = fake_papi_error_code(b);
+      e->refuse_rank = -1;
+    } else if (strcmp(word, "refuse_on_rank") == 0 && a && b && c && fake_papi_number(a, &n) && n >= 0 &&
+               fake_papi_error_code(c) != 0 && strlen(b) < FAKE_PAPI_NAME_LEN && s->nevents < FAKE_PAPI_MAX_EVENTS) {
+      struct fake_papi_event* e = &s->events[s->nevents++];
+      snprintf(e->name, sizeof e->name, "%s", b);
+      e->refuse = fake_papi_error_code(c);
+      e->refuse_rank = (int)n;
     } else if (strcmp(word, "stop_error") == 0 && a && fake_papi_error_code(a) != 0 && !b) {
       s->stop_error = fake_papi_error_code(a);
     } else if (strcmp(word, "multiplex_error") == 0 && a && fake_papi_error_code(a) != 0 && !b) {
@@ -70,7 +77,7 @@ int fake_papi_read_script(const char* path, struct fake_papi_script* s, char* wh
                 sizeof s->disabled_reason - strlen(s->disabled_reason) - 1);
     } else {
       snprintf(why, why_len, "%s:%d: cannot read '%s' (expected: counters N | event NAME BASE PER_RANK | "
-               "refuse NAME PAPI_E... | stop_error PAPI_E... | multiplex_error PAPI_E... | disabled REASON)", path, lineno, word);
+               "refuse NAME PAPI_E... | refuse_on_rank R NAME PAPI_E... | stop_error PAPI_E... | multiplex_error PAPI_E... | disabled REASON)", path, lineno, word);
       bad = 1;
     }
   }
@@ -80,6 +87,14 @@ int fake_papi_read_script(const char* path, struct fake_papi_script* s, char* wh
 
 const struct fake_papi_event* fake_papi_find_event(const struct fake_papi_script* s, const char* name) {
   for (int i = 0; i < s->nevents; ++i)
-    if (strcmp(s->events[i].name, name) == 0) return &s->events[i];
+    if (s->events[i].refuse == 0 && strcmp(s->events[i].name, name) == 0) return &s->events[i];
   return NULL;
+}
+
+int fake_papi_refusal(const struct fake_papi_script* s, const char* name, int rank) {
+  for (int i = 0; i < s->nevents; ++i) {
+    const struct fake_papi_event* e = &s->events[i];
+    if (e->refuse != 0 && strcmp(e->name, name) == 0 && (e->refuse_rank < 0 || e->refuse_rank == rank)) return e->refuse;
+  }
+  return 0;
 }
