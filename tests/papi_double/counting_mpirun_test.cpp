@@ -202,4 +202,22 @@ TEST_F(PapiDoubleMpirun, OneRanksRefusalStaysWithThatRank) {
   EXPECT_EQ(job.record.at("counters_status"), "rank 2: " + said);
 }
 
+TEST_F(PapiDoubleMpirun, EventsThatAddButCannotStartAreDroppedAsInAVm) {
+  // As PAPI behaves in a VM without PMU passthrough: cycles and instructions are added, but a set
+  // holding them cannot start; the software events are counted.
+  const Job job = run_job("counters 8\n" + script_lines(kDefaultSet) + "start_refuse PAPI_TOT_CYC PAPI_ECNFLCT\n", 2, 0);
+  ASSERT_FALSE(job.record_path.empty()) << job.err;
+  expect_job_untouched(job, 2, 0);
+  expect_papi_rules_kept(job);
+  EXPECT_EQ(job.record.at("counters_status"), "ok");
+  const std::string notes = job.record.at("preload").at("counters_notes").dump();
+  EXPECT_NE(notes.find("optional events PAPI_TOT_CYC,PAPI_TOT_INS not counted: PAPI_TOT_CYC,PAPI_TOT_INS: cannot start: "
+                       "Event exists, but cannot be counted due to hardware resource limits"), std::string::npos) << notes;
+  for (const auto& r : job.record.at("ranks")) {
+    ASSERT_EQ(r.at("counters").size(), 2u) << r.at("counters");
+    for (size_t i = 0; i < 2; ++i)
+      EXPECT_EQ(r.at("counters").at(kDefaultSet[i].name).get<double>(), kDefaultSet[i].at(r.at("rank")));
+  }
+}
+
 }  // namespace

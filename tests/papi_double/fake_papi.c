@@ -230,6 +230,8 @@ int PAPI_start(int es) {
   for (int i = 0; i < FAKE_PAPI_MAX_SETS; ++i)
     if (fake_sets[i].used && fake_sets[i].running && fake_sets[i].tid == s->tid)
       return fake_misuse("PAPI_start", PAPI_EISRUN, "another set is counting the same thread");
+  for (int i = 0; i < s->n; ++i)
+    if (s->ev[i]->start_error != 0) return s->ev[i]->start_error;
   s->running = 1;
   return PAPI_OK;
 }

@@ -157,10 +157,14 @@ TEST_F(PapiDoubleRules, MultiplexingLiftsTheCounterLimitAndScriptedFailures) {
   EXPECT_EQ(PAPI_stop(es, v), PAPI_ESYS);
   EXPECT_EQ(PAPI_stop(es, v), PAPI_ENOTRUN);  // a failed stop has stopped
   PAPI_shutdown();
-  write("script", "event A 1 0\nmultiplex_error PAPI_ENOSUPP\n");
+  write("script", "event A 1 0\nstart_refuse A PAPI_ECNFLCT\nmultiplex_error PAPI_ENOSUPP\n");
   ASSERT_EQ(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT);
   ASSERT_EQ(PAPI_multiplex_init(), PAPI_OK);
   EXPECT_EQ(PAPI_set_multiplex(new_set()), PAPI_ENOSUPP);
+  const int with_a = new_set();
+  EXPECT_EQ(PAPI_add_named_event(with_a, "A"), PAPI_OK);  // adding works,
+  EXPECT_EQ(PAPI_start(with_a), PAPI_ECNFLCT);             // starting does not
+  EXPECT_EQ(PAPI_stop(with_a, v), PAPI_ENOTRUN);
 }
 
 TEST_F(PapiDoubleRules, ABadScriptNamesItsLineAndRefusesInit) {

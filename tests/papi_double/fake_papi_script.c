@@ -23,6 +23,12 @@ static int fake_papi_number(const char* text, long long* out) {
   return end != text && *end == '\0';
 }
 
+static struct fake_papi_event* fake_papi_value_entry(struct fake_papi_script* s, const char* name) {
+  for (int i = 0; i < s->nevents; ++i)
+    if (s->events[i].refuse == 0 && strcmp(s->events[i].name, name) == 0) return &s->events[i];
+  return NULL;
+}
+
 int fake_papi_read_script(const char* path, struct fake_papi_script* s, char* why, unsigned why_len) {
   memset(s, 0, sizeof *s);
   s->counters = 8;
@@ -66,6 +72,9 @@ int fake_papi_read_script(const char* path, struct fake_papi_script* s, char* wh
       e->refuse_rank = (int)n;
     } else if (strcmp(word, "stop_error") == 0 && a && fake_papi_error_code(a) != 0 && !b) {
       s->stop_error = fake_papi_error_code(a);
+    } else if (strcmp(word, "start_refuse") == 0 && a && b && !c && fake_papi_error_code(b) != 0 &&
+               fake_papi_value_entry(s, a) != NULL) {
+      fake_papi_value_entry(s, a)->start_error = fake_papi_error_code(b);
     } else if (strcmp(word, "multiplex_error") == 0 && a && fake_papi_error_code(a) != 0 && !b) {
       s->multiplex_error = fake_papi_error_code(a);
     } else if (strcmp(word, "disabled") == 0 && a) {
@@ -77,7 +86,7 @@ int fake_papi_read_script(const char* path, struct fake_papi_script* s, char* wh
                 sizeof s->disabled_reason - strlen(s->disabled_reason) - 1);
     } else {
       snprintf(why, why_len, "%s:%d: cannot read '%s' (expected: counters N | event NAME BASE PER_RANK | "
-               "refuse NAME PAPI_E... | refuse_on_rank R NAME PAPI_E... | stop_error PAPI_E... | multiplex_error PAPI_E... | disabled REASON)", path, lineno, word);
+               "refuse NAME PAPI_E... | refuse_on_rank R NAME PAPI_E... | start_refuse NAME PAPI_E... (after its event line) | stop_error PAPI_E... | multiplex_error PAPI_E... | disabled REASON)", path, lineno, word);
       bad = 1;
     }
   }
@@ -86,9 +95,7 @@ int fake_papi_read_script(const char* path, struct fake_papi_script* s, char* wh
 }
 
 const struct fake_papi_event* fake_papi_find_event(const struct fake_papi_script* s, const char* name) {
-  for (int i = 0; i < s->nevents; ++i)
-    if (s->events[i].refuse == 0 && strcmp(s->events[i].name, name) == 0) return &s->events[i];
-  return NULL;
+  return fake_papi_value_entry((struct fake_papi_script*)s, name);  /* read only here */
 }
 
 int fake_papi_refusal(const struct fake_papi_script* s, const char* name, int rank) {

@@ -6,6 +6,8 @@
  *                              the counted thread's OMPI_COMM_WORLD_RANK (PMIX_RANK, PMI_RANK)
  *   refuse NAME ERROR          adding NAME returns ERROR (a PAPI_E* name, e.g. PAPI_EPERM)
  *   refuse_on_rank R NAME ERROR  the same, only in event sets counting rank R's thread
+ *   start_refuse NAME ERROR    adding NAME works, starting a set that holds it fails with ERROR
+ *                              (a hardware event in a VM without PMU passthrough)
  *   stop_error ERROR           every PAPI_stop fails with ERROR (values not written)
  *   multiplex_error ERROR      every PAPI_set_multiplex fails with ERROR
  *   disabled REASON...         the perf_event component is disabled with that reason */
@@ -20,6 +22,7 @@ struct fake_papi_event {
   long long base, per_rank;
   int refuse;      /* 0, or the PAPI error adding it returns */
   int refuse_rank; /* with refuse: the rank it is refused on, -1 for every rank */
+  int start_error; /* 0, or the error PAPI_start of a set holding it returns */
 };
 
 struct fake_papi_script {
