@@ -46,7 +46,13 @@ TEST_F(PapiDoubleMpirun, EachRanksRecordHoldsExactlyTheDoublesValuesForThatRank)
     ASSERT_EQ(r.at("counters").size(), kDefaultSet.size()) << r.at("counters");
     for (const auto& e : kDefaultSet) EXPECT_EQ(r.at("counters").at(e.name).get<double>(), e.at(rank)) << e.name;
   }
-  // One counting stop per rank, each naming that rank (trial sets in prepare stop too).
+  // One counting stop per rank, each naming that rank (trial sets in prepare stop too), all made
+  // by the node's one agent.
+  std::set<std::string> agents;
+  std::istringstream lines(job.log);
+  for (std::string line; std::getline(lines, line);) agents.insert(line.substr(0, line.find(':')));
+  EXPECT_EQ(agents.size(), 1u) << job.log;
+  EXPECT_EQ(job.record.at("preload").at("counter_agent_ranks"), 4);
   for (int rank = 0; rank < 4; ++rank)
     EXPECT_NE(job.log.find("rank " + std::to_string(rank) + " events 4 multiplexed 0"), std::string::npos) << job.log;
   // The report's counters table: the same values, names and units.
