@@ -76,14 +76,18 @@ struct LauncherDir {
   }
 };
 
+// What `launcher`'s link target says (kUnknown: nothing) and what detection concludes.
+void expect_kinds(const std::string& launcher, LauncherKind by_target, LauncherKind detected) {
+  EXPECT_EQ(kind_by_link_target(launcher), by_target) << launcher;
+  EXPECT_EQ(detect_launcher(launcher), detected) << launcher;
+}
+
 TEST(LauncherDetect, ALinkToADecisiveNameIsNotAskedForItsVersion) {
   const LauncherDir d;
   ASSERT_FALSE(d.dir.empty());
   // orterun that would claim to be Hydra if asked: the link's target name decides, unasked.
   d.script("orterun", "HYDRA build details:");
-  const std::string mpirun = d.link("mpirun", "orterun");
-  EXPECT_EQ(kind_by_link_target(mpirun), LauncherKind::kOpenMpi);
-  EXPECT_EQ(detect_launcher(mpirun), LauncherKind::kOpenMpi);
+  expect_kinds(d.link("mpirun", "orterun"), LauncherKind::kOpenMpi, LauncherKind::kOpenMpi);
   // A chain of links (Debian's alternatives) to mpiexec.hydra.
   d.script("mpiexec.hydra", "mpirun (Open MPI) 4.1.4");
   d.link("alt-mpiexec", "mpiexec.hydra");
@@ -101,12 +105,8 @@ TEST(LauncherDetect, ALinkToAnAmbiguousNameIsStillAskedForItsVersion) {
   ASSERT_FALSE(d.dir.empty());
   // A site's wrapper (its name says nothing) and a plain mpiexec: both answer for themselves.
   d.script("site-wrapper", "HYDRA build details:");
-  const std::string mpirun = d.link("mpirun", "site-wrapper");
-  EXPECT_EQ(kind_by_link_target(mpirun), LauncherKind::kUnknown);
-  EXPECT_EQ(detect_launcher(mpirun), LauncherKind::kMpichHydra);
-  const std::string mpiexec = d.script("mpiexec", "mpirun (Open MPI) 5.0.3");
-  EXPECT_EQ(kind_by_link_target(mpiexec), LauncherKind::kUnknown);
-  EXPECT_EQ(detect_launcher(mpiexec), LauncherKind::kOpenMpi);
+  expect_kinds(d.link("mpirun", "site-wrapper"), LauncherKind::kUnknown, LauncherKind::kMpichHydra);
+  expect_kinds(d.script("mpiexec", "mpirun (Open MPI) 5.0.3"), LauncherKind::kUnknown, LauncherKind::kOpenMpi);
   // srun under another name is not taken for srun: only Open MPI's and Hydra's names decide.
   d.script("srun", "some other launcher 1.0");
   EXPECT_EQ(kind_by_link_target(d.link("mpirun2", "srun")), LauncherKind::kUnknown);
