@@ -102,11 +102,14 @@ void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
   // Only perf_event is ever used. Other components probe at init or on every event-name lookup
   // (rocm_smi prints "Failed to open drm root directory" into the job's stderr on a refused
   // name), so switch them off first; names this PAPI was built without are simply not found.
-  for (const char* unused : {"rocm_smi", "rocm", "cuda", "nvml", "sde", "infiniband",
-                             "lmsensors", "net", "powercap", "rapl", "appio", "io", "coretemp",
-                             "stealtime", "lustre", "micpower", "host_micpower", "vmware", "intel_gpu",
-                             "libmsr", "pcp", "bgpm", "emon", "example"})
-    PAPI_disable_component_by_name(unused);
+  // Only before PAPI_library_init: PAPI refuses it afterwards (PAPI_ENOINIT), which the node
+  // agent's later sessions would otherwise ask 24 times each (found with tests/papi_double).
+  if (!PAPI_is_initialized())
+    for (const char* unused : {"rocm_smi", "rocm", "cuda", "nvml", "sde", "infiniband",
+                               "lmsensors", "net", "powercap", "rapl", "appio", "io", "coretemp",
+                               "stealtime", "lustre", "micpower", "host_micpower", "vmware", "intel_gpu",
+                               "libmsr", "pcp", "bgpm", "emon", "example"})
+      PAPI_disable_component_by_name(unused);
   if (int rc = PAPI_library_init(PAPI_VER_CURRENT); rc != PAPI_VER_CURRENT) {
     fail(std::string("PAPI unavailable: ") + (rc < 0 ? PAPI_strerror(rc) : "version mismatch"));
     return;
@@ -132,6 +135,12 @@ void PapiSession::prepare(const topdown::EventPlan& plan, pid_t tid) {
     } else {
       notes_.push_back("optional events " + join(g.events) + " not counted: " + why.text());
     }
+  }
+  // Top-Down without level 1: the later groups' counts are fractions of level-1 slots and mean
+  // nothing alone, so count none of them (found with tests/papi_double).
+  if (refused && plan.name.rfind("topdown", 0) == 0) {
+    for (const auto* g : accepted) notes_.push_back("level-2 events " + join(g->events) + " not counted: level 1 was refused");
+    return;
   }
   if (accepted.empty()) {
     if (!refused) fail("no events could be counted");
