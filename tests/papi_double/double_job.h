@@ -125,14 +125,8 @@ class PapiDoubleMpirun : public ::testing::Test {
   }
 
   // The agent kept PAPI's rules and released every event set (the double logs both).
-  // KNOWN AGENT BUG (reported to counter_agent/papi_session.cpp's owner, /tmp/team/requests.txt):
-  // the node agent's later sessions switch components off after PAPI_library_init, which PAPI
-  // refuses (PAPI_ENOINIT). Tolerated here, and only this one, until the fix lands.
-  static constexpr char kKnownMisuse[] = "MISUSE PAPI_disable_component_by_name: called after PAPI_library_init";
   static void expect_papi_rules_kept(const Job& job) {
-    std::istringstream lines(job.log);
-    for (std::string line; std::getline(lines, line);)
-      EXPECT_TRUE(line.find("MISUSE") == std::string::npos || line.find(kKnownMisuse) != std::string::npos) << line;
+    EXPECT_EQ(job.log.find("MISUSE"), std::string::npos) << job.log;
     EXPECT_EQ(job.log.find("LEAK"), std::string::npos) << job.log;
     // The leak check ran: the agent ended normally (a process killed outright checks nothing).
     EXPECT_NE(job.log.find(": EXIT 0 event sets held"), std::string::npos) << job.log;
