@@ -5,8 +5,10 @@
 // _Unwind_Backtrace through unwound_stack(). Each walk's frames are checked against libgcc's
 // before timing; a mismatch aborts the benchmark.
 // Build (bench/CMakeLists.txt is claimed by another helper; target request in /tmp/team):
-//   g++ -O2 -std=c++20 -I. bench/stack_walk_bench.cpp build/lib/libhpcsens_preload_core.a \
-//       -lbenchmark -lpthread -l:libunwind.a -l:liblzma.a -o /tmp/bench_stack_walk
+//   g++ -O2 -no-pie -std=c++20 -I. bench/stack_walk_bench.cpp build/lib/libhpcsens_preload_core.a \
+//       -lbenchmark -lpthread -lgcc_s -l:libunwind.a -l:liblzma.a -o /tmp/bench_stack_walk
+// -no-pie: Debian's libunwind.a is not PIC. -lgcc_s first: libunwind.a also defines
+// _Unwind_Backtrace, which would otherwise replace libgcc's in the libgcc column.
 // Run: /tmp/bench_stack_walk --benchmark_repetitions=9 --benchmark_report_aggregates_only=false
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
