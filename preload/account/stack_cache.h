@@ -17,11 +17,11 @@
 // lives (a dlclose'd library's rules would be reused; every step is bounded to 16 MiB above the
 // stack pointer, and a wrong step is then a wrong stack, not a crash, as long as it stays there).
 //
-// Not libunwind (measured 2026-11-29, bench/stack_walk_bench.cpp, docs/methodology.md): Debian 12's
-// unw_backtrace() gives libgcc's frames and its warm path takes no lock, heap or system call, at
-// 77 / 92 / 123 ns for depth 2 / 4 / 8 against 40-52 / 90 / 162 ns here (load 0.2-0.6, min of runs),
-// but Debian's libunwind.a is not PIC (cannot go into this shared object) and libunwind.so.8 defines
-// the C++ ABI's _Unwind_* functions, which loading it into every rank could put in front of libgcc's.
+// libunwind (measured 2026-11-29, bench/stack_walk_bench.cpp, docs/methodology.md): Debian 12's
+// unw_backtrace() gives libgcc's frames, its warm path takes no lock, heap or system call, and it
+// walks depth 2 / 4 / 8 in 48 / 62 / 90 ns against 39 / 75 / 143 ns here (load 0.5-0.8, min of
+// runs). Debian's libunwind.a is not PIC and libunwind.so.8 exports the C++ ABI's _Unwind_*, so it
+// would have to be dlopen'ed RTLD_LOCAL (tested clean) to replace this file; not done yet.
 #include <cstdint>
 
 namespace hpcsens::preload {
