@@ -14,6 +14,10 @@ class CounterReadings {
   const std::map<std::string, double>& values() const { return values_; }
   bool multiplexed() const { return multiplexed_; }
   const std::string& event_set() const { return event_set_; }
+  // Per counted event, the fraction of its enabled time it counted; empty: not known, and
+  // running_fraction_reason() says why (or, when known, how: counter_agent/running_fraction.h).
+  const std::map<std::string, double>& running_fraction() const { return running_fraction_; }
+  const std::string& running_fraction_reason() const { return running_fraction_reason_; }
   // True when the status is worth a warning (the user did not simply ask for no counters).
   bool warn() const { return warn_; }
 
@@ -29,6 +33,8 @@ class CounterReadings {
   std::vector<std::string> notes_;
   std::map<std::string, double> values_;
   std::string event_set_;
+  std::map<std::string, double> running_fraction_;
+  std::string running_fraction_reason_;
 };
 
 }  // namespace hpcsens::agent

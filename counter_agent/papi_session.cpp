@@ -2,6 +2,7 @@
 
 #include <papi.h>
 
+#include "counter_agent/running_fraction.h"
 #include "topdown/pmu_advice.h"
 
 namespace hpcsens::agent {
@@ -224,6 +225,9 @@ void PapiSession::stop() {
     fail(std::string("PAPI: cannot read counters: ") + PAPI_strerror(rc));
   } else {
     for (size_t i = 0; i < events_.size(); ++i) values_[events_[i]] = static_cast<double>(v[i]);
+    RunningFraction f = papi_running_fraction(events_, multiplexed_, hybrid_core_pmus());
+    running_fraction_ = std::move(f.by_event);
+    running_fraction_reason_ = std::move(f.reason);
   }
   // Torn down whether or not the stop worked: a failed stop must not leave PAPI's event set,
   // its perf_event descriptors and its threads behind in the job's process.

@@ -47,6 +47,8 @@ nlohmann::json state(const PapiSession& s, int ranks_served) {
   return {{"status", s.status()},       {"warn", s.warn()},
           {"notes", s.notes()},         {"multiplexed", s.multiplexed()},
           {"event_set", s.event_set()}, {"values", s.values()},
+          {"running_fraction", s.running_fraction().empty() ? nlohmann::json(nullptr) : nlohmann::json(s.running_fraction())},
+          {"running_fraction_reason", s.running_fraction_reason()},
           {"vmhwm_kib", proc_kib("/proc/self/status", "VmHWM:")},
           // What this agent costs the node beyond pages it shares with other processes
           // (libraries' clean pages are shared through the page cache).

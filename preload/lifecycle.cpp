@@ -107,6 +107,8 @@ record::RankRecord own_record(State& s, const CallTotals& totals) {
   r.counters_status = s.papi.status();
   r.event_set = s.papi.event_set();
   r.multiplexed = s.papi.multiplexed();
+  r.counter_running_fraction = s.papi.running_fraction();
+  r.counter_running_fraction_reason = s.papi.running_fraction_reason();
   return r;
 }
 

@@ -114,6 +114,18 @@ std::map<std::string, CallStats> calls_from_json(const json& j, const std::strin
 
 }  // namespace
 
+std::string running_fraction_reason(bool any_counters, const std::string& status, bool any_fraction,
+                                    const std::string& reason) {
+  if (!any_counters) return status == "ok" || status.empty() ? "no counters: none were counted" : "no counters: " + status;
+  if (!reason.empty()) return reason;
+  return any_fraction ? "" : "not recorded (the writer of this record gave no fraction)";
+}
+
+std::string running_fraction_reason(const RankRecord& r) {
+  return running_fraction_reason(!r.counters.empty(), r.counters_status, !r.counter_running_fraction.empty(),
+                                 r.counter_running_fraction_reason);
+}
+
 json to_json(const RankRecord& r) {
   json j = {{"rank", r.rank},
             {"host", r.host},
@@ -134,8 +146,11 @@ json to_json(const RankRecord& r) {
             {"counters_status", r.counters_status},
             {"event_set", r.event_set},
             {"multiplexed", r.multiplexed},
-            {"counter_running_fraction", r.counter_running_fraction},
+            {"counter_running_fraction", r.counter_running_fraction.empty() ? json(nullptr)
+                                                                             : json(r.counter_running_fraction)},
             {"complete", r.complete}};
+  // Not known is said (null and why), never an empty object that reads as "never descheduled".
+  if (const std::string why = running_fraction_reason(r); !why.empty()) j["counter_running_fraction_reason"] = why;
   for (const auto& [k, v] : r.extra.items()) j[k] = v;
   return j;
 }
@@ -210,11 +225,13 @@ RankRecord rank_from_json(const json& j, const std::string& where) {
   r.multiplexed = opt<bool>(j, "multiplexed", false, w);
   r.counter_running_fraction =
       opt<std::map<std::string, double>>(j, "counter_running_fraction", {}, w);
+  r.counter_running_fraction_reason = opt<std::string>(j, "counter_running_fraction_reason", "", w);
   r.complete = opt<bool>(j, "complete", true, w);
   static const char* const known[] = {"rank", "host", "pid", "t0", "t1", "t2", "t3", "wall_s", "mpi_s", "io_s",
                                       "compute_s", "io_bytes_read", "io_bytes_written", "mpi_calls", "io_calls",
                                       "counters", "counters_status", "event_set", "multiplexed",
-                                      "counter_running_fraction", "complete"};
+                                      "counter_running_fraction", "counter_running_fraction_reason",
+                                      "complete"};
   keep_unknown(j, known, &r.extra);
   return r;
 }

@@ -42,8 +42,11 @@ struct RankRecord {
   std::string counters_status = "ok";          // per rank: "ok" or why not
   std::string event_set;                       // name of the event set that was counted
   bool multiplexed = false;
-  // enabled/running time ratio per multiplexed event (1.0 when counted all the time)
+  // time_running / time_enabled per counted event (1.0 when counted all the time); empty: not
+  // known, written as null with the reason (running_fraction_reason below).
   std::map<std::string, double> counter_running_fraction;
+  // How the fraction is known, or why it is not ("" when the writer gave none).
+  std::string counter_running_fraction_reason;
   bool complete = true;  // false: the rank never reached MPI_Finalize (abort, exit)
   // The rank's other sections (partners, message sizes, timeline, files, call sites, ...), kept as
   // read: a record assembled from partial files carries them through unchanged.
@@ -90,6 +93,13 @@ struct RunRecord {
   bool emulated = false;  // produced by the emulated launcher, not measured
   nlohmann::json extra = nlohmann::json::object();  // sections added by later stages (topdown, ...)
 };
+
+// What a rank's record says about its running fraction beside the figures: "no counters: why"
+// when it counted nothing, else the writer's reason, else (a fraction with no reason: "";
+// neither: an older record) that it was not recorded. `status`: the rank's counters_status.
+std::string running_fraction_reason(bool any_counters, const std::string& status, bool any_fraction,
+                                    const std::string& reason);
+std::string running_fraction_reason(const RankRecord& r);
 
 nlohmann::json to_json(const RankRecord& r);
 nlohmann::json to_json(const RunRecord& r);

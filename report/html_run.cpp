@@ -16,6 +16,7 @@
 #include "report/mpi_aggregate.h"
 #include "report/record_output.h"
 #include "report/run_report.h"
+#include "report/running_fraction_view.h"
 #include "report/run_scan_rows.h"
 #include "topdown/bottleneck.h"
 #include "topdown/metrics.h"
@@ -123,10 +124,13 @@ json calls_section(const RunRecord& rec) {
 json counters_section(const RunRecord& rec) {
   json s = html::section("Counters");
   const Table summary = counter_summary_table(rec);
+  const std::string running = running_fraction_line(running_fraction_summary(scan_of(rec)));
   if (summary.rows.empty()) {
     s["text"].push_back("No counter values in this record (counters_status: " + rec.counters_status + ").");
+    if (!running.empty()) s["text"].push_back(running);
     return s;
   }
+  if (!running.empty()) s["text"].push_back(running);
   s["tables"].push_back(html::table_json(summary));
   if (rec.ranks.size() <= kTableRanks) {
     std::vector<std::size_t> all(rec.ranks.size());

@@ -16,6 +16,7 @@
 #include "report/memory_view.h"
 #include "report/mpi_aggregate.h"
 #include "report/run_report.h"
+#include "report/running_fraction_view.h"
 #include "report/run_scan_rows.h"
 #include "report/table.h"
 #include "topdown/bottleneck.h"
@@ -98,12 +99,15 @@ std::string calls_csv(const RunScan& s) {
 }
 
 std::string counters_csv(const RunScan& s) {
-  std::string out = csv_line({"rank", "counter", "value", "multiplexed", "running_fraction", "unit"});
+  // running_fraction_reason: why running_fraction is empty (or how it is known), per rank.
+  std::string out =
+      csv_line({"rank", "counter", "value", "multiplexed", "running_fraction", "unit", "running_fraction_reason"});
   each_rank(s, [&](const record::RankRecord& r) {
+    const std::string why = record::running_fraction_reason(r);
     for (const auto& [name, v] : r.counters) {
       const auto f = r.counter_running_fraction.find(name);
       out += csv_line({std::to_string(r.rank), name, num(v), r.multiplexed ? "true" : "false",
-                       f == r.counter_running_fraction.end() ? "" : num(f->second), counter_unit(name)});
+                       f == r.counter_running_fraction.end() ? "" : num(f->second), counter_unit(name), why});
     }
   });
   return out;
@@ -252,6 +256,7 @@ nlohmann::json record_report_json(const RunRecord& rec, const std::string& sourc
   derived["mpi_aggregate"] = aggregate_json(mpi_aggregate(scan));
   for (const auto& [name, total] : scan.counter_totals) derived["counter_units"][name] = counter_unit(name);
   derived["io"] = io_json(scan);
+  derived["counter_running_fraction"] = running_fraction_json(running_fraction_summary(scan));
   if (auto memory = memory_totals_json(scan.measure.memory); !memory.is_null()) derived["memory"] = std::move(memory);
   if (j.contains("ranks")) derived["files"] = files_json(j["ranks"], source);
   if (j.contains("ranks")) {

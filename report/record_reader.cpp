@@ -138,6 +138,7 @@ record::RankRecord rank_of(element e) {
     else if (k == "event_set") r.event_set = to_string(v);
     else if (k == "multiplexed") r.multiplexed = to_bool(v);
     else if (k == "counter_running_fraction") r.counter_running_fraction = numbers_of(v);
+    else if (k == "counter_running_fraction_reason") r.counter_running_fraction_reason = to_string(v);
     else if (k == "complete") r.complete = to_bool(v);
   }
   // A missing mpi_calls is allowed (empty); the other five are required.

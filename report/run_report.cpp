@@ -11,6 +11,7 @@
 #include "report/measure_section.h"
 #include "report/memory_view.h"
 #include "report/mpi_aggregate.h"
+#include "report/running_fraction_view.h"
 #include "topdown/bottleneck.h"
 #include "topdown/event_tables.h"
 
@@ -81,6 +82,18 @@ std::string topdown_text(const RunScan& s, const ReportOptions& opt) {
     out.pop_back();  // the verdict follows the table directly, as in topdown's own text
   }
   return out + wrap_text(d.line) + "\n";
+}
+
+// The counters' running fraction, once for the run, right below the Top-Down line it qualifies.
+std::string running_fraction_text(const RunScan& s, Format format) {
+  const std::string line = running_fraction_line(running_fraction_summary(s));
+  if (line.empty()) return "";
+  switch (format) {
+    case Format::kTable: return wrap_text(line) + "\n";
+    case Format::kMarkdown: return "\n" + line + "\n";  // its own paragraph, not the verdict's
+    case Format::kCsv: return "# " + line + "\n";
+  }
+  return "";
 }
 
 // Counter values: min/mean/max over ranks always; per rank when every rank is listed.
@@ -188,6 +201,7 @@ std::string render_run_report(const RunScan& rec, const ReportOptions& opt) {
   out += aggregate_text(rec, opt.format, opt.all_ranks);
   out += counter_section(rec, opt);
   out += topdown_text(rec, opt);
+  out += running_fraction_text(rec, opt.format);
   return io_first ? out : out + render_measure_section(rec.measure, opt.format);
 }
 

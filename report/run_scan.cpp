@@ -176,6 +176,7 @@ void Scanner::rank_field(std::string_view k, od::value x, RankRow& row, unsigned
   else if (k == "event_set") row.event_set = intern(od::to_string(x, where, k));
   else if (k == "multiplexed") row.multiplexed = od::to_bool(x, where, k);
   else if (k == "counter_running_fraction") running(x, where, row);
+  else if (k == "counter_running_fraction_reason") row.running_reason = intern(od::to_string(x, where, k));
   else if (k == "complete") row.complete = od::to_bool(x, where, k);
   else if (!measure_.add(k, x, path_, where)) od::walk(x, where);
 }

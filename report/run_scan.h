@@ -33,6 +33,7 @@ struct RankRow {
   std::uint64_t source = 0;           // where its object starts in the file (or its index in a RunRecord)
   double min_running = 1;             // least counter_running_fraction (1: none recorded)
   bool any_running = false;
+  std::uint16_t running_reason = 1;   // counter_running_fraction_reason: index into RunScan::names
 };
 
 // MPI time by call name over all ranks.

@@ -47,6 +47,7 @@ void add_rank(RunScan& s, const record::RankRecord& r, std::size_t index) {
   row.multiplexed = r.multiplexed;
   row.event_set = intern(s.names, r.event_set);
   row.counters_status = intern(s.names, r.counters_status);
+  row.running_reason = intern(s.names, r.counter_running_fraction_reason);
   row.wall_s = r.wall_s, row.mpi_s = r.mpi_s, row.io_s = r.io_s, row.compute_s = r.compute_s;
   row.io_bytes_read = r.io_bytes_read, row.io_bytes_written = r.io_bytes_written;
   row.counters_begin = static_cast<std::uint32_t>(s.counters.size());

@@ -159,6 +159,10 @@ bool CounterClient::exchange(const std::string& request, int timeout_ms) {
       multiplexed_ = j.value("multiplexed", false);
       event_set_ = j.value("event_set", event_set_);
       values_ = j.value("values", std::map<std::string, double>{});
+      // null (not known) or an object; an agent that sends neither leaves the fraction unknown.
+      if (const auto f = j.find("running_fraction"); f != j.end() && f->is_object())
+        running_fraction_ = f->get<std::map<std::string, double>>();
+      running_fraction_reason_ = j.value("running_fraction_reason", std::string());
       agent_vmhwm_kib_ = j.value("vmhwm_kib", -1L);
       agent_private_kib_ = j.value("private_dirty_kib", -1L);
       agent_ranks_ = j.value("ranks", 1);

@@ -67,8 +67,14 @@ TEST_F(AgentMpirun, TaskClockFromTheAgentMatchesTheRanksOwnCpuTime) {
     EXPECT_EQ(own.at(rank).second, 0) << "rank " << rank << ": PAPI/libpfm4 mapped into the rank";
     if (papi_off) {
       EXPECT_TRUE(r.at("counters").empty()) << r.at("counters");
+      // Not known, and why: never {} (which would read as "never descheduled").
+      EXPECT_TRUE(r.at("counter_running_fraction").is_null()) << r;
+      EXPECT_EQ(r.at("counter_running_fraction_reason"), "no counters: " + r.at("counters_status").get<std::string>());
       continue;
     }
+    // PAPI's pinned group read back: counted all the time (counter_agent/running_fraction.h).
+    EXPECT_EQ(r.at("counter_running_fraction").at("perf::TASK-CLOCK"), 1.0) << r;
+    EXPECT_EQ(r.at("counter_running_fraction_reason").get<std::string>().rfind("pinned group: ", 0), 0u) << r;
     const double task_clock = r.at("counters").at("perf::TASK-CLOCK");
     const double cpu = own.at(rank).first;
     // The counted span (just after the init barrier to just before the finalize barrier) holds
@@ -94,13 +100,19 @@ TEST_F(AgentMpirun, MissingAgentIsOneWarningAndAReasonNotAFailedJob) {
   const nlohmann::json rec = record();
   EXPECT_NE(rec.at("counters_status").get<std::string>().find("cannot start the counter agent"),
             std::string::npos) << rec.at("counters_status");
-  for (const auto& r : rec.at("ranks")) EXPECT_TRUE(r.at("counters").empty());
+  for (const auto& r : rec.at("ranks")) {
+    EXPECT_TRUE(r.at("counters").empty());
+    EXPECT_TRUE(r.at("counter_running_fraction").is_null()) << r;
+    EXPECT_EQ(r.at("counter_running_fraction_reason"), "no counters: " + r.at("counters_status").get<std::string>());
+  }
 }
 
 TEST_F(AgentMpirun, EventsNoneStartsNoAgent) {
   ASSERT_EQ(mpirun(HPCSENS_PRELOAD_LIB, "-x HPCSENS_EVENTS=none"), 0) << file("err");
   const nlohmann::json rec = record();
   EXPECT_EQ(rec.at("preload").at("counter_agent_vmhwm_kib"), -1);
+  for (const auto& r : rec.at("ranks"))
+    EXPECT_EQ(r.at("counter_running_fraction_reason").get<std::string>().rfind("no counters: ", 0), 0u) << r;
   EXPECT_EQ(file("err").find("hpcsens: warning"), std::string::npos) << file("err");
 }
 

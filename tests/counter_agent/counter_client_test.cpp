@@ -45,6 +45,7 @@ void expect_papi_disabled(const CounterClient& c, const std::string& why, const 
   EXPECT_NE(c.status().find(" [not counted: " + asked), std::string::npos) << c.status();
   EXPECT_TRUE(c.warn());
   EXPECT_TRUE(c.values().empty());
+  EXPECT_TRUE(c.running_fraction().empty());
 }
 
 TEST(CounterClient, AgentCountsThisThreadsTaskClock) {
@@ -66,6 +67,9 @@ TEST(CounterClient, AgentCountsThisThreadsTaskClock) {
   const double ns = c.values().at("perf::TASK-CLOCK");
   EXPECT_GE(ns, 0.95 * cpu);
   EXPECT_LE(ns, 1.10 * cpu + 20e6) << "only the span between start and stop is counted";
+  // The agent's word on the running fraction arrives with the values (counter_agent/running_fraction.h).
+  EXPECT_FALSE(c.running_fraction_reason().empty());
+  for (const auto& [name, f] : c.running_fraction()) EXPECT_EQ(f, 1.0) << name;
 }
 
 TEST(CounterClient, EventsNoneStartsNoAgent) {

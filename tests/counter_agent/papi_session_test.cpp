@@ -2,6 +2,7 @@
 // PAPI has disabled that component (tests/common/papi_state.h asks PAPI), each test checks
 // instead that the session names PAPI's reason and counts nothing in its place.
 #include "counter_agent/papi_session.h"
+#include "counter_agent/running_fraction.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@ bool counts_here(const PapiSession& s, const std::string& first_event) {
   EXPECT_TRUE(s.warn());
   EXPECT_TRUE(s.values().empty());
   EXPECT_FALSE(s.multiplexed());
+  EXPECT_TRUE(s.running_fraction().empty()) << "nothing counted: no fraction";
   return false;
 }
 
@@ -57,6 +59,16 @@ TEST(PapiSession, CountsTaskClock) {
   EXPECT_FALSE(s.multiplexed());
   ASSERT_EQ(s.values().count("perf::TASK-CLOCK"), 1u);
   EXPECT_GT(s.values().at("perf::TASK-CLOCK"), 1e6);  // nanoseconds of CPU time
+  // Not multiplexed: PAPI's pinned group counted all the time it was enabled, or it would not
+  // have read back (counter_agent/running_fraction.h); a hybrid CPU says why it is not known.
+  if (hybrid_core_pmus()) {
+    EXPECT_TRUE(s.running_fraction().empty());
+    EXPECT_EQ(s.running_fraction_reason().rfind("hybrid CPU", 0), 0u) << s.running_fraction_reason();
+  } else {
+    EXPECT_EQ(s.running_fraction().size(), s.values().size());
+    for (const auto& [name, f] : s.running_fraction()) EXPECT_EQ(f, 1.0) << name;
+    EXPECT_EQ(s.running_fraction_reason().rfind("pinned group: ", 0), 0u) << s.running_fraction_reason();
+  }
 }
 
 // Context switches happen in the kernel; counted in PAPI's default user-only domain they read 0

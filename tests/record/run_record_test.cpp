@@ -78,6 +78,51 @@ std::string error_of(const json& j) {
   return "";
 }
 
+// Not known is written as null with why, never as {} (which reads as "never descheduled"); the
+// reason survives the round trip; a rank that counted nothing says "no counters: why".
+TEST(RunRecord, UnknownRunningFractionIsNullWithItsReason) {
+  RunRecord a = sample();
+  a.ranks[0].counter_running_fraction_reason = "multiplexed: PAPI returns no fraction";
+  a.ranks[1].counters.clear();
+  a.ranks[1].counters_status = "counters unavailable: no PMU";
+  const json j = to_json(a);
+  EXPECT_TRUE(j["ranks"][0]["counter_running_fraction"].is_null()) << j["ranks"][0];
+  EXPECT_EQ(j["ranks"][0]["counter_running_fraction_reason"], "multiplexed: PAPI returns no fraction");
+  EXPECT_EQ(j["ranks"][1]["counter_running_fraction_reason"], "no counters: counters unavailable: no PMU");
+  const RunRecord b = run_from_json(j, "mem");
+  EXPECT_TRUE(b.ranks[0].counter_running_fraction.empty());
+  EXPECT_EQ(b.ranks[0].counter_running_fraction_reason, "multiplexed: PAPI returns no fraction");
+  EXPECT_EQ(to_json(b), j);
+}
+
+TEST(RunRecord, KnownRunningFractionIsAnObjectWithHowItIsKnown) {
+  RunRecord a = sample();
+  a.ranks[0].counter_running_fraction = {{"perf::TASK-CLOCK", 1.0}};
+  a.ranks[0].counter_running_fraction_reason = "pinned group";
+  const json j = to_json(a);
+  EXPECT_EQ(j["ranks"][0]["counter_running_fraction"], json({{"perf::TASK-CLOCK", 1.0}}));
+  EXPECT_EQ(j["ranks"][0]["counter_running_fraction_reason"], "pinned group");
+  EXPECT_EQ(run_from_json(j, "mem").ranks[0].counter_running_fraction.at("perf::TASK-CLOCK"), 1.0);
+}
+
+// Records written before the reason existed carry {} (or an object) and no reason: they still
+// read, and what they say is "not recorded", not "counted all the time".
+TEST(RunRecord, OldEmptyRunningFractionStillReads) {
+  json j = to_json(sample());
+  j["ranks"][0]["counter_running_fraction"] = json::object();
+  j["ranks"][0].erase("counter_running_fraction_reason");
+  j["ranks"][1]["counter_running_fraction"] = {{"perf::TASK-CLOCK", 0.75}};
+  j["ranks"][1].erase("counter_running_fraction_reason");
+  const RunRecord b = run_from_json(j, "old.json");
+  EXPECT_TRUE(b.ranks[0].counter_running_fraction.empty());
+  EXPECT_EQ(running_fraction_reason(b.ranks[0]), "not recorded (the writer of this record gave no fraction)");
+  EXPECT_EQ(b.ranks[1].counter_running_fraction.at("perf::TASK-CLOCK"), 0.75);
+  EXPECT_EQ(running_fraction_reason(b.ranks[1]), "");
+  json bad = j;
+  bad["ranks"][0]["counter_running_fraction_reason"] = 3;
+  EXPECT_EQ(error_of(bad), "rec.json: ranks[0]: field 'counter_running_fraction_reason' has the wrong type");
+}
+
 TEST(RunRecord, ErrorsNameTheFileAndField) {
   json j = to_json(sample());
   json no_job_s = j;

@@ -259,5 +259,15 @@ TEST(RunCounters, PapiWithoutADefaultPmuLeavesTheJobAloneAndSaysWhy) {
   for (const auto& rk : rec.ranks) EXPECT_TRUE(rk.complete);
   // One warning for the job, in the same words.
   EXPECT_NE(r.out.find(std::string("warning: counters: counters unavailable: ") + kNoDefaultPmu), std::string::npos) << r.out;
+  // The running fraction is not known, and the record and the report say why (once, for the run).
+  for (const auto& rk : rec.ranks) {
+    EXPECT_TRUE(rk.counter_running_fraction.empty());
+    EXPECT_EQ(rk.counter_running_fraction_reason, "no counters: " + rk.counters_status);
+  }
+  const Result report = run(std::string(HPCSENS_BIN) + " report " + records[0].string());
+  EXPECT_EQ(report.status, 0) << report.out;
+  const std::string said = "Counter running fraction: not known on 2 of 2 ranks: no counters: counters unavailable: ";
+  EXPECT_NE(report.out.find(said + kNoDefaultPmu), std::string::npos) << report.out;
+  EXPECT_EQ(report.out.find(said), report.out.rfind(said)) << "said once: " << report.out;
   fs::remove_all(out);
 }
