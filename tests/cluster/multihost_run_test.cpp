@@ -7,6 +7,7 @@
 #include <set>
 
 #include "cluster_env.h"
+#include "tests/common/report_text.h"
 
 namespace hpcsens::cluster {
 namespace {
@@ -55,19 +56,7 @@ void expect_two_host_record(const json& rec, const std::string& launcher) {
     EXPECT_EQ(r.at("counters_status"), rec.at("ranks")[0].at("counters_status")) << "rank " << r.at("rank");
 }
 
-// The report's text with its table cells' line wrapping undone (a newline and the indent -> a space).
-std::string unwrapped(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\n') {
-      out += text[i];
-      continue;
-    }
-    out += ' ';
-    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
-  }
-  return out;
-}
+using hpcsens::testing::unwrapped;
 
 class MultiHostRun : public ClusterTest {
  protected:

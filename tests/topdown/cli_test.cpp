@@ -15,6 +15,7 @@
 
 #include "record/run_record.h"
 #include "tests/integration/process.h"
+#include "tests/common/report_text.h"
 
 namespace fs = std::filesystem;
 
@@ -266,16 +267,7 @@ TEST(RunCounters, PapiWithoutADefaultPmuLeavesTheJobAloneAndSaysWhy) {
   }
   const Result report = run(std::string(HPCSENS_BIN) + " report " + records[0].string());
   EXPECT_EQ(report.status, 0) << report.out;
-  // The report wraps its lines at 120 columns: undo that (a newline and the indent after it -> a space).
-  std::string text;
-  for (size_t i = 0; i < report.out.size(); ++i) {
-    if (report.out[i] != '\n') {
-      text += report.out[i];
-      continue;
-    }
-    text += ' ';
-    while (i + 1 < report.out.size() && report.out[i + 1] == ' ') ++i;
-  }
+  const std::string text = hpcsens::testing::unwrapped(report.out);  // the report wraps at 120 columns
   const std::string said = "Counter running fraction: not known on 2 of 2 ranks: no counters: counters unavailable: ";
   EXPECT_NE(text.find(said + kNoDefaultPmu), std::string::npos) << report.out;
   EXPECT_EQ(text.find(said), text.rfind(said)) << "said once: " << report.out;
